@@ -1,0 +1,168 @@
+// config.yaml, .env and the project config behind the Settings interface. config.yaml is held as a
+// yaml Document so `set` keeps comments and layout. A project config (found with cosmiconfig from the
+// working directory) is merged over it for reading; writes go to the user's config.yaml only.
+
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+import YAML from 'yaml'
+import writeFileAtomic from 'write-file-atomic'
+import { ConfigError } from '../../sdk/errors.ts'
+import type { Settings } from '../../sdk/types.ts'
+import { isSecretName } from '../../sdk/redact.ts'
+import { readEnvFile, writeEnvKey } from './env-file.ts'
+import { homePaths } from './home.ts'
+
+export interface SettingsOptions {
+  home: string
+  env?: NodeJS.ProcessEnv
+  /** Directory to search for a project config; omit to skip. */
+  projectDir?: string
+}
+
+export function splitPath(path: string): string[] {
+  const parts = path.split('.').filter((p) => p.length > 0)
+  if (parts.length === 0) throw new ConfigError(`invalid config key "${path}"`)
+  return parts
+}
+
+function getIn(value: unknown, parts: readonly string[]): unknown {
+  let current = value
+  for (const part of parts) {
+    if (current === null || typeof current !== 'object') return undefined
+    current = (current as Record<string, unknown>)[part]
+  }
+  return current
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(over)) {
+    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? deepMerge(out[key] as Record<string, unknown>, value) : value
+  }
+  return out
+}
+
+/** Parses config.yaml text into a Document; a syntax error becomes one line naming the file. */
+export function parseConfigDocument(text: string, file: string): YAML.Document {
+  const doc = YAML.parseDocument(text, { prettyErrors: false })
+  const first = doc.errors[0]
+  if (first) {
+    const where = first.linePos?.[0] ? `line ${first.linePos[0].line}, column ${first.linePos[0].col}: ` : ''
+    throw new ConfigError(`${file}: ${where}${first.message.split('\n')[0]}`)
+  }
+  const value = doc.toJS()
+  if (value !== null && value !== undefined && !isPlainObject(value)) {
+    throw new ConfigError(`${file}: the top level must be a mapping of keys, not ${Array.isArray(value) ? 'a list' : typeof value}`)
+  }
+  return doc
+}
+
+export class FileSettings implements Settings {
+  readonly home: string
+  readonly configPath: string
+  readonly envPath: string
+  /** The project config file that was merged, if any. */
+  projectConfigPath: string | undefined
+  private readonly processEnv: NodeJS.ProcessEnv
+  private doc: YAML.Document
+  private data: Record<string, unknown> = {}
+  private merged: Record<string, unknown> = {}
+  private dotenv: Record<string, string> | undefined
+  private project: Record<string, unknown> = {}
+
+  constructor(options: SettingsOptions) {
+    this.home = options.home
+    const paths = homePaths(options.home)
+    this.configPath = paths.config
+    this.envPath = paths.env
+    this.processEnv = options.env ?? process.env
+    this.doc = new YAML.Document({})
+    this.reload()
+    if (options.projectDir) this.loadProject(options.projectDir)
+  }
+
+  /** Re-reads config.yaml (throws ConfigError for a broken file). */
+  reload(): void {
+    const text = existsSync(this.configPath) ? readFileSync(this.configPath, 'utf8') : ''
+    this.doc = text.trim() ? parseConfigDocument(text, this.configPath) : new YAML.Document({})
+    this.data = (this.doc.toJS() as Record<string, unknown> | null) ?? {}
+    this.merged = deepMerge(this.data, this.project)
+    this.dotenv = undefined
+  }
+
+  private loadProject(dir: string): void {
+    // Loaded lazily and synchronously: cosmiconfig is cheap but not free, and most runs have no project file.
+    const candidates = ['.agentrc', '.agentrc.yaml', '.agentrc.yml', '.agentrc.json', 'agent.config.yaml', '.agent/config.yaml']
+    if (!candidates.some((c) => existsSync(`${dir}/${c}`))) return
+    const { cosmiconfigSync } = requireCosmiconfig()
+    const explorer = cosmiconfigSync('agent', {
+      searchPlaces: candidates,
+      searchStrategy: 'none',
+      loaders: { '.yaml': (file: string, content: string) => parseConfigDocument(content, file).toJS(), noExt: (file: string, content: string) => parseConfigDocument(content, file).toJS() },
+    })
+    const found = explorer.search(dir)
+    if (found && isPlainObject(found.config)) {
+      this.projectConfigPath = found.filepath
+      this.project = found.config
+      this.merged = deepMerge(this.data, this.project)
+    }
+  }
+
+  get<T = unknown>(path: string): T | undefined {
+    return getIn(this.merged, splitPath(path)) as T | undefined
+  }
+
+  /** The user's config.yaml alone, without the project overlay. */
+  getOwn<T = unknown>(path: string): T | undefined {
+    return getIn(this.data, splitPath(path)) as T | undefined
+  }
+
+  env(name: string): string | undefined {
+    const fromProcess = this.processEnv[name]
+    if (fromProcess !== undefined && fromProcess !== '') return fromProcess
+    this.dotenv ??= readEnvFile(this.envPath)
+    const fromFile = this.dotenv[name]
+    return fromFile === '' ? undefined : fromFile
+  }
+
+  async set(path: string, value: unknown): Promise<void> {
+    const parts = splitPath(path)
+    if (value === undefined) this.doc.deleteIn(parts)
+    else this.doc.setIn(parts, value)
+    mkdirSync(dirname(this.configPath), { recursive: true })
+    await writeFileAtomic(this.configPath, this.doc.toString(), { mode: 0o600 })
+    this.data = (this.doc.toJS() as Record<string, unknown> | null) ?? {}
+    this.merged = deepMerge(this.data, this.project)
+  }
+
+  async setEnv(name: string, value: string | undefined): Promise<void> {
+    mkdirSync(dirname(this.envPath), { recursive: true })
+    await writeEnvKey(this.envPath, name, value)
+    this.dotenv = undefined
+  }
+
+  /** Values of secret-named variables (environment and .env), for redaction in logs and errors. */
+  secretValues(): string[] {
+    this.dotenv ??= readEnvFile(this.envPath)
+    const values: string[] = []
+    for (const source of [this.processEnv, this.dotenv]) {
+      for (const [name, value] of Object.entries(source)) if (value && value.length >= 6 && isSecretName(name)) values.push(value)
+    }
+    return values
+  }
+
+  all(): Record<string, unknown> {
+    return structuredClone(this.merged)
+  }
+}
+
+// cosmiconfig is CommonJS; load it only when a project file exists.
+const requireCjs = createRequire(import.meta.url)
+function requireCosmiconfig(): typeof import('cosmiconfig') {
+  return requireCjs('cosmiconfig') as typeof import('cosmiconfig')
+}

@@ -1,0 +1,39 @@
+// Validates an extension's config section against its JSON Schema and fills in the schema's
+// defaults. Problems become one line naming the file, the key and what was expected.
+
+import { Validator, type OutputUnit } from '@cfworker/json-schema'
+import { ConfigError } from '../../sdk/errors.ts'
+import type { JsonSchema } from '../../sdk/types.ts'
+
+/** Fills `default` values of object properties, recursively, without touching given values. */
+export function applyDefaults(schema: JsonSchema, value: unknown): unknown {
+  if (value === undefined && 'default' in schema) value = structuredClone(schema.default)
+  const properties = schema.properties as Record<string, JsonSchema> | undefined
+  if (properties && (value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value)))) {
+    const out: Record<string, unknown> = { ...((value as Record<string, unknown>) ?? {}) }
+    for (const [key, sub] of Object.entries(properties)) {
+      const filled = applyDefaults(sub, out[key])
+      if (filled !== undefined) out[key] = filled
+    }
+    return out
+  }
+  return value
+}
+
+function describe(unit: OutputUnit, keyPrefix: string): string {
+  const location = unit.instanceLocation.replace(/^#\/?/, '').split('/').filter(Boolean).join('.')
+  const key = [keyPrefix, location].filter(Boolean).join('.') || '(root)'
+  const message = unit.error.replace(/^Instance (does not|is not|has)/, (m) => m.replace('Instance ', 'value '))
+  return `${key}: ${message}`
+}
+
+/** Returns the validated config (defaults applied), or throws ConfigError listing every problem. */
+export function validateConfig(schema: JsonSchema, value: unknown, where: { file: string; key: string }): Record<string, unknown> {
+  const filled = applyDefaults(schema, value ?? {}) as Record<string, unknown>
+  const result = new Validator(schema as never, '2020-12', false).validate(filled)
+  if (result.valid) return filled
+  // Keep the leaf errors: the outer ones ("properties do not match") only repeat them.
+  const leaves = result.errors.filter((e) => !['properties', 'allOf', 'anyOf', 'items', 'additionalProperties', '$ref'].includes(e.keyword) || result.errors.length === 1)
+  const lines = [...new Set((leaves.length ? leaves : result.errors).map((e) => describe(e, where.key)))]
+  throw new ConfigError(`${where.file}: ${lines.join('; ')}`)
+}

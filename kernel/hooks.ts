@@ -1,0 +1,135 @@
+// The one hook table. Taps are kept in a list (tapable has no untap); the tapable hooks are rebuilt
+// from that list whenever an owner's taps are removed. Callers always go through `current()`, so a
+// rebuild is seen at the next call. Errors from a tap are wrapped with the hook and extension names;
+// `observe` taps never throw into the caller.
+
+import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable'
+import { AgentError, errorMessage } from '../sdk/errors.ts'
+import { HOOK_KINDS, type HookName, type HookSignatures, type TapOptions } from '../sdk/hooks.ts'
+import type { Logger } from '../sdk/types.ts'
+
+const ARG_NAMES: Record<HookName, string[]> = {
+  ready: ['context'],
+  shutdown: ['context'],
+  resolveModel: ['request'],
+  beforeModelRequest: ['request', 'context'],
+  beforeToolCall: ['event'],
+  afterToolCall: ['outcome', 'event'],
+  inboundMessage: ['message'],
+  observe: ['event'],
+}
+
+export interface TapRecord {
+  hook: HookName
+  owner: string
+  type: 'sync' | 'promise'
+  stage: number
+  fn: (...args: any[]) => any
+}
+
+type AnyHook = {
+  tap(options: { name: string; stage?: number }, fn: (...args: any[]) => any): void
+  tapPromise(options: { name: string; stage?: number }, fn: (...args: any[]) => Promise<any>): void
+  promise(...args: any[]): Promise<any>
+}
+
+/** The tapable hooks of one build, frozen. */
+export type BuiltHooks = { readonly [N in HookName]: { promise(...args: HookSignatures[N][0]): Promise<HookSignatures[N][1]> } }
+
+function createHook(name: HookName): AnyHook {
+  // tapable types the argument-name list by arity; ours varies per hook, so it is passed untyped.
+  const args = ARG_NAMES[name] as any
+  switch (HOOK_KINDS[name]) {
+    case 'series':
+      return new AsyncSeriesHook(args) as unknown as AnyHook
+    case 'bail':
+      return new AsyncSeriesBailHook(args) as unknown as AnyHook
+    case 'waterfall':
+      return new AsyncSeriesWaterfallHook(args) as unknown as AnyHook
+    case 'parallel':
+      return new AsyncParallelHook(args) as unknown as AnyHook
+  }
+}
+
+export class HookTable {
+  private taps: TapRecord[] = []
+  private built: BuiltHooks
+  private readonly log: Logger
+
+  constructor(log: Logger) {
+    this.log = log
+    this.built = this.build()
+  }
+
+  current(): BuiltHooks {
+    return this.built
+  }
+
+  /** Adds taps (a committed extension's) to the live table without a rebuild. */
+  add(records: readonly TapRecord[]): void {
+    this.taps.push(...records)
+    for (const record of records) this.attach(this.built as unknown as Record<HookName, AnyHook>, record)
+  }
+
+  /** Removes an owner's taps and rebuilds the table from the survivors. */
+  removeOwner(owner: string): void {
+    const before = this.taps.length
+    this.taps = this.taps.filter((t) => t.owner !== owner)
+    if (this.taps.length !== before) this.built = this.build()
+  }
+
+  /** Replaces an owner's taps in one rebuild (hot reload swap). */
+  replaceOwner(owner: string, records: readonly TapRecord[]): void {
+    this.taps = [...this.taps.filter((t) => t.owner !== owner), ...records]
+    this.built = this.build()
+  }
+
+  tapsOf(owner: string): TapRecord[] {
+    return this.taps.filter((t) => t.owner === owner)
+  }
+
+  private build(): BuiltHooks {
+    const table = {} as Record<HookName, AnyHook>
+    for (const name of Object.keys(HOOK_KINDS) as HookName[]) table[name] = createHook(name)
+    for (const record of this.taps) this.attach(table, record)
+    return Object.freeze(table) as unknown as BuiltHooks
+  }
+
+  private attach(table: Record<HookName, AnyHook>, record: TapRecord): void {
+    const hook = table[record.hook]
+    const options = { name: record.owner, stage: record.stage }
+    const wrap = (error: unknown) =>
+      new AgentError('E_HOOK', `hook ${record.hook}: tap of extension "${record.owner}" failed: ${errorMessage(error)}`, { cause: error })
+    if (record.hook === 'observe') {
+      // Observers must never disturb the run: report and swallow.
+      hook.tapPromise(options, async (...args) => {
+        try {
+          await record.fn(...args)
+        } catch (error) {
+          this.log.warn(wrap(error).message)
+        }
+      })
+      return
+    }
+    hook.tapPromise(options, async (...args) => {
+      try {
+        return await record.fn(...args)
+      } catch (error) {
+        throw AgentError.isInstance(error) && error.code === 'E_HOOK' ? error : wrap(error)
+      }
+    })
+  }
+}
+
+export function normaliseTap(
+  hook: HookName,
+  owner: string,
+  type: 'sync' | 'promise',
+  optionsOrFn: TapOptions | ((...args: any[]) => any),
+  maybeFn?: (...args: any[]) => any,
+): TapRecord {
+  const fn = typeof optionsOrFn === 'function' ? optionsOrFn : maybeFn
+  const options = typeof optionsOrFn === 'function' ? {} : optionsOrFn
+  if (typeof fn !== 'function') throw new AgentError('E_STATE', `hooks.${hook}.tap of "${owner}" needs a function`)
+  return { hook, owner, type, stage: options.stage ?? 0, fn }
+}

@@ -1,0 +1,383 @@
+// createKernel: the registries, the hook table, the services, and the life of every extension —
+// discovered, imported, validated, set up into a staged record, committed, hot-swapped, unloaded.
+// A failing extension is isolated and reported; it never takes the process down.
+
+import { join } from 'node:path'
+import { AgentError, errorMessage } from '../sdk/errors.ts'
+import type { HookHandles } from '../sdk/hooks.ts'
+import type { ExtensionDefinition, ExtensionInfo, ExtensionSource, Logger, RunMode, Services } from '../sdk/types.ts'
+import { resolveAgentHome, homePaths } from './config/home.ts'
+import { FileSettings } from './config/settings.ts'
+import { validateConfig } from './config/validate.ts'
+import { createExtensionApi, createStaged, hookHandles, serviceLookup, whenSettled, type KernelRegistries, type RegistryKind, type ServiceEntry, type StagedRecord } from './extension-api.ts'
+import { HookTable } from './hooks.ts'
+import { discoverFolder, discoverPlugins, type Candidate } from './loader/discover.ts'
+import { importDefinition } from './loader/import.ts'
+import { AGENT_ROOT, forgetModulesUnder } from './loader/jiti.ts'
+import { createLogger, type LogSink } from './log.ts'
+import { Registry } from './registry.ts'
+import { topoSort } from './loader/order.ts'
+
+export interface InlineExtension {
+  definition: ExtensionDefinition<any>
+  source?: ExtensionSource
+  path?: string
+}
+
+export interface KernelOptions {
+  home?: string
+  env?: NodeJS.ProcessEnv
+  cwd?: string
+  /** Folder of built-in extensions; false for none. Default: this agent's extensions/. */
+  builtinsDir?: string | false
+  /** Load only these built-ins (a gateway running only the adapters chosen, tests). */
+  builtins?: readonly string[]
+  /** Also discover project-local extensions in <cwd>/.agent/extensions (explicit opt-in). */
+  projectExtensions?: boolean
+  /** Extensions given as objects (tests, embedding). */
+  inline?: readonly InlineExtension[]
+  setupTimeoutMs?: number
+  /** How long an old version's in-flight calls may take to settle after a swap. */
+  drainTimeoutMs?: number
+  logSink?: LogSink
+  logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+}
+
+interface ExtensionRecord {
+  info: ExtensionInfo
+  candidate?: Candidate
+  definition?: ExtensionDefinition<any>
+  staged?: StagedRecord
+}
+
+export interface ReloadResult {
+  name: string
+  ok: boolean
+  reason?: string
+}
+
+export interface Kernel {
+  readonly home: string
+  readonly settings: FileSettings
+  readonly registries: KernelRegistries
+  readonly hooks: HookHandles
+  readonly services: Omit<Services, 'provide'>
+  readonly log: Logger
+  /** Discovers and loads every extension. */
+  load(): Promise<void>
+  /** Loads one extension definition (inline, tests). */
+  add(extension: InlineExtension): Promise<ExtensionInfo>
+  extensions(): ExtensionInfo[]
+  /** Rebuilds an extension from its files and swaps it in only if that worked. */
+  reload(name: string): Promise<ReloadResult>
+  unload(name: string): Promise<void>
+  /** Fires `ready`; long-running modes also turn on hot reload. */
+  start(mode: RunMode): Promise<void>
+  /** Starts watching extension folders (idempotent). */
+  watch(): Promise<void>
+  shutdown(reason?: string): Promise<void>
+  /** Folders whose changes reload extensions. */
+  watchRoots(): string[]
+}
+
+export function createKernel(options: KernelOptions = {}): Kernel {
+  const home = options.home ?? resolveAgentHome(options.env)
+  const paths = homePaths(home)
+  const cwd = options.cwd ?? process.cwd()
+  const settings = new FileSettings({ home, env: options.env, projectDir: cwd })
+  const secrets = () => settings.secretValues()
+  const logFor = (prefix: string) => createLogger(prefix, { sink: options.logSink, level: options.logLevel, secrets })
+  const log = logFor('kernel')
+  const builtinsDir = options.builtinsDir === false ? undefined : (options.builtinsDir ?? join(AGENT_ROOT, 'extensions'))
+  const setupTimeoutMs = options.setupTimeoutMs ?? 10_000
+  const drainTimeoutMs = options.drainTimeoutMs ?? 5_000
+
+  const registries: KernelRegistries = {
+    tools: new Registry<any>('tool', (t) => t.name),
+    providers: new Registry<any>('provider', (p) => p.name, (p) => p.aliases ?? []),
+    commands: new Registry<any>('command', (c) => c.name, (c) => c.aliases ?? []),
+    adapters: new Registry<any>('adapter', (a) => a.name),
+    endpoints: new Registry<any>('endpoint', (e) => `${e.listener} ${e.method} ${e.path}`),
+  }
+  const hookTable = new HookTable(log)
+  const services = new Map<string, ServiceEntry>()
+  const records = new Map<string, ExtensionRecord>()
+  const loadOrder: string[] = []
+  let queue: Promise<unknown> = Promise.resolve()
+  let stopWatching: (() => Promise<void>) | undefined
+  let started = false
+
+  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn)
+    queue = run.catch(() => undefined)
+    return run
+  }
+
+  const extensions = (): ExtensionInfo[] => [...records.values()].map((r) => ({ ...r.info }))
+
+  function fail(record: ExtensionRecord, reason: string): void {
+    record.info.state = 'failed'
+    record.info.reason = reason
+    log.error(`extension "${record.info.name}" failed: ${reason}`)
+  }
+
+  /** Runs setup into a staged record; resolves with it, or throws a one-line reason. */
+  async function build(definition: ExtensionDefinition<any>): Promise<StagedRecord> {
+    const name = definition.name
+    for (const dep of definition.dependsOn ?? []) {
+      const depRecord = records.get(dep)
+      if (!depRecord) throw new AgentError('E_DEPENDENCY', `depends on "${dep}", which is not installed`)
+      if (depRecord.info.state !== 'loaded') throw new AgentError('E_DEPENDENCY', `depends on "${dep}", which is ${depRecord.info.state}`)
+    }
+    const configKey = definition.configKey ?? `extensions.${name}`
+    const config = definition.config ? validateConfig(definition.config, settings.get(configKey), { file: settings.configPath, key: configKey }) : ((settings.get(configKey) as Record<string, unknown>) ?? {})
+    const staged = createStaged()
+    const api = createExtensionApi(
+      { owner: name, version: definition.version ?? '0.0.0', config, log: logFor(name), settings, registries, hooks: hookTable, services, extensions },
+      staged,
+    )
+    const timeoutMs = definition.setupTimeoutMs ?? setupTimeoutMs
+    let timer: NodeJS.Timeout | undefined
+    try {
+      const result = await Promise.race([
+        Promise.resolve().then(() => definition.setup(api)),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new AgentError('E_TIMEOUT', `setup did not finish within ${timeoutMs} ms`)), timeoutMs)
+        }),
+      ])
+      if (typeof result === 'function') staged.disposers.push(result)
+      for (const reg of staged.registrations) registries[reg.kind].assertFree(name, reg.item)
+      return staged
+    } catch (error) {
+      await discard(staged)
+      throw error
+    } finally {
+      clearTimeout(timer)
+      staged.open = false
+    }
+  }
+
+  /** Tears a version down: abort, let in-flight calls settle, run disposers LIFO, drop subscriptions. */
+  async function discard(staged: StagedRecord, drain = false): Promise<void> {
+    staged.open = false
+    staged.controller.abort(new AgentError('E_INTERRUPTED', 'extension unloaded'))
+    for (const sub of staged.subscriptions.splice(0)) registries[sub.kind].unsubscribe(sub.listener)
+    if (drain) await whenSettled(staged, drainTimeoutMs)
+    for (const dispose of staged.disposers.splice(0).reverse()) {
+      try {
+        await dispose()
+      } catch (error) {
+        log.warn(`a disposer failed: ${errorMessage(error)}`)
+      }
+    }
+  }
+
+  /** Swaps a built version in, in one synchronous step, so no caller sees a half-registered extension. */
+  function commit(name: string, staged: StagedRecord): void {
+    for (const registry of Object.values(registries)) registry.deleteByOwner(name, false)
+    for (const [service, entry] of [...services]) if (entry.owner === name) services.delete(service)
+    for (const [service, value] of staged.services) services.set(service, { owner: name, value })
+    hookTable.replaceOwner(name, staged.taps)
+    for (const reg of staged.registrations) registries[reg.kind].add(name, reg.item)
+    for (const registry of Object.values(registries)) registry.changed()
+  }
+
+  async function setupRecord(record: ExtensionRecord): Promise<void> {
+    const definition = record.definition
+    if (!definition || record.info.state === 'failed') return
+    if (isDisabled(record.info.name)) {
+      record.info.state = 'disabled'
+      record.info.reason = 'disabled in config (extensions.disabled)'
+      return
+    }
+    try {
+      const staged = await build(definition)
+      commit(definition.name, staged)
+      record.staged = staged
+      record.info.state = 'loaded'
+      delete record.info.reason
+      if (!loadOrder.includes(definition.name)) loadOrder.push(definition.name)
+    } catch (error) {
+      fail(record, errorMessage(error))
+    }
+  }
+
+  function isDisabled(name: string): boolean {
+    const disabled = settings.get<unknown>('extensions.disabled')
+    return Array.isArray(disabled) && disabled.includes(name)
+  }
+
+  async function importRecord(candidate: Candidate): Promise<ExtensionRecord> {
+    const record: ExtensionRecord = { info: { name: candidate.name, version: '0.0.0', source: candidate.source, state: 'failed', path: candidate.dir }, candidate }
+    try {
+      const definition = await importDefinition(candidate)
+      record.definition = definition
+      record.info.name = definition.name
+      record.info.version = definition.version ?? '0.0.0'
+      record.info.state = 'loaded'
+    } catch (error) {
+      record.info.state = 'failed'
+      record.info.reason = errorMessage(error)
+    }
+    return record
+  }
+
+  function registerRecord(record: ExtensionRecord): boolean {
+    const existing = records.get(record.info.name)
+    if (existing) {
+      fail(record, `an extension named "${record.info.name}" is already loaded from ${existing.info.source} (${existing.info.path})`)
+      records.set(`${record.info.name}@${record.info.source}:${record.info.path}`, record)
+      return false
+    }
+    records.set(record.info.name, record)
+    return true
+  }
+
+  function candidates(): { list: Candidate[]; problems: Array<{ name: string; path: string; reason: string }> } {
+    const list: Candidate[] = []
+    if (builtinsDir) {
+      const found = discoverFolder(builtinsDir, 'builtin')
+      list.push(...(options.builtins ? found.filter((c) => options.builtins!.includes(c.name)) : found))
+    }
+    list.push(...discoverFolder(paths.extensions, 'user'))
+    const plugins = discoverPlugins(paths.plugins)
+    list.push(...plugins.candidates)
+    const projectOptIn = options.projectExtensions ?? (settings.getOwn<boolean>('extensions.project') === true || (options.env ?? process.env).AGENT_PROJECT_EXTENSIONS === 'true')
+    if (projectOptIn) list.push(...discoverFolder(join(cwd, '.agent', 'extensions'), 'project'))
+    return { list, problems: plugins.problems }
+  }
+
+  async function load(): Promise<void> {
+    await serialized(async () => {
+      const { list, problems } = candidates()
+      for (const problem of problems) {
+        records.set(problem.name, { info: { name: problem.name, version: '0.0.0', source: 'plugin', state: 'failed', reason: problem.reason, path: problem.path } })
+        log.error(`plugin "${problem.name}" failed: ${problem.reason}`)
+      }
+      const imported = await Promise.all(list.map(importRecord))
+      for (const inline of options.inline ?? []) imported.push(inlineRecord(inline))
+      const accepted = imported.filter(registerRecord)
+      for (const record of accepted) if (record.info.state === 'failed') log.error(`extension "${record.info.name}" failed: ${record.info.reason}`)
+      for (const record of topoSort(accepted)) await setupRecord(record)
+    })
+  }
+
+  function inlineRecord(inline: InlineExtension): ExtensionRecord {
+    const definition = inline.definition
+    return { info: { name: definition.name, version: definition.version ?? '0.0.0', source: inline.source ?? 'user', state: 'loaded', path: inline.path ?? '<inline>' }, definition }
+  }
+
+  async function add(inline: InlineExtension): Promise<ExtensionInfo> {
+    return serialized(async () => {
+      const record = inlineRecord(inline)
+      if (registerRecord(record)) await setupRecord(record)
+      return { ...record.info }
+    })
+  }
+
+  async function reloadNow(name: string): Promise<ReloadResult> {
+    const record = records.get(name)
+    if (!record?.candidate) {
+      // A new folder: discover it.
+      const candidate = candidates().list.find((c) => c.name === name)
+      if (!candidate) return { name, ok: false, reason: 'no such extension' }
+      const fresh = await importRecord(candidate)
+      if (!registerRecord(fresh)) return { name, ok: false, reason: fresh.info.reason }
+      await setupRecord(fresh)
+      return { name, ok: fresh.info.state === 'loaded', reason: fresh.info.reason }
+    }
+    forgetModulesUnder(record.candidate.dir)
+    let definition: ExtensionDefinition<any>
+    let staged: StagedRecord
+    try {
+      definition = await importDefinition(record.candidate)
+      if (definition.name !== record.info.name) throw new AgentError('E_EXTENSION', `the extension's name changed from "${record.info.name}" to "${definition.name}"; restart to rename`)
+      staged = await build(definition)
+    } catch (error) {
+      const reason = errorMessage(error)
+      if (record.staged) {
+        log.error(`reload of "${name}" failed, keeping the previous version: ${reason}`)
+        record.info.reason = `reload failed (previous version still running): ${reason}`
+      } else {
+        fail(record, reason)
+      }
+      return { name, ok: false, reason }
+    }
+    const previous = record.staged
+    commit(name, staged)
+    record.definition = definition
+    record.staged = staged
+    record.info.state = 'loaded'
+    record.info.version = definition.version ?? '0.0.0'
+    delete record.info.reason
+    if (!loadOrder.includes(name)) loadOrder.push(name)
+    log.info(`reloaded "${name}"`)
+    if (previous) await discard(previous, true)
+    return { name, ok: true }
+  }
+
+  async function unloadNow(name: string): Promise<void> {
+    const record = records.get(name)
+    if (!record) return
+    if (record.staged) {
+      for (const registry of Object.values(registries)) registry.deleteByOwner(name)
+      for (const [service, entry] of [...services]) if (entry.owner === name) services.delete(service)
+      hookTable.removeOwner(name)
+      await discard(record.staged, true)
+    }
+    records.delete(name)
+    loadOrder.splice(loadOrder.indexOf(name) >>> 0, loadOrder.includes(name) ? 1 : 0)
+  }
+
+  const kernelHooks = hookHandles(hookTable, undefined, 'kernel')
+
+  const watchRoots = (): string[] => {
+    const roots = new Set<string>([paths.extensions])
+    for (const record of records.values()) if (record.candidate && record.candidate.source !== 'user') roots.add(record.candidate.dir)
+    return [...roots]
+  }
+
+  const kernel: Kernel = {
+    home,
+    settings,
+    registries,
+    hooks: kernelHooks,
+    services: serviceLookup(services),
+    log,
+    load,
+    add,
+    extensions,
+    reload: (name) => serialized(() => reloadNow(name)),
+    unload: (name) => serialized(() => unloadNow(name)),
+    async start(mode) {
+      if (!started) {
+        started = true
+        await kernelHooks.ready.promise({ mode })
+      }
+      if (mode !== 'command') await kernel.watch()
+    },
+    async watch() {
+      if (stopWatching) return
+      const { watchExtensions } = await import('./watcher.ts')
+      stopWatching = await watchExtensions(kernel, { userRoot: paths.extensions, log })
+    },
+    async shutdown(reason = 'shutdown') {
+      await stopWatching?.()
+      stopWatching = undefined
+      if (started) {
+        try {
+          await kernelHooks.shutdown.promise({ reason })
+        } catch (error) {
+          log.warn(`shutdown hook failed: ${errorMessage(error)}`)
+        }
+      }
+      await queue.catch(() => undefined)
+      for (const name of [...loadOrder].reverse()) await unloadNow(name)
+      started = false
+    },
+    watchRoots,
+  }
+  return kernel
+}
+
+export type { RegistryKind }

@@ -1,0 +1,141 @@
+// Shapes of model calls and agent runs: what providers return and what the runtime service offers
+// to the surfaces (CLI, API server, gateway, cron, delegation).
+
+export type ReasoningEffort = 'none' | 'low' | 'medium' | 'high' | 'xhigh'
+export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['none', 'low', 'medium', 'high', 'xhigh']
+
+export type ExitReason = 'completed' | 'interrupted' | 'max_iterations'
+
+export interface ToolCall {
+  id: string
+  name: string
+  /** JSON text as the model produced it. */
+  arguments: string
+}
+
+export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  content: string | ContentPart[] | null
+  toolCalls?: ToolCall[]
+  toolCallId?: string
+  name?: string
+  reasoning?: string
+}
+
+export interface ToolSchema {
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+}
+
+export interface ModelRequest {
+  model: string
+  messages: ChatMessage[]
+  tools?: ToolSchema[]
+  reasoningEffort?: ReasoningEffort
+  maxTokens?: number
+  temperature?: number
+}
+
+export interface Usage {
+  inputTokens: number
+  outputTokens: number
+  totalTokens: number
+  /** Reasoning tokens when the provider reports them. */
+  reasoningTokens?: number
+  costUsd?: number
+}
+
+export interface ModelResponse {
+  content: string | null
+  toolCalls: ToolCall[]
+  reasoning?: string
+  usage: Usage
+  finishReason?: string
+}
+
+export interface ModelDelta {
+  content?: string
+  reasoning?: string
+}
+
+export interface ModelCallOptions {
+  signal?: AbortSignal
+  /** Streaming: called with each text or reasoning delta. */
+  onDelta?: (delta: ModelDelta) => void
+}
+
+export interface ModelClient {
+  readonly provider: string
+  readonly model: string
+  /** Context window in tokens, when known. */
+  readonly contextLength?: number
+  complete(request: Omit<ModelRequest, 'model'> & { model?: string }, options?: ModelCallOptions): Promise<ModelResponse>
+  listModels?(signal?: AbortSignal): Promise<string[]>
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runtime service (`services.get<AgentRuntime>('runtime')`)
+
+export const RUNTIME_SERVICE = 'runtime'
+
+export interface RunRequest {
+  input: string | ContentPart[]
+  /** Continue this stored session. */
+  sessionId?: string
+  /** Messages placed before the input without being re-stored (stateless callers). */
+  history?: ChatMessage[]
+  /** Layered after the agent's own system prompt; never stored. */
+  systemPrompt?: string
+  source?: { platform: string; userId?: string; chatId?: string }
+  provider?: string
+  model?: string
+  reasoningEffort?: ReasoningEffort
+  personality?: string
+  /** Restrict the tools offered to these toolsets. */
+  toolsets?: string[]
+  skills?: string[]
+  maxIterations?: number
+  cwd?: string
+  /** false: nothing is written to the session store. Default true. */
+  persist?: boolean
+  signal?: AbortSignal
+  onEvent?: (event: RunEvent) => void
+  /** Passed through to tools as `session.extra`. */
+  extra?: Record<string, unknown>
+}
+
+export type RunEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'tool.start'; callId: string; name: string; input: unknown }
+  | { type: 'tool.progress'; callId: string; name: string; text: string }
+  | { type: 'tool.end'; callId: string; name: string; ok: boolean; resultBytes: number }
+  | { type: 'model.call'; iteration: number }
+  | { type: 'usage'; usage: Usage }
+
+export interface ToolTraceEntry {
+  tool: string
+  callId?: string
+  argsBytes: number
+  resultBytes: number
+  status: 'ok' | 'error'
+}
+
+export interface RunResult {
+  sessionId: string
+  answer: string
+  exitReason: ExitReason
+  usage: Usage
+  apiCalls: number
+  lastReasoning?: string
+  model: string
+  provider: string
+  toolTrace: ToolTraceEntry[]
+}
+
+export interface AgentRuntime {
+  run(request: RunRequest): Promise<RunResult>
+}

@@ -1,0 +1,35 @@
+// Redaction of secrets and phone numbers before anything reaches a log line or an error body.
+
+const SECRET_PATTERNS: RegExp[] = [
+  /\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, // API keys in the common vendor shapes
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\b(gh[pousr]_[A-Za-z0-9]{20,})/g,
+  /\bAC[0-9a-f]{32}\b/g, // SMS provider account ids
+]
+
+/** Replaces known secret values and secret-shaped strings with `***`. */
+export function redactSecrets(text: string, secrets: Iterable<string | undefined> = []): string {
+  let out = text
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('***')
+  }
+  for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, (m) => (m.toLowerCase().startsWith('bearer') ? 'Bearer ***' : '***'))
+  return out
+}
+
+/** `+15551234567` → `+155****4567`: keeps the country code and the last four digits. */
+export function redactPhone(phone: string): string {
+  const digits = phone.replace(/[^\d+]/g, '')
+  if (digits.length <= 7) return '****'
+  return `${digits.slice(0, 4)}****${digits.slice(-4)}`
+}
+
+/** Redacts every phone-number-shaped run in free text. */
+export function redactPhonesIn(text: string): string {
+  return text.replace(/\+?\d[\d\s().-]{8,}\d/g, (m) => redactPhone(m))
+}
+
+/** Environment variable names whose values are secrets (for .env routing and redaction). */
+export function isSecretName(name: string): boolean {
+  return /(KEY|TOKEN|SECRET|PASSWORD|PASS|AUTH|CREDENTIAL|SID)$/i.test(name) || /_KEY_|_TOKEN_|_SECRET_/i.test(name)
+}

@@ -1,0 +1,4 @@
+// What tests of extensions import as `agent/sdk/testing`.
+
+export * from './scripted-model.ts'
+export * from './test-kernel.ts'
