@@ -9,6 +9,7 @@ import type { ExtensionDefinition, ExtensionInfo, ExtensionSource, Logger, RunMo
 import { resolveAgentHome, homePaths } from './config/home.ts'
 import { FileSettings } from './config/settings.ts'
 import { validateConfig } from './config/validate.ts'
+import { checkConfigVersion } from './config/migrate.ts'
 import { createExtensionApi, createStaged, hookHandles, serviceLookup, whenSettled, type KernelRegistries, type RegistryKind, type ServiceEntry, type StagedRecord } from './extension-api.ts'
 import { HookTable } from './hooks.ts'
 import { discoverFolder, discoverPlugins, type Candidate } from './loader/discover.ts'
@@ -101,11 +102,16 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   }
   const hookTable = new HookTable(log)
   const services = new Map<string, ServiceEntry>()
+  // The kernel's own services: what extensions may ask of the kernel without importing it.
+  services.set('config-migration', {
+    owner: 'kernel',
+    value: { check: (interactive: boolean, warn: (text: string) => void) => checkConfigVersion(settings, { interactive, warn }) },
+  })
   const records = new Map<string, ExtensionRecord>()
   const loadOrder: string[] = []
   let queue: Promise<unknown> = Promise.resolve()
   let stopWatching: (() => Promise<void>) | undefined
-  let started = false
+  let startedMode: RunMode | undefined
 
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = queue.then(fn, fn)
@@ -284,6 +290,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       const fresh = await importRecord(candidate)
       if (!registerRecord(fresh)) return { name, ok: false, reason: fresh.info.reason }
       await setupRecord(fresh)
+      if (fresh.staged) await replayReady(name, fresh.staged)
       return { name, ok: fresh.info.state === 'loaded', reason: fresh.info.reason }
     }
     forgetModulesUnder(record.candidate.dir)
@@ -313,7 +320,20 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     if (!loadOrder.includes(name)) loadOrder.push(name)
     log.info(`reloaded "${name}"`)
     if (previous) await discard(previous, true)
+    await replayReady(name, staged)
     return { name, ok: true }
+  }
+
+  /** An extension (re)loaded after start gets the `ready` it missed: its own taps only. */
+  async function replayReady(name: string, staged: StagedRecord): Promise<void> {
+    if (!startedMode) return
+    for (const tap of staged.taps.filter((t) => t.hook === 'ready').sort((a, b) => a.stage - b.stage)) {
+      try {
+        await tap.fn({ mode: startedMode })
+      } catch (error) {
+        log.error(`extension "${name}": ready after reload failed: ${errorMessage(error)}`)
+      }
+    }
   }
 
   async function unloadNow(name: string): Promise<void> {
@@ -350,8 +370,8 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     reload: (name) => serialized(() => reloadNow(name)),
     unload: (name) => serialized(() => unloadNow(name)),
     async start(mode) {
-      if (!started) {
-        started = true
+      if (!startedMode) {
+        startedMode = mode
         await kernelHooks.ready.promise({ mode })
       }
       if (mode !== 'command') await kernel.watch()
@@ -364,7 +384,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     async shutdown(reason = 'shutdown') {
       await stopWatching?.()
       stopWatching = undefined
-      if (started) {
+      if (startedMode) {
         try {
           await kernelHooks.shutdown.promise({ reason })
         } catch (error) {
@@ -373,7 +393,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       }
       await queue.catch(() => undefined)
       for (const name of [...loadOrder].reverse()) await unloadNow(name)
-      started = false
+      startedMode = undefined
     },
     watchRoots,
   }

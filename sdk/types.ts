@@ -111,6 +111,8 @@ export interface Settings {
   setEnv(name: string, value: string | undefined): Promise<void>
   /** A deep copy of the whole config document. */
   all(): Record<string, unknown>
+  /** Values of secret-named variables (environment and .env), for redaction in logs and errors. */
+  secretValues(): string[]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,5 +333,10 @@ export interface EndpointDefinition {
   path: string
   /** `api-key`: the listener's bearer key is required (constant-time compared) when one is set. */
   auth: 'none' | 'api-key'
+  /**
+   * Cross-origin browser requests: `listener` (default) applies the listener's allowed origins (others
+   * get 403); `self` lets the endpoint decide, and it must then set CORS headers and answer OPTIONS.
+   */
+  crossOrigin?: 'listener' | 'self'
   handler: (ctx: HttpContext, next: HttpNext) => Promise<void> | void
 }

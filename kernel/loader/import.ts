@@ -29,7 +29,8 @@ export async function importDefinition(candidate: Candidate): Promise<ExtensionD
   try {
     module = await sharedJiti().import(candidate.entry, { default: true })
   } catch (error) {
-    throw new AgentError('E_EXTENSION', `${candidate.entry}: ${errorMessage(error)}`, { cause: error })
+    const message = errorMessage(error)
+    throw new AgentError('E_EXTENSION', message.includes(candidate.entry) ? message : `${candidate.entry}: ${message}`, { cause: error })
   }
   const definition = checkDefinition(module, candidate.entry)
   if (candidate.source !== 'plugin' && definition.name !== candidate.name) {

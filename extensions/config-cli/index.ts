@@ -1,0 +1,105 @@
+// `agent config show|get|set|migrate|path`: read and write config.yaml (comments and layout kept)
+// and .env (keys that hold secrets, mode 0600).
+
+import { defineExtension, isSecretName, UsageError, type CliContext } from 'agent/sdk'
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
+import { redactConfig } from './redact-config.ts'
+
+/** A value typed on the command line: YAML scalars (numbers, booleans, null, lists) keep their type. */
+export function parseValue(text: string): unknown {
+  try {
+    return parseYaml(text)
+  } catch {
+    return text
+  }
+}
+
+/** `OPENAI_API_KEY`-style names are environment variables and go to .env. */
+const isEnvName = (key: string) => /^[A-Z][A-Z0-9_]*$/.test(key)
+
+export default defineExtension({
+  name: 'config-cli',
+  version: '1.0.0',
+  setup(api) {
+    api.commands.register({
+      name: 'config',
+      category: 'Configuration',
+      description: 'Show and change configuration (config.yaml and .env)',
+      cli: {
+        subcommands: {
+          show: {
+            description: 'Print the configuration (secrets masked)',
+            options: { json: { type: 'boolean', describe: 'Print one JSON document' } },
+            run(ctx: CliContext) {
+              const all = redactConfig(ctx.settings.all())
+              if (ctx.argv.json) ctx.json(all)
+              else ctx.out(`# ${ctx.settings.configPath}\n${Object.keys(all).length ? stringifyYaml(all) : '(empty)'}`)
+            },
+          },
+          get: {
+            description: 'Print one value by dot path (or an environment variable name)',
+            args: '<key>',
+            options: { json: { type: 'boolean', describe: 'Print the value as JSON' } },
+            run(ctx: CliContext) {
+              const key = String(ctx.argv.key)
+              const value = isEnvName(key) ? ctx.settings.env(key) : ctx.settings.get(key)
+              if (value === undefined) {
+                ctx.err(`agent: ${key} is not set`)
+                return 1
+              }
+              const shown = isEnvName(key) && isSecretName(key) ? '***' : value
+              if (ctx.argv.json) ctx.json(shown)
+              else ctx.out(typeof shown === 'object' ? stringifyYaml(shown).trimEnd() : String(shown))
+            },
+          },
+          set: {
+            description: 'Set a value by dot path; secret-holding variables (FOO_API_KEY …) go to .env',
+            args: '<key> <value>',
+            examples: [
+              ['agent config set model.default gpt-4o', 'set the default model in config.yaml'],
+              ['agent config set OPENAI_API_KEY sk-…', 'store a key in .env (mode 0600)'],
+            ],
+            async run(ctx: CliContext) {
+              const key = String(ctx.argv.key)
+              const raw = String(ctx.argv.value)
+              if (isEnvName(key)) {
+                await ctx.settings.setEnv(key, raw)
+                ctx.out(`saved ${key} to ${ctx.settings.envPath}`)
+                return
+              }
+              if (key.startsWith('_config_version')) throw new UsageError('_config_version is managed by `agent config migrate`')
+              await ctx.settings.set(key, parseValue(raw))
+              ctx.out(`saved ${key} to ${ctx.settings.configPath}`)
+            },
+          },
+          unset: {
+            description: 'Remove a value (or an environment variable from .env)',
+            args: '<key>',
+            async run(ctx: CliContext) {
+              const key = String(ctx.argv.key)
+              if (isEnvName(key)) await ctx.settings.setEnv(key, undefined)
+              else await ctx.settings.set(key, undefined)
+              ctx.out(`removed ${key}`)
+            },
+          },
+          path: {
+            description: 'Print where config.yaml and .env live',
+            run(ctx: CliContext) {
+              ctx.out(`config: ${ctx.settings.configPath}\nenv:    ${ctx.settings.envPath}\nhome:   ${ctx.settings.home}`)
+            },
+          },
+          migrate: {
+            description: 'Bring config.yaml to the current config version, asking for settings added since',
+            async run(ctx: CliContext) {
+              const migrate = ctx.services.get<{ check(interactive: boolean, warn: (t: string) => void): Promise<boolean> }>('config-migration')
+              if (!migrate) throw new UsageError('config migration is not available')
+              const current = await migrate.check(ctx.isTTY && !ctx.settings.env('CI'), ctx.err)
+              ctx.out(current ? 'config is current' : 'config is not current (run in a terminal to answer the questions)')
+              return current ? 0 : 1
+            },
+          },
+        },
+      },
+    })
+  },
+})

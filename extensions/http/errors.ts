@@ -1,0 +1,30 @@
+// Every error leaves a listener in the OpenAI envelope {error: {message, type, param, code}}, with
+// secrets redacted; unexpected failures are 500 without internals.
+
+import { HttpError, redactSecrets, type HttpContext, type Logger } from 'agent/sdk'
+
+export function sendError(ctx: HttpContext, status: number, message: string, type?: string, code?: string | null, param?: string | null): void {
+  ctx.status = status
+  ctx.type = 'application/json'
+  ctx.body = { error: { message, type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: param ?? null, code: code ?? null } }
+}
+
+export function errorEnvelope(log: Logger, secrets: () => Iterable<string | undefined>) {
+  return async (ctx: HttpContext, next: () => Promise<unknown>) => {
+    try {
+      await next()
+    } catch (error) {
+      if (HttpError.isInstance(error)) {
+        for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value)
+        sendError(ctx, error.status, redactSecrets(error.message, secrets()), error.type, error.code, error.param)
+        return
+      }
+      log.error(`${ctx.method} ${ctx.path} failed: ${redactSecrets((error as Error)?.message ?? String(error), secrets())}`)
+      if (ctx.headerSent || ctx.res.headersSent) {
+        ctx.res.destroy()
+        return
+      }
+      sendError(ctx, 500, 'The server failed to handle the request', 'server_error', 'internal_error')
+    }
+  }
+}

@@ -1,0 +1,139 @@
+// One Koa app per listener. Koa middleware cannot be removed, so the app holds a single dispatcher
+// that reads the live endpoint registry (router rebuilt when the registry changes): endpoints come
+// and go with hot reload while the socket stays up. Order: error envelope → draining (503) →
+// origin gate (403) → CORS → route → auth (401) → handler.
+
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { bearerToken, HttpError, isLoopbackHost, safeEqual, type EndpointDefinition, type HttpContext, type Logger, type RegistryHandle } from 'agent/sdk'
+import { errorEnvelope, sendError } from './errors.ts'
+import type { ListenerConfig } from './listeners.ts'
+
+export interface RunningListener {
+  config: ListenerConfig
+  address(): { host: string; port: number; url: string }
+  close(graceMs?: number): Promise<void>
+}
+
+function endpointKey(e: EndpointDefinition): string {
+  return `${e.method} ${e.path}`
+}
+
+export async function startListener(
+  config: ListenerConfig,
+  endpoints: RegistryHandle<EndpointDefinition>,
+  log: Logger,
+  secrets: () => Iterable<string | undefined>,
+): Promise<RunningListener> {
+  const mine = () => endpoints.list().filter((e) => e.listener === config.name)
+  if (!config.key && !isLoopbackHost(config.host) && mine().some((e) => e.auth === 'api-key')) {
+    throw new Error(`refusing to serve the "${config.name}" listener on ${config.host}:${config.port} without ${config.keyName}: set the key, or bind to 127.0.0.1`)
+  }
+  const [{ default: Koa }, { default: Router }, { default: cors }, http] = await Promise.all([import('koa'), import('@koa/router'), import('@koa/cors'), import('node:http')])
+
+  let router: any
+  const byKey = new Map<string, EndpointDefinition>()
+  const unsubscribe = endpoints.subscribe(() => {
+    router = undefined
+  })
+  const currentRouter = () => {
+    if (router) return router
+    const next: any = new Router()
+    byKey.clear()
+    for (const endpoint of mine()) {
+      const key = endpointKey(endpoint)
+      byKey.set(key, endpoint)
+      next.register(endpoint.path, [endpoint.method], (ctx: any, nxt: any) => guarded(endpoint, ctx, nxt), { name: key })
+    }
+    router = next
+    return next
+  }
+
+  const originAllowed = (origin: string) => config.corsOrigins === '*' || config.corsOrigins.includes(origin.replace(/\/$/, ''))
+
+  async function guarded(endpoint: EndpointDefinition, ctx: HttpContext, next: () => Promise<unknown>): Promise<void> {
+    if (endpoint.auth === 'api-key' && config.key) {
+      const token = bearerToken(ctx)
+      if (!token || !safeEqual(token, config.key)) {
+        throw new HttpError(401, 'Invalid API key', { type: 'invalid_request_error', code: 'invalid_api_key', headers: { 'WWW-Authenticate': 'Bearer' } })
+      }
+    }
+    await endpoint.handler(ctx, next as never)
+  }
+
+  let draining = false
+  const app = new Koa({ proxy: false })
+  app.silent = true
+  app.use(errorEnvelope(log, secrets) as never)
+  app.use(async (ctx, next) => {
+    if (draining) {
+      ctx.set('Connection', 'close')
+      return sendError(ctx as never, 503, 'The server is shutting down', 'server_error', 'shutting_down')
+    }
+    await next()
+  })
+  // Origin gate: a browser request from an origin the listener does not allow is refused, unless
+  // the endpoint it is for decides origins itself.
+  app.use(async (ctx, next) => {
+    const origin = ctx.get('Origin')
+    if (origin && !originAllowed(origin)) {
+      const match = currentRouter().match(ctx.path, ctx.method === 'OPTIONS' ? ctx.get('Access-Control-Request-Method') || 'GET' : ctx.method)
+      const selfDecides = match.path.some((layer: { name?: string }) => byKey.get(layer.name ?? '')?.crossOrigin === 'self')
+      if (!selfDecides) return sendError(ctx as never, 403, `Origin ${origin} is not allowed`, 'invalid_request_error', 'origin_not_allowed')
+    }
+    await next()
+  })
+  app.use(
+    cors({
+      origin: (ctx) => {
+        const origin = ctx.get('Origin')
+        return origin && originAllowed(origin) ? origin : ''
+      },
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Requested-With', 'OpenAI-Organization', 'OpenAI-Project'],
+      exposeHeaders: ['Retry-After', 'X-Request-Id'],
+      maxAge: 600,
+    }),
+  )
+  app.use(async (ctx, next) => {
+    const r = currentRouter()
+    await r.routes()(ctx as never, async () => {
+      await r.allowedMethods({ throw: false })(ctx as never, next)
+    })
+    if (ctx.status === 404 && ctx.body === undefined) sendError(ctx as never, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
+    if (ctx.status === 405 && ctx.body === undefined) sendError(ctx as never, 405, `Method ${ctx.method} is not allowed on ${ctx.path}`, 'invalid_request_error', 'method_not_allowed')
+  })
+
+  const server: Server = http.createServer(app.callback())
+  server.keepAliveTimeout = 65_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  }).catch((error: NodeJS.ErrnoException) => {
+    unsubscribe()
+    throw new Error(`cannot listen on ${config.host}:${config.port} for "${config.name}": ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`)
+  })
+  const address = () => {
+    const a = server.address() as AddressInfo
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host
+    return { host: config.host, port: a.port, url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${a.port}` }
+  }
+  log.info(`listener "${config.name}" on ${address().url}`)
+
+  return {
+    config,
+    address,
+    async close(graceMs = 5_000) {
+      draining = true
+      unsubscribe()
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs)
+      timer.unref()
+      await closed
+      clearTimeout(timer)
+    },
+  }
+}

@@ -1,0 +1,148 @@
+// `agent …`: creates the kernel, loads the extensions, derives the yargs CLI from the command
+// registry and runs one command. Errors end as one line on stderr (a stack only with AGENT_DEBUG);
+// exit codes: 0 success, 1 failure at run time, 2 bad usage or invalid input.
+
+import { readFileSync } from 'node:fs'
+import yargs from 'yargs'
+import { AgentError, errorMessage } from '../../sdk/errors.ts'
+import type { CliCommand, CliContext, RunMode } from '../../sdk/types.ts'
+import { createKernel, type Kernel } from '../kernel.ts'
+import { AGENT_ROOT } from '../loader/jiti.ts'
+import { checkConfigVersion } from '../config/migrate.ts'
+import { addRegistryCommands, cliCommandNames } from './yargs-from-registry.ts'
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }
+  stderr: NodeJS.WritableStream
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  env: NodeJS.ProcessEnv
+  cwd: string
+}
+
+const defaultIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() })
+
+function version(): string {
+  return (JSON.parse(readFileSync(`${AGENT_ROOT}/package.json`, 'utf8')) as { version: string }).version
+}
+
+/** `agent` alone, or `agent -c …`, means chat. */
+function withDefaultCommand(args: string[], names: Set<string>): string[] {
+  const first = args[0]
+  const helpOrVersion = first === '--help' || first === '-h' || first === '--version' || first === '-V'
+  if (!names.has('chat') || helpOrVersion) return args
+  if (first === undefined || (first.startsWith('-') && !args.some((a) => a === '--help' || a === '-h')) ) return ['chat', ...args]
+  return args
+}
+
+export async function main(args: string[], io: CliIo = defaultIo()): Promise<number> {
+  const fail = (error: unknown): number => {
+    io.stderr.write(`agent: ${errorMessage(error)}\n`)
+    if (io.env.AGENT_DEBUG && error instanceof Error && error.stack) io.stderr.write(error.stack + '\n')
+    return AgentError.isInstance(error) ? error.exitCode : 1
+  }
+
+  let kernel: Kernel
+  try {
+    kernel = createKernel({ env: io.env, cwd: io.cwd, projectExtensions: args.includes('--project-extensions') || undefined })
+    await kernel.load()
+  } catch (error) {
+    return fail(error)
+  }
+
+  const controller = new AbortController()
+  let exitCode = 0
+  let startedMode: RunMode | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130)
+    controller.abort(new AgentError('E_INTERRUPTED', `received ${signal}`))
+  }
+
+  const run = async (command: CliCommand, path: string[], argv: CliContext['argv']) => {
+    const ctx: CliContext = {
+      argv,
+      out: (text) => io.stdout.write(text.endsWith('\n') ? text : text + '\n'),
+      err: (text) => io.stderr.write(text.endsWith('\n') ? text : text + '\n'),
+      json: (value) => io.stdout.write(JSON.stringify(value, null, 2) + '\n'),
+      isTTY: Boolean(io.stdout.isTTY && io.stdin.isTTY),
+      settings: kernel.settings,
+      services: { ...kernel.services, provide: () => { throw new AgentError('E_STATE', 'commands cannot provide services') } },
+      hooks: kernel.hooks,
+      tools: readOnly(kernel.registries.tools),
+      providers: readOnly(kernel.registries.providers),
+      commands: readOnly(kernel.registries.commands),
+      adapters: readOnly(kernel.registries.adapters),
+      endpoints: readOnly(kernel.registries.endpoints),
+      extensions: () => kernel.extensions(),
+      start: async (mode) => {
+        startedMode = mode
+        process.on('SIGINT', onSignal)
+        process.on('SIGTERM', onSignal)
+        await kernel.start(mode)
+      },
+      signal: controller.signal,
+    }
+    if (path[0] !== 'config' && !argv.json) await checkConfigVersion(kernel.settings, { interactive: ctx.isTTY && !io.env.CI, warn: ctx.err })
+    const code = await command.run!(ctx)
+    exitCode = typeof code === 'number' ? code : 0
+  }
+
+  const names = cliCommandNames(kernel.registries.commands.list())
+  let usageError: string | undefined
+  const parser = addRegistryCommands(
+    yargs()
+      .scriptName('agent')
+      .usage('agent <command> [options]\n\nA tool-using AI agent: chat, gateway, API server, tools, skills and plugins.')
+      .version(version())
+      .alias('version', 'V')
+      .help('help')
+      .alias('help', 'h')
+      .option('project-extensions', { type: 'boolean', describe: 'Also load extensions from ./.agent/extensions (trust this project)' })
+      .strict()
+      .wrap(Math.min(110, io.stdout.columns ?? 100))
+      .exitProcess(false)
+      .fail((message: string | null, error: Error | undefined) => {
+        if (error) throw error
+        usageError = message ?? 'invalid usage'
+      })
+      .epilogue('Run `agent <command> --help` for a command\'s options. Docs: README.md'),
+    kernel.registries.commands.list(),
+    run,
+  ).demandCommand(1, 'Name a command (see agent --help).')
+
+  try {
+    let helpShown = false
+    parser.showHelpOnFail(false)
+    await parser.parseAsync(withDefaultCommand(args, names), {}, (error: Error | undefined, _argv: unknown, output: string) => {
+      if (output) {
+        helpShown = true
+        io.stdout.write(output + '\n')
+      }
+      if (error && !usageError) usageError = error.message
+    })
+    if (usageError && !helpShown) {
+      io.stderr.write(`agent: ${usageError}\nRun \`agent --help\` for usage.\n`)
+      exitCode = 2
+    } else if (usageError) {
+      exitCode = 2
+    }
+  } catch (error) {
+    exitCode = fail(error)
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    await kernel.shutdown(startedMode ? `${startedMode} ended` : 'command finished').catch(() => undefined)
+  }
+  return exitCode
+}
+
+function readOnly<T>(registry: { get(name: string): T | undefined; list(): T[]; entries(): Array<{ owner: string; value: T }>; subscribe(l: () => void): () => void }) {
+  return {
+    register: () => {
+      throw new AgentError('E_STATE', 'commands cannot register things; extensions do that in setup')
+    },
+    get: (name: string) => registry.get(name),
+    list: () => registry.list(),
+    entries: () => registry.entries(),
+    subscribe: (listener: () => void) => registry.subscribe(listener),
+  }
+}
