@@ -5,6 +5,7 @@
 import { join } from 'node:path'
 import { AgentError, errorMessage } from '../sdk/errors.ts'
 import type { HookHandles } from '../sdk/hooks.ts'
+import { EXTENSIONS_SERVICE, type ExtensionsService } from '../sdk/services.ts'
 import type { ExtensionDefinition, ExtensionInfo, ExtensionSource, Logger, RunMode, Services } from '../sdk/types.ts'
 import { resolveAgentHome, homePaths } from './config/home.ts'
 import { FileSettings } from './config/settings.ts'
@@ -108,6 +109,14 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     value: { check: (interactive: boolean, warn: (text: string) => void) => checkConfigVersion(settings, { interactive, warn }) },
   })
   const records = new Map<string, ExtensionRecord>()
+  services.set(EXTENSIONS_SERVICE, {
+    owner: 'kernel',
+    value: {
+      list: () => extensions(),
+      reload: (name: string) => serialized(() => reloadNow(name)),
+      unload: (name: string) => serialized(() => unloadNow(name)),
+    } satisfies ExtensionsService,
+  })
   const loadOrder: string[] = []
   let queue: Promise<unknown> = Promise.resolve()
   let stopWatching: (() => Promise<void>) | undefined

@@ -12,3 +12,13 @@ export interface HttpService {
   running(): string[]
   stop(): Promise<void>
 }
+
+export const EXTENSIONS_SERVICE = 'extensions'
+
+/** Provided by the kernel: what is loaded, and (re)loading on request (plugin installs, refreshes). */
+export interface ExtensionsService {
+  list(): import('./types.ts').ExtensionInfo[]
+  /** Loads a newly installed extension or rebuilds a loaded one; the old version keeps running if that fails. */
+  reload(name: string): Promise<{ name: string; ok: boolean; reason?: string }>
+  unload(name: string): Promise<void>
+}
