@@ -1,0 +1,158 @@
+// The conversation a slash command acts on (`SlashContext.chat`). The CLI chat and the gateway each
+// implement ChatController over their own sessions; the core slash commands (extension
+// `slash-commands`) are written once against it. Commands validate arguments and write config;
+// the controller only changes the live conversation.
+
+import { AgentError } from './errors.ts'
+import type { ReasoningEffort } from './model.ts'
+import type { ModelSelection } from './models.ts'
+import type { SlashContext } from './types.ts'
+
+/** The model a conversation uses now. */
+export interface ChatModel {
+  provider: string
+  model: string
+  baseUrl?: string
+  /** Name of the custom_providers entry (`custom:<name>:<model>`). */
+  customName?: string
+  /** Context window in tokens, when known. */
+  contextLength?: number
+  /** `session`: switched by `/model` for this session only (reverts on restart); `config`: from settings. */
+  origin: 'config' | 'session'
+}
+
+/** Totals of one conversation since it started (or since `/new`). */
+export interface ChatUsage {
+  inputTokens: number
+  outputTokens: number
+  reasoningTokens: number
+  totalTokens: number
+  /** Undefined when the provider reports no cost. */
+  costUsd?: number
+  /** Model calls made. */
+  apiCalls: number
+  /** User turns completed. */
+  turns: number
+  /** Prompt tokens of the last model call: how full the context window is. */
+  contextTokens: number
+  contextLength?: number
+  /** When this conversation started (ms since epoch); its duration is now minus this. */
+  startedAt: number
+}
+
+export interface ChatToolInfo {
+  name: string
+  toolset: string
+  enabled: boolean
+  /** true, or why the tool cannot run now (missing key …). */
+  available: true | string
+}
+
+export type BackgroundStatus = 'running' | 'done' | 'failed' | 'stopped'
+
+/** A `/background` run: an isolated session whose result the surface shows (or delivers) when done. */
+export interface BackgroundTask {
+  id: string
+  prompt: string
+  status: BackgroundStatus
+  /** The isolated session it runs in, once known. */
+  sessionId?: string
+  answer?: string
+  error?: string
+  startedAt: number
+  endedAt?: number
+}
+
+export interface ChatSessionSummary {
+  id: string
+  title?: string
+  /** ms since epoch */
+  updatedAt?: number
+  messageCount?: number
+}
+
+export interface CompressResult {
+  /** Messages in the context before and after. */
+  beforeMessages: number
+  afterMessages: number
+  /** Estimated prompt tokens before and after, when known. */
+  beforeTokens?: number
+  afterTokens?: number
+}
+
+/**
+ * What a chat surface lets slash commands do to its conversation. Both the CLI chat and the gateway
+ * implement every required member; optional members are surface-specific (a command that needs a
+ * missing one says so).
+ */
+export interface ChatController {
+  readonly surface: 'cli' | 'gateway'
+  /** The stored session, once the first turn created it. */
+  readonly sessionId: string | undefined
+
+  title(): string | undefined
+  /** Names the session (stores it; creates the session first if needed). Throws on a taken title. */
+  setTitle(title: string): Promise<void>
+
+  model(): ChatModel
+  /** Switches the model for the rest of this conversation (a command has already saved config when asked). */
+  setModel(selection: ModelSelection): Promise<void>
+
+  reasoningEffort(): ReasoningEffort | undefined
+  /** Changes effort and re-initialises the agent: the next turn is built with it. */
+  setReasoningEffort(effort: ReasoningEffort): Promise<void>
+  /** Whether model reasoning is shown (`display.show_reasoning` at start). */
+  showReasoning(): boolean
+  /** Toggles the display only; no re-initialisation. */
+  setShowReasoning(show: boolean): void
+
+  usage(): ChatUsage
+
+  /** A turn is running. */
+  busy(): boolean
+  /** Interrupts the running turn; false when nothing was running. */
+  stop(): Promise<boolean>
+  /** Queues a prompt to run after the current turn (or now when idle); returns its queue position (0 = running now). */
+  queue(prompt: string): number
+  /** Starts a fresh session (the old one stays stored). */
+  newSession(): Promise<void>
+  /** Switches to a stored session by id or title. Throws a one-line AgentError when there is none. */
+  resume(idOrTitle: string): Promise<ChatSessionSummary>
+  /** Recent stored sessions, newest first (for `/resume` without an argument). */
+  recentSessions(limit: number): Promise<ChatSessionSummary[]>
+  /** Summarises older context now. */
+  compress(): Promise<CompressResult>
+
+  /** Starts a prompt in an isolated background session; the surface shows its result when done. */
+  background(prompt: string): BackgroundTask
+  backgroundTasks(): BackgroundTask[]
+
+  /** Every registered tool with its state in this conversation. */
+  tools(): ChatToolInfo[]
+  /** Enables or disables tools (by tool or toolset name) for this conversation; returns the tool names changed. */
+  setToolsEnabled(names: string[], enabled: boolean): string[]
+
+  /** CLI only: the status bar. */
+  statusBar?: { visible(): boolean; setVisible(visible: boolean): void }
+}
+
+/** The ChatController of a slash context, or a one-line error when the surface has none. */
+export function chatOf(ctx: SlashContext): ChatController {
+  const chat = ctx.chat as unknown as ChatController | undefined
+  if (!chat || typeof chat.model !== 'function') {
+    throw new AgentError('E_STATE', `/${ctx.invokedAs} needs a conversation, and this surface has none`)
+  }
+  return chat
+}
+
+/** Config keys the chat surfaces and slash commands share. */
+export const CHAT_CONFIG = Object.freeze({
+  reasoningEffort: 'agent.reasoning_effort',
+  showReasoning: 'display.show_reasoning',
+  showCost: 'display.show_cost',
+  theme: 'display.theme',
+  statusBar: 'display.statusbar',
+  modelDefault: 'model.default',
+  modelProvider: 'model.provider',
+  modelBaseUrl: 'model.base_url',
+} as const)
