@@ -1,5 +1,5 @@
 // The conversation a slash command acts on (`SlashContext.chat`). The CLI chat and the gateway each
-// implement ChatController over their own sessions; the core slash commands (extension
+// implement ChatConversation over their own sessions; the core slash commands (extension
 // `slash-commands`) are written once against it. Commands validate arguments and write config;
 // the controller only changes the live conversation.
 
@@ -81,11 +81,12 @@ export interface CompressResult {
 }
 
 /**
- * What a chat surface lets slash commands do to its conversation. Both the CLI chat and the gateway
- * implement every required member; optional members are surface-specific (a command that needs a
- * missing one says so).
+ * The typed ChatController: what a chat surface lets slash commands do to its conversation. Both the
+ * CLI chat and the gateway implement every required member; optional members are surface-specific
+ * (a command that needs a missing one says so). `SlashContext.chat` (sdk/types.ts) is typed loosely
+ * as `ChatController`; cast it with `chatOf(ctx)`.
  */
-export interface ChatController {
+export interface ChatConversation {
   readonly surface: 'cli' | 'gateway'
   /** The stored session, once the first turn created it. */
   readonly sessionId: string | undefined
@@ -137,8 +138,8 @@ export interface ChatController {
 }
 
 /** The ChatController of a slash context, or a one-line error when the surface has none. */
-export function chatOf(ctx: SlashContext): ChatController {
-  const chat = ctx.chat as unknown as ChatController | undefined
+export function chatOf(ctx: SlashContext): ChatConversation {
+  const chat = ctx.chat as unknown as ChatConversation | undefined
   if (!chat || typeof chat.model !== 'function') {
     throw new AgentError('E_STATE', `/${ctx.invokedAs} needs a conversation, and this surface has none`)
   }
