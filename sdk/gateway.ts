@@ -1,0 +1,217 @@
+// The messaging gateway's services as other extensions see them: inbound dispatch (adapters hand
+// every chat message to the gateway), delivery (cron, /background, webhooks, approvals send text to a
+// chat, a code-hosting comment or the log), background-process notifications, and the pure helpers
+// (session keys, notification levels) every party must compute the same way.
+
+import { createHash } from 'node:crypto'
+import type { AdapterDefinition, ChatController, MessageSource } from './types.ts'
+
+export const GATEWAY_SERVICE = 'gateway'
+export const DELIVERY_SERVICE = 'delivery'
+export const GATEWAY_AUTH_SERVICE = 'gateway-auth'
+
+// ---------------------------------------------------------------------------------------------
+// Adapters
+
+/**
+ * What a gateway adapter may declare beyond AdapterDefinition (extra fields on the registered object).
+ * The gateway reads them at call time.
+ */
+export interface GatewayAdapter extends AdapterDefinition {
+  /** Shows a typing indicator in a chat; the gateway waits a human-like delay after calling it. */
+  typing?(chatId: string): Promise<void>
+  /** Longest message the platform accepts; the delivery service splits longer text. */
+  maxMessageLength?: number
+  /** true when send() splits long text itself (then the delivery service does not). */
+  splitsLongMessages?: boolean
+}
+// A ConfigError thrown by start() is fatal (bad configuration: no retry, `gateway run` exits 2);
+// any other start failure is retried with exponential backoff.
+
+/** One message from a chat platform, handed by its adapter to `GatewayService.dispatch`. */
+export interface GatewayInbound {
+  source: MessageSource & { threadId?: string }
+  text: string
+  /** Platform message id (dedup, replies). */
+  messageId?: string
+  receivedAt?: number
+}
+
+export type DispatchStatus =
+  /** Queued for (or started on) the chat's session. */
+  | 'queued'
+  /** A slash command, run at once (never queued behind a running turn). */
+  | 'command'
+  /** Sender not authorised and nothing was sent back. */
+  | 'denied'
+  /** Sender not authorised; a pairing code was sent. */
+  | 'pairing'
+  /** An inboundMessage hook tap handled or refused it. */
+  | 'handled'
+  /** Empty text, duplicate message id … */
+  | 'ignored'
+
+export interface DispatchResult {
+  status: DispatchStatus
+  sessionKey: string
+  /** Settles when the work caused by this message (command, agent turn and reply) is finished. */
+  done: Promise<void>
+}
+
+/** The chat controller the gateway gives to slash commands (`SlashContext.chat`). */
+export interface GatewayChatController extends ChatController {
+  readonly source: MessageSource
+  /** The routing key of this chat (gatewaySessionKey). */
+  readonly sessionKey: string
+  /** Whether an agent turn is running in this chat now. */
+  busy(): boolean
+  /** Starts a fresh session for this chat (the next message begins it). */
+  reset(): Promise<void>
+  /** Interrupts the running turn, if any; true if one was interrupted. */
+  stop(): boolean
+  /** Queues text as a prompt for this chat's session, after the running turn. */
+  queue(text: string): void
+  /** Runs a prompt in an isolated session; the answer is delivered to this chat. */
+  background(prompt: string): Promise<void>
+  /** Sends text to this chat now. */
+  send(text: string): Promise<void>
+}
+
+export interface AdapterStatus {
+  name: string
+  state: 'starting' | 'running' | 'retrying' | 'failed' | 'stopped'
+  attempts: number
+  lastError?: string
+  /** Epoch ms of the next reconnect attempt while retrying. */
+  nextAttemptAt?: number
+}
+
+export interface GatewayService {
+  /** Adapters call this for every inbound chat message (authorisation, commands, per-chat queue). */
+  dispatch(message: GatewayInbound): Promise<DispatchResult>
+  /** An adapter lost its connection: the gateway restarts it with exponential backoff. */
+  connectionLost(adapter: string, error: unknown): void
+  /** Adapter lifecycle states. */
+  status(): AdapterStatus[]
+  /** The session a chat currently continues, if any. */
+  sessionFor(source: MessageSource & { threadId?: string }): string | undefined
+  /** A random human-like typing delay within the configured bounds (ms). */
+  typingDelay(): number
+  /** Sends a background-process notification to a chat if the configured level lets it through. */
+  notifyBackground(source: MessageSource, event: BackgroundEvent): Promise<boolean>
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authorisation
+
+export type AuthDecision =
+  | { allowed: true; reason: string }
+  | { allowed: false; reason: string; /** what to do with an unauthorised DM */ action: 'pair' | 'ignore' }
+
+export interface PendingPairing {
+  platform: string
+  userId: string
+  userName?: string
+  createdAt: number
+  expiresAt: number
+}
+
+export interface ApprovedPairing {
+  platform: string
+  userId: string
+  userName?: string
+  approvedAt: number
+}
+
+export interface GatewayAuthService {
+  /** Default deny; decides on the stable user id only, never the display name. */
+  authorize(source: MessageSource): AuthDecision
+  /** Issues a pairing code for an unknown DM sender, or undefined when rate limited / too many pending. */
+  requestPairing(source: MessageSource): { code: string; expiresAt: number } | undefined
+  /** Approves a pending code; throws a one-line AgentError when unknown, expired or locked out. */
+  approve(code: string): ApprovedPairing
+  revoke(platform: string, userId: string): boolean
+  pending(): PendingPairing[]
+  approved(): ApprovedPairing[]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery
+
+export type DeliveryTarget =
+  /** A chat of a platform; no chatId means the platform's home channel. */
+  | { kind: 'chat'; platform: string; chatId?: string; threadId?: string }
+  /** A comment on an issue or pull request of the code host (REST API, base URL configurable). */
+  | { kind: 'code-comment'; host: 'github'; repo: string; number: number }
+  | { kind: 'log' }
+
+export interface DeliveryReceipt {
+  target: DeliveryTarget
+  /** Number of messages sent (long text is split for platforms that need it). */
+  parts: number
+  /** Where it went, without secrets (e.g. `sms:+155****4567`, `github:owner/repo#12`, `log`). */
+  description: string
+}
+
+export interface HomeChannel {
+  platform: string
+  chatId: string
+  name: string
+  threadId?: string
+}
+
+export interface DeliveryService {
+  /**
+   * Sends text to a target, or back to the chat a message came from (a MessageSource). Throws a
+   * one-line AgentError (no secrets) when it cannot: unknown platform, no home channel, REST failure.
+   */
+  send(to: DeliveryTarget | MessageSource, text: string): Promise<DeliveryReceipt>
+  /**
+   * Parses a `deliver` setting: `log`, `origin` (needs origin), `github_comment` (needs
+   * `extra.repo` and `extra.pr_number` or `extra.issue_number`), `<platform>` (extra.chat_id,
+   * else the home channel) or `<platform>:<chat_id>`.
+   */
+  parse(spec: string, extra?: Record<string, unknown>, origin?: MessageSource): DeliveryTarget
+  /** `<PLATFORM>_HOME_CHANNEL` (+ `_NAME`, default "Home", + `_THREAD_ID`). */
+  homeChannel(platform: string): HomeChannel | undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Background process notifications
+
+export type BackgroundNotificationLevel = 'all' | 'result' | 'error' | 'off'
+export const BACKGROUND_NOTIFICATION_LEVELS: readonly BackgroundNotificationLevel[] = ['all', 'result', 'error', 'off']
+
+export type BackgroundEvent =
+  /** Running output of a background process. */
+  | { kind: 'output'; processId: string; text: string }
+  /** The process ended. */
+  | { kind: 'exit'; processId: string; exitCode: number; text: string }
+
+/** all: output and exits; result: exits only; error: non-zero exits only; off: nothing. */
+export function shouldNotify(level: BackgroundNotificationLevel, event: BackgroundEvent): boolean {
+  if (level === 'off') return false
+  if (level === 'all') return true
+  if (event.kind !== 'exit') return false
+  return level === 'result' || event.exitCode !== 0
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session routing
+
+/**
+ * The routing key of a chat: one session per chat. DMs are keyed by chat (else the user, so two
+ * users never share one); group chats are per user inside the chat; threads are their own chat.
+ */
+export function gatewaySessionKey(source: MessageSource & { threadId?: string }): string {
+  const kind = source.chatType ?? 'dm'
+  const chat = source.chatId ?? source.userId ?? 'unknown'
+  const thread = source.threadId ? `:${source.threadId}` : ''
+  const user = kind !== 'dm' && source.userId ? `:${source.userId}` : ''
+  return `agent:main:${source.platform}:${kind}:${chat}${thread}${user}`
+}
+
+/** A short stable hash (hex) used to scope names by a path, e.g. the gateway service name by AGENT_HOME. */
+export function shortHash(text: string, length = 8): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length)
+}
