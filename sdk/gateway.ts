@@ -4,7 +4,8 @@
 // (session keys, notification levels) every party must compute the same way.
 
 import { createHash } from 'node:crypto'
-import type { AdapterDefinition, ChatController, MessageSource } from './types.ts'
+import type { ChatConversation } from './chat.ts'
+import type { AdapterDefinition, MessageSource } from './types.ts'
 
 export const GATEWAY_SERVICE = 'gateway'
 export const DELIVERY_SERVICE = 'delivery'
@@ -58,21 +59,14 @@ export interface DispatchResult {
   done: Promise<void>
 }
 
-/** The chat controller the gateway gives to slash commands (`SlashContext.chat`). */
-export interface GatewayChatController extends ChatController {
-  readonly source: MessageSource
+/**
+ * The chat controller the gateway gives to slash commands (`SlashContext.chat`): the shared
+ * ChatConversation (sdk/chat.ts) of one chat, plus where that chat is.
+ */
+export interface GatewayChatController extends ChatConversation {
+  readonly source: MessageSource & { threadId?: string }
   /** The routing key of this chat (gatewaySessionKey). */
   readonly sessionKey: string
-  /** Whether an agent turn is running in this chat now. */
-  busy(): boolean
-  /** Starts a fresh session for this chat (the next message begins it). */
-  reset(): Promise<void>
-  /** Interrupts the running turn, if any; true if one was interrupted. */
-  stop(): boolean
-  /** Queues text as a prompt for this chat's session, after the running turn. */
-  queue(text: string): void
-  /** Runs a prompt in an isolated session; the answer is delivered to this chat. */
-  background(prompt: string): Promise<void>
   /** Sends text to this chat now. */
   send(text: string): Promise<void>
 }
