@@ -112,9 +112,9 @@ export interface ChatConversation {
   /** A turn is running. */
   busy(): boolean
   /** Interrupts the running turn; false when nothing was running. */
-  stop(): Promise<boolean>
-  /** Queues a prompt to run after the current turn (or now when idle); returns its queue position (0 = running now). */
-  queue(prompt: string): number
+  stop(): boolean | Promise<boolean>
+  /** Queues a prompt to run after the current turn (or now when idle); may return its queue position (0 = running now). */
+  queue(prompt: string): number | void
   /** Starts a fresh session (the old one stays stored). */
   newSession(): Promise<void>
   /** Switches to a stored session by id or title. Throws a one-line AgentError when there is none. */
@@ -124,9 +124,14 @@ export interface ChatConversation {
   /** Summarises older context now. */
   compress(): Promise<CompressResult>
 
-  /** Starts a prompt in an isolated background session; the surface shows its result when done. */
-  background(prompt: string): BackgroundTask
-  backgroundTasks(): BackgroundTask[]
+  /**
+   * Starts a prompt in an isolated background session and returns at once (commands never await a
+   * returned promise: it may settle only when the run is over); the surface shows or delivers the
+   * result to this chat when done.
+   */
+  background(prompt: string): BackgroundTask | Promise<void> | void
+  /** Background runs of this conversation, when the surface keeps them. */
+  backgroundTasks?(): BackgroundTask[]
 
   /** Every registered tool with its state in this conversation. */
   tools(): ChatToolInfo[]
