@@ -1,0 +1,92 @@
+// OpenAI-compatible provider family: the aggregator, custom endpoints (unnamed, and named ones
+// passed in by the model resolver), and each direct API-key vendor. One registry entry per provider;
+// the openai client is imported only when a client is built.
+
+import { AgentError, defineExtension, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
+import { COMPAT_PROVIDERS, type CompatProviderSpec } from './catalog.ts'
+
+function firstEnv(settings: Settings, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = settings.env(name)?.trim()
+    if (value) return value
+  }
+  return undefined
+}
+
+function keyHint(spec: CompatProviderSpec): string {
+  return `run \`agent model\`, or \`agent config set ${spec.keyEnv[0]} <key>\``
+}
+
+function checkUrl(provider: string, url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new AgentError('E_PROVIDER', `${provider}: invalid base URL "${url}" (expected http(s)://host[:port]/path)`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new AgentError('E_PROVIDER', `${provider}: invalid base URL "${url}" (expected http or https)`)
+  return url.replace(/\/+$/, '')
+}
+
+async function create(spec: CompatProviderSpec, options: ProviderOptions): Promise<ModelClient> {
+  const { settings } = options
+  const extra = options.extra ?? {}
+  const rawUrl = options.baseUrl ?? (spec.baseUrlEnv ? settings.env(spec.baseUrlEnv)?.trim() : undefined) ?? spec.defaultBaseUrl
+  if (!rawUrl) {
+    throw new AgentError('E_PROVIDER', `${spec.name}: no endpoint configured: run \`agent model\`, or \`agent config set model.base_url http://host:port/v1\` (or set ${spec.baseUrlEnv})`)
+  }
+  const baseUrl = checkUrl(spec.name, rawUrl)
+  const apiKey = options.apiKey ?? firstEnv(settings, spec.keyEnv)
+  if (spec.requiresKey && !apiKey) throw new AgentError('E_PROVIDER', `${spec.name}: no API key: ${keyHint(spec)}`)
+  const { createCompatClient } = await import('./client.ts')
+  const build = (model: string) =>
+    createCompatClient({
+      provider: spec.name,
+      model,
+      baseUrl,
+      apiKey,
+      timeoutMs: options.timeoutMs,
+      reasoning: spec.reasoning,
+      headers: { ...spec.headers, ...(extra.headers as Record<string, string> | undefined) },
+      retry: extra.retry as RetryPolicy | undefined,
+      contextLength: typeof extra.contextLength === 'number' ? extra.contextLength : undefined,
+      extraBody: extra.extraBody as Record<string, unknown> | undefined,
+      authHint: spec.keyEnv.length ? `check ${spec.keyEnv[0]}: ${keyHint(spec)}` : undefined,
+    })
+  const model = options.model ?? spec.defaultModel
+  if (model) return build(model)
+  // No model named: ask the endpoint which one it serves (local servers usually serve one).
+  const probe = await build('')
+  const served = await probe.listModels!()
+  if (!served[0]) throw new AgentError('E_PROVIDER', `${spec.name}: ${baseUrl} lists no models; set one with \`agent config set model.default <model>\``)
+  return build(served[0])
+}
+
+function configured(spec: CompatProviderSpec, settings: Settings): true | string {
+  if (spec.name === 'custom') {
+    const provider = settings.get<string>('model.provider')
+    if (settings.env('OPENAI_BASE_URL') || (provider === 'custom' && settings.get('model.base_url'))) return true
+    return 'no endpoint: set model.base_url (with model.provider: custom) or OPENAI_BASE_URL'
+  }
+  if (!spec.requiresKey || firstEnv(settings, spec.keyEnv)) return true
+  return `no API key: set ${spec.keyEnv.join(' or ')}`
+}
+
+export default defineExtension({
+  name: 'provider-openai-compat',
+  version: '1.0.0',
+  description: 'OpenAI-compatible providers: aggregator, custom endpoints, direct API-key vendors',
+  setup(api) {
+    for (const spec of COMPAT_PROVIDERS) {
+      api.providers.register({
+        specificationVersion: 1,
+        name: spec.name,
+        aliases: spec.aliases,
+        label: spec.label,
+        envKeys: [...spec.keyEnv, ...(spec.baseUrlEnv ? [spec.baseUrlEnv] : [])],
+        create: (options) => create(spec, options),
+        configured: (settings) => configured(spec, settings),
+      })
+    }
+  },
+})

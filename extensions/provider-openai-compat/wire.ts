@@ -1,0 +1,136 @@
+// Chat-completions wire mapping: ChatMessage/ToolSchema → request body, and completion or stream
+// chunks → ModelResponse. Tool calls keep their ids; a call sent without one gets a synthetic id so
+// its result still pairs with it.
+
+import { syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
+
+export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
+  return messages.map((m) => {
+    switch (m.role) {
+      case 'assistant': {
+        const out: Record<string, unknown> = { role: 'assistant', content: textOrParts(m.content) ?? (m.toolCalls?.length ? null : '') }
+        if (m.toolCalls?.length) out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments || '{}' } }))
+        return out
+      }
+      case 'tool':
+        return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: plainText(m.content) }
+      case 'system':
+        return { role: 'system', content: plainText(m.content) }
+      default: {
+        const out: Record<string, unknown> = { role: 'user', content: textOrParts(m.content) ?? '' }
+        if (m.name) out.name = m.name
+        return out
+      }
+    }
+  })
+}
+
+function textOrParts(content: ChatMessage['content']): string | ContentPart[] | null {
+  return content
+}
+
+export function plainText(content: ChatMessage['content']): string {
+  if (content === null) return ''
+  if (typeof content === 'string') return content
+  return content.map((p) => (p.type === 'text' ? p.text : `[image: ${p.image_url.url.slice(0, 64)}]`)).join('\n')
+}
+
+export function toWireTools(tools: readonly ToolSchema[] | undefined): Array<Record<string, unknown>> | undefined {
+  if (!tools?.length) return undefined
+  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))
+}
+
+export function toUsage(raw: any): Usage {
+  const input = Number(raw?.prompt_tokens ?? 0) || 0
+  const output = Number(raw?.completion_tokens ?? 0) || 0
+  const usage: Usage = { inputTokens: input, outputTokens: output, totalTokens: Number(raw?.total_tokens ?? input + output) || input + output }
+  const reasoning = raw?.completion_tokens_details?.reasoning_tokens
+  if (typeof reasoning === 'number') usage.reasoningTokens = reasoning
+  // The aggregator reports the charged cost in the usage object.
+  if (typeof raw?.cost === 'number') usage.costUsd = raw.cost
+  return usage
+}
+
+function reasoningOf(message: any): string | undefined {
+  const text = message?.reasoning_content ?? message?.reasoning
+  return typeof text === 'string' && text.length > 0 ? text : undefined
+}
+
+export function fromCompletion(body: any): ModelResponse {
+  const choice = body?.choices?.[0]
+  const message = choice?.message ?? {}
+  const toolCalls: ToolCall[] = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((c: any, i: number) => ({
+    id: typeof c?.id === 'string' && c.id ? c.id : syntheticCallId(i),
+    name: String(c?.function?.name ?? ''),
+    arguments: typeof c?.function?.arguments === 'string' ? c.function.arguments : JSON.stringify(c?.function?.arguments ?? {}),
+  }))
+  const content = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? plainText(message.content) : null
+  return { content: content === '' && toolCalls.length ? null : content, toolCalls, reasoning: reasoningOf(message), usage: toUsage(body?.usage), finishReason: choice?.finish_reason ?? undefined }
+}
+
+/** Folds stream chunks into one response, reporting text and reasoning deltas as they come. */
+export class StreamAccumulator {
+  private text = ''
+  private reasoning = ''
+  private calls: Array<{ id: string; name: string; arguments: string }> = []
+  private byIndex = new Map<number, number>()
+  private usage: Usage | undefined
+  private finish: string | undefined
+  chunks = 0
+
+  constructor(private readonly onDelta?: (delta: ModelDelta) => void) {}
+
+  /** Returns true when the chunk carried output for the caller. */
+  push(chunk: any): boolean {
+    this.chunks++
+    if (chunk?.usage) this.usage = toUsage(chunk.usage)
+    const choice = chunk?.choices?.[0]
+    if (!choice) return false
+    if (choice.finish_reason) this.finish = choice.finish_reason
+    const delta = choice.delta ?? {}
+    let delivered = false
+    const reasoning = reasoningOf(delta)
+    if (reasoning) {
+      this.reasoning += reasoning
+      this.onDelta?.({ reasoning })
+      delivered = true
+    }
+    if (typeof delta.content === 'string' && delta.content) {
+      this.text += delta.content
+      this.onDelta?.({ content: delta.content })
+      delivered = true
+    }
+    for (const part of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) this.pushToolCall(part)
+    return delivered
+  }
+
+  private pushToolCall(part: any): void {
+    const id = typeof part?.id === 'string' ? part.id : ''
+    let slot: number | undefined
+    if (typeof part?.index === 'number') slot = this.byIndex.get(part.index)
+    else if (!id && this.calls.length && !part?.function?.name) slot = this.calls.length - 1 // a continuation without index
+    if (slot === undefined || (id && this.calls[slot]!.id && this.calls[slot]!.id !== id)) {
+      slot = this.calls.push({ id, name: '', arguments: '' }) - 1
+      if (typeof part?.index === 'number') this.byIndex.set(part.index, slot)
+    }
+    const call = this.calls[slot]!
+    if (id && !call.id) call.id = id
+    if (part?.function?.name) call.name += part.function.name
+    if (part?.function?.arguments) call.arguments += typeof part.function.arguments === 'string' ? part.function.arguments : JSON.stringify(part.function.arguments)
+  }
+
+  get complete(): boolean {
+    return this.finish !== undefined
+  }
+
+  result(): ModelResponse {
+    const toolCalls = this.calls.map((c, i) => ({ id: c.id || syntheticCallId(i), name: c.name, arguments: c.arguments }))
+    return {
+      content: this.text === '' && toolCalls.length ? null : this.text,
+      toolCalls,
+      reasoning: this.reasoning || undefined,
+      usage: this.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      finishReason: this.finish,
+    }
+  }
+}

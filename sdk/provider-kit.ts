@@ -1,0 +1,229 @@
+// Helpers every provider extension shares (built-in or third-party): one call with timeout, abort,
+// bounded retries of transient failures, and the single clear line a failure becomes. Providers
+// only translate their wire format; the failure policy lives here so all of them behave alike.
+
+import { AgentError } from './errors.ts'
+import { redactSecrets } from './redact.ts'
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 3). */
+  retries?: number
+  /** First backoff delay; doubles each retry, with jitter (default 1000 ms). */
+  baseDelayMs?: number
+  /** Upper bound of one delay, also of a server's Retry-After (default 20 000 ms). */
+  maxDelayMs?: number
+}
+
+export interface CallOptions extends RetryPolicy {
+  /** Canonical provider name, first word of every error. */
+  provider: string
+  /** Endpoint, named in connection errors. */
+  baseUrl: string
+  /** Per attempt (AGENT_API_TIMEOUT). */
+  timeoutMs: number
+  signal?: AbortSignal
+  /** Values to mask in error text (API keys, tokens). */
+  secrets?: Iterable<string | undefined>
+  /** How to fix missing or rejected credentials, appended to 401/403 errors. */
+  authHint?: string
+}
+
+export interface Attempt {
+  /** Aborted on caller abort or on this attempt's timeout. */
+  signal: AbortSignal
+  /** 0 for the first attempt. */
+  number: number
+  /** Call once output reached the caller (a stream delta): a later failure is then not retried. */
+  markDelivered(): void
+}
+
+/** A failure read from an HTTP answer, thrown by providers that speak HTTP with fetch. */
+export class ProviderHttpError extends Error {
+  readonly status: number
+  readonly retryAfterMs?: number
+  constructor(status: number, message: string, retryAfterMs?: number) {
+    super(message)
+    this.name = 'ProviderHttpError'
+    this.status = status
+    this.retryAfterMs = retryAfterMs
+  }
+}
+
+/** A broken exchange (truncated stream, malformed answer): retried like a dropped connection. */
+export class ProviderProtocolError extends Error {
+  readonly transient: boolean
+  constructor(message: string, transient = true) {
+    super(message)
+    this.name = 'ProviderProtocolError'
+    this.transient = transient
+  }
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no response headers in time',
+  UND_ERR_BODY_TIMEOUT: 'response body stalled',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+}
+/** Network failures worth another attempt; refused/not-found fail at once (nothing is listening). */
+const TRANSIENT_NETWORK = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+
+/** The innermost system error code in a cause chain (`fetch failed` → ECONNREFUSED). */
+export function networkCode(error: unknown): string | undefined {
+  let current: any = error
+  for (let depth = 0; current && depth < 6; depth++) {
+    if (typeof current.code === 'string' && (NETWORK_REASONS[current.code] || /^E[A-Z]+$/.test(current.code) || current.code.startsWith('UND_ERR'))) return current.code
+    if (current instanceof AggregateError && current.errors?.length) current = current.errors[0]
+    else current = current.cause
+  }
+  if (error instanceof Error && /socket hang up|terminated|other side closed/i.test(error.message)) return 'ECONNRESET'
+  return undefined
+}
+
+function statusOf(error: any): number | undefined {
+  const status = error?.status ?? error?.statusCode
+  return typeof status === 'number' && status >= 400 ? status : undefined
+}
+
+/** Retry-After (seconds or HTTP date) from an error's headers, in ms. */
+function retryAfterOf(error: any): number | undefined {
+  if (typeof error?.retryAfterMs === 'number') return error.retryAfterMs
+  const headers = error?.headers
+  const raw = typeof headers?.get === 'function' ? headers.get('retry-after') : headers?.['retry-after']
+  return parseRetryAfter(raw)
+}
+
+export function parseRetryAfter(raw: string | null | undefined): number | undefined {
+  if (!raw) return undefined
+  const seconds = Number(raw)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
+  const at = Date.parse(raw)
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined
+}
+
+export function isTransient(error: unknown): boolean {
+  if (error instanceof ProviderProtocolError) return error.transient
+  const status = statusOf(error)
+  if (status !== undefined) return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500
+  const code = networkCode(error)
+  return code !== undefined && TRANSIENT_NETWORK.has(code)
+}
+
+/** The server's own words from an error, without stack, JSON noise or newlines. */
+function serverMessage(error: any): string {
+  const nested = error?.error?.error?.message ?? error?.error?.message ?? (typeof error?.error === 'string' ? error.error : undefined)
+  let text = String(nested ?? error?.message ?? error ?? 'unknown error')
+  // The openai client prefixes "<status> " to its messages; the status is printed separately.
+  text = text.replace(/^\d{3}\s+/, '')
+  return text.replace(/\s+/g, ' ').trim().slice(0, 300)
+}
+
+/** One line for a failed call: `<provider>: <what happened>`; secrets masked; never a stack. */
+export function describeProviderError(error: unknown, options: Pick<CallOptions, 'provider' | 'baseUrl' | 'secrets' | 'authHint'>): string {
+  const status = statusOf(error)
+  let line: string
+  if (status !== undefined) {
+    line = `${options.provider}: HTTP ${status} from ${options.baseUrl}: ${serverMessage(error)}`
+    if ((status === 401 || status === 403) && options.authHint) line += ` (${options.authHint})`
+  } else {
+    const code = networkCode(error)
+    if (code) line = `${options.provider}: cannot reach ${options.baseUrl}: ${NETWORK_REASONS[code] ?? code.toLowerCase()}`
+    else line = `${options.provider}: ${serverMessage(error)}`
+  }
+  return redactSecrets(line, options.secrets ?? [])
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+
+export function backoffDelay(retry: number, policy: RetryPolicy = {}, retryAfterMs?: number): number {
+  const base = policy.baseDelayMs ?? 1000
+  const max = policy.maxDelayMs ?? 20_000
+  const exp = base * 2 ** retry
+  const jittered = exp / 2 + Math.random() * (exp / 2)
+  return Math.min(max, Math.max(retryAfterMs ?? 0, jittered))
+}
+
+/**
+ * Runs `fn` with a per-attempt timeout and the caller's abort signal; retries transient failures
+ * (429, 5xx, dropped connections) with bounded exponential backoff; turns the final failure into
+ * one AgentError line (code E_PROVIDER, or E_INTERRUPTED when the caller aborted).
+ */
+export async function callProvider<T>(options: CallOptions, fn: (attempt: Attempt) => Promise<T>): Promise<T> {
+  const retries = Math.max(0, options.retries ?? 3)
+  for (let number = 0; ; number++) {
+    if (options.signal?.aborted) throw interrupted(options)
+    const timeout = new AbortController()
+    const timer = setTimeout(() => timeout.abort(new Error('timeout')), options.timeoutMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal
+    let delivered = false
+    try {
+      return await fn({ signal, number, markDelivered: () => void (delivered = true) })
+    } catch (error) {
+      if (AgentError.isInstance(error)) throw error
+      if (options.signal?.aborted) throw interrupted(options, error)
+      if (timeout.signal.aborted) {
+        throw new AgentError('E_PROVIDER', `${options.provider}: no answer from ${options.baseUrl} within ${Math.round(options.timeoutMs / 1000)} s (AGENT_API_TIMEOUT)`, { cause: error })
+      }
+      if (!delivered && number < retries && isTransient(error)) {
+        try {
+          await sleep(backoffDelay(number, options, retryAfterOf(error)), options.signal)
+        } catch {
+          throw interrupted(options, error)
+        }
+        continue
+      }
+      const line = describeProviderError(error, options)
+      throw new AgentError('E_PROVIDER', number > 0 ? `${line} (after ${number + 1} attempts)` : line, { cause: error })
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
+
+function interrupted(options: CallOptions, cause?: unknown): AgentError {
+  return new AgentError('E_INTERRUPTED', `${options.provider}: model call interrupted`, { cause })
+}
+
+/** An id for a tool call the provider sent without one, so results still pair with their call. */
+export function syntheticCallId(index: number): string {
+  return `call_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}_${index}`
+}
+
+/** Parses a JSON arguments string; a broken one stays as it came (the runtime reports it to the model). */
+export function parseToolArguments(text: string): Record<string, unknown> {
+  if (!text.trim()) return {}
+  try {
+    const value = JSON.parse(text)
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : { value }
+  } catch {
+    return { _raw: text }
+  }
+}
+
+/** Joins a base URL and a path with exactly one slash. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
+}
