@@ -4,9 +4,9 @@
 // the controller only changes the live conversation.
 
 import { AgentError } from './errors.ts'
-import type { ReasoningEffort } from './model.ts'
+import type { ReasoningEffort, Usage } from './model.ts'
 import type { ModelSelection } from './models.ts'
-import type { SlashContext } from './types.ts'
+import type { Settings, SlashContext } from './types.ts'
 
 /** The model a conversation uses now. */
 export interface ChatModel {
@@ -27,8 +27,11 @@ export interface ChatUsage {
   outputTokens: number
   reasoningTokens: number
   totalTokens: number
-  /** Undefined when the provider reports no cost. */
+  /** Undefined when neither the provider reports a cost nor `pricing.<model>` is configured. */
   costUsd?: number
+  /** The part of costUsd known per direction (from `pricing.<model>`), when known. */
+  inputCostUsd?: number
+  outputCostUsd?: number
   /** Model calls made. */
   apiCalls: number
   /** User turns completed. */
@@ -140,6 +143,8 @@ export interface ChatConversation {
 
   /** CLI only: the status bar. */
   statusBar?: { visible(): boolean; setVisible(visible: boolean): void }
+  /** CLI only: leaves the chat after the current output. */
+  exit?(): void
 }
 
 /** The ChatController of a slash context, or a one-line error when the surface has none. */
@@ -162,3 +167,28 @@ export const CHAT_CONFIG = Object.freeze({
   modelProvider: 'model.provider',
   modelBaseUrl: 'model.base_url',
 } as const)
+
+/** USD per million tokens, from config `pricing: { "<model>": { input, output } }`. */
+export interface ModelPricing {
+  input: number
+  output: number
+}
+
+/** The configured price of a model (also tried without a `vendor/` prefix), or undefined. */
+export function pricingFor(settings: Settings, model: string): ModelPricing | undefined {
+  const table = settings.get<Record<string, unknown>>('pricing')
+  if (!table || typeof table !== 'object') return undefined
+  const entry = (table[model] ?? table[model.split('/').pop() ?? model]) as Partial<ModelPricing> | undefined
+  if (!entry || typeof entry !== 'object') return undefined
+  const input = Number(entry.input ?? 0)
+  const output = Number(entry.output ?? 0)
+  return Number.isFinite(input) && Number.isFinite(output) ? { input, output } : undefined
+}
+
+/** Cost of one model usage: the provider's figure when it reports one, else from pricing. */
+export function costOf(usage: Usage, pricing: ModelPricing | undefined): { totalUsd?: number; inputUsd?: number; outputUsd?: number } {
+  const inputUsd = pricing ? (usage.inputTokens * pricing.input) / 1e6 : undefined
+  const outputUsd = pricing ? (usage.outputTokens * pricing.output) / 1e6 : undefined
+  const totalUsd = usage.costUsd ?? (pricing ? inputUsd! + outputUsd! : undefined)
+  return { totalUsd, inputUsd, outputUsd }
+}
