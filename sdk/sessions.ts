@@ -1,0 +1,153 @@
+// The session store (`services.require<SessionStore>('sessions')`, extension `sessions`): sessions
+// and their messages in state.db, titles, lineage (compression continuations, branches), usage
+// totals, end reasons and full-text search. Methods are async so a server database can replace
+// SQLite behind the same interface; a resolved write is durable (it survives kill -9).
+
+import type { ChatMessage, Usage } from './model.ts'
+
+export const SESSIONS_SERVICE = 'sessions'
+
+/** Titles are unique and at most this many characters. */
+export const MAX_TITLE_LENGTH = 100
+
+/** Why a session has a parent. */
+export type SessionLineage = 'compression' | 'branch' | 'delegation' | (string & {})
+
+export interface SessionUsage {
+  inputTokens: number
+  outputTokens: number
+  reasoningTokens: number
+  totalTokens: number
+  costUsd: number
+}
+
+export interface SessionRecord {
+  /** `YYYYMMDD_HHMMSS_<8 hex>` unless the creator chose one (the API server's `api-…`). */
+  id: string
+  title?: string
+  parentId?: string
+  lineage?: SessionLineage
+  /** Platform the session came from: `cli`, `api_server`, `telegram`, `cron`, `delegation` … */
+  source: string
+  /** Stable platform user id. */
+  userId?: string
+  chatId?: string
+  model?: string
+  provider?: string
+  /** Selected personality (a key of the top-level `personalities` config). */
+  personality?: string
+  cwd?: string
+  /** Epoch milliseconds. */
+  startedAt: number
+  updatedAt: number
+  endedAt?: number
+  /** Why it ended: `compression`, `user_exit`, `reset`, `one_shot`, `error` … */
+  endReason?: string
+  /** Exit reason of the last run in it (`completed`, `interrupted`, `max_iterations`). */
+  lastExitReason?: string
+  messageCount: number
+  usage: SessionUsage
+  apiCalls: number
+}
+
+export interface NewSession {
+  /** Caller-chosen id (1-128 characters of [A-Za-z0-9_.:-]); generated when omitted. */
+  id?: string
+  title?: string
+  parentId?: string
+  lineage?: SessionLineage
+  /** Default `cli`. */
+  source?: string
+  userId?: string
+  chatId?: string
+  model?: string
+  provider?: string
+  personality?: string
+  cwd?: string
+}
+
+export type SessionUpdate = Partial<Pick<SessionRecord, 'model' | 'provider' | 'personality' | 'cwd' | 'lastExitReason'>>
+
+export interface StoredMessage extends ChatMessage {
+  id: number
+  sessionId: string
+  /** Epoch milliseconds. */
+  createdAt: number
+}
+
+export interface AppendOptions {
+  /** Added to the session's totals in the same transaction. */
+  usage?: Partial<Usage>
+  apiCalls?: number
+}
+
+export interface SessionListOptions {
+  /** Default 50. */
+  limit?: number
+  offset?: number
+  source?: string
+  userId?: string
+  chatId?: string
+  parentId?: string
+  /** Sessions that ended (compressed, closed) are listed too unless false. */
+  includeEnded?: boolean
+}
+
+export interface SessionSearchOptions {
+  /** Default 20, at most 500. */
+  limit?: number
+  source?: string
+  sessionId?: string
+  role?: ChatMessage['role']
+  /** The query is FTS5 syntax as is (AND/OR/NEAR, "phrases", prefix*); default: plain words, all required. */
+  raw?: boolean
+}
+
+export interface SessionSearchHit {
+  sessionId: string
+  messageId: number
+  role: ChatMessage['role']
+  /** A short excerpt with the matches in [brackets]. */
+  snippet: string
+  createdAt: number
+  title?: string
+  source: string
+  /** bm25 rank: lower is better. */
+  rank: number
+}
+
+export interface SessionStore {
+  create(input?: NewSession): Promise<SessionRecord>
+  get(id: string): Promise<SessionRecord | undefined>
+  /**
+   * A session id, else a title: when numbered variants (`title #2` …) exist the newest of them,
+   * else the exact title; either way projected forward to the tip of its compression lineage.
+   */
+  resolve(idOrTitle: string): Promise<SessionRecord | undefined>
+  /** Newest first. */
+  list(options?: SessionListOptions): Promise<SessionRecord[]>
+  /** The most recently active session matching the filter. */
+  latest(options?: Pick<SessionListOptions, 'source' | 'userId' | 'chatId'>): Promise<SessionRecord | undefined>
+  /** Appends messages in one transaction (durable when resolved). */
+  append(sessionId: string, messages: readonly ChatMessage[], options?: AppendOptions): Promise<StoredMessage[]>
+  /** Messages in order; `limit` keeps the last N. */
+  messages(sessionId: string, options?: { limit?: number }): Promise<StoredMessage[]>
+  /**
+   * Sets (or with null/empty clears) the title. Control, zero-width and bidi characters are removed,
+   * whitespace collapsed; over 100 characters or a title held by another session is an error
+   * (a compression ancestor's title is transferred instead). Returns the stored title.
+   */
+  setTitle(sessionId: string, title: string | null): Promise<string | undefined>
+  /** `base #N` with N one above the highest in use (the unnumbered original counts as #1). */
+  nextTitle(base: string): Promise<string>
+  update(sessionId: string, fields: SessionUpdate): Promise<void>
+  addUsage(sessionId: string, usage: Partial<Usage>, apiCalls?: number): Promise<void>
+  end(sessionId: string, reason: string): Promise<void>
+  /** Clears the end of a session that is continued. */
+  reopen(sessionId: string): Promise<void>
+  /** The newest compression continuation of a session, following the chain (itself if none). */
+  tip(sessionId: string): Promise<SessionRecord | undefined>
+  search(query: string, options?: SessionSearchOptions): Promise<SessionSearchHit[]>
+  /** Deletes a session and its messages; children keep living without a parent. */
+  delete(sessionId: string): Promise<boolean>
+}
