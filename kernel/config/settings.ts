@@ -49,10 +49,12 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
 
 /** Parses config.yaml text into a Document; a syntax error becomes one line naming the file. */
 export function parseConfigDocument(text: string, file: string): YAML.Document {
-  const doc = YAML.parseDocument(text, { prettyErrors: false })
+  const lineCounter = new YAML.LineCounter()
+  const doc = YAML.parseDocument(text, { prettyErrors: false, lineCounter })
   const first = doc.errors[0]
   if (first) {
-    const where = first.linePos?.[0] ? `line ${first.linePos[0].line}, column ${first.linePos[0].col}: ` : ''
+    const pos = lineCounter.linePos(first.pos[0])
+    const where = `line ${pos.line}, column ${pos.col}: `
     throw new ConfigError(`${file}: ${where}${first.message.split('\n')[0]}`)
   }
   const value = doc.toJS()

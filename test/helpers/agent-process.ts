@@ -1,0 +1,95 @@
+// Runs the real `agent` bin in a child process with a hermetic environment: one-shot commands
+// (runAgent) and long-running ones (startAgent, e.g. `gateway run`) with bounded waits.
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { hermeticEnv } from '../../sdk/testing/index.ts'
+
+export const AGENT_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'kernel', 'bin', 'agent.mjs')
+
+export interface RunOptions {
+  home: string
+  env?: Record<string, string | undefined>
+  input?: string
+  cwd?: string
+  timeoutMs?: number
+}
+
+export interface RunResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+export function runAgent(args: string[], options: RunOptions): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: hermeticEnv(options.env, options.home), cwd: options.cwd ?? options.home, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`agent ${args.join(' ')} did not finish within ${options.timeoutMs ?? 30_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`))
+    }, options.timeoutMs ?? 30_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+export interface RunningAgent {
+  child: ChildProcess
+  stdout(): string
+  stderr(): string
+  /** Resolves with the first match of `pattern` in stderr+stdout, or rejects after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
+  /** SIGINT (then SIGKILL after a grace period); resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+export function startAgent(args: string[], options: RunOptions): RunningAgent {
+  const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: hermeticEnv(options.env, options.home), cwd: options.cwd ?? options.home, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  const waiters = new Set<() => void>()
+  const notify = () => waiters.forEach((w) => w())
+  child.stdout!.on('data', (d) => ((out += d), notify()))
+  child.stderr!.on('data', (d) => ((err += d), notify()))
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (notify(), resolve(code))))
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitFor(pattern, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = (err + out).match(pattern)
+          if (match) return done(() => resolve(match))
+          if (child.exitCode !== null) done(() => reject(new Error(`agent exited (${child.exitCode}) before ${pattern}\nstderr: ${err}\nstdout: ${out}`)))
+        }
+        const timer = setTimeout(() => done(() => reject(new Error(`timed out waiting for ${pattern}\nstderr: ${err}\nstdout: ${out}`))), timeoutMs)
+        const done = (fn: () => void) => {
+          clearTimeout(timer)
+          waiters.delete(check)
+          fn()
+        }
+        waiters.add(check)
+        check()
+      })
+    },
+    async stop(signal = 'SIGINT') {
+      if (child.exitCode !== null) return child.exitCode
+      child.kill(signal)
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      const code = await exited
+      clearTimeout(timer)
+      return code
+    },
+  }
+}

@@ -1,0 +1,41 @@
+// The `agent` bin as users and scripts see it.
+
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { test } from 'node:test'
+import { runAgent } from '../helpers/agent-process.ts'
+import { tempDir } from '../helpers/temp.ts'
+
+const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
+
+test('--version prints the version and nothing else', async (t) => {
+  const result = await runAgent(['--version'], { home: tempDir(t) })
+  assert.equal(result.code, 0)
+  assert.equal(result.stdout, `${version}\n`)
+  assert.equal(result.stderr, '')
+})
+
+test('--help lists the built-in commands', async (t) => {
+  const result = await runAgent(['--help'], { home: tempDir(t) })
+  assert.equal(result.code, 0)
+  for (const command of ['config', 'extensions', 'gateway']) assert.match(result.stdout, new RegExp(`agent ${command}\\b`))
+})
+
+test('an unknown command exits 2 with one clear line and a hint', async (t) => {
+  const result = await runAgent(['frobnicate'], { home: tempDir(t) })
+  assert.equal(result.code, 2)
+  assert.match(result.stderr, /^agent: Unknown argument: frobnicate\nRun `agent --help` for usage\.\n$/)
+})
+
+test('extensions list --json prints one JSON document with every built-in loaded', async (t) => {
+  const result = await runAgent(['extensions', 'list', '--json'], { home: tempDir(t) })
+  assert.equal(result.code, 0, result.stderr)
+  const rows = JSON.parse(result.stdout) as Array<{ name: string; source: string; state: string; version: string }>
+  for (const name of ['http', 'gateway', 'config-cli', 'extensions-cli']) {
+    const row = rows.find((r) => r.name === name)
+    assert.equal(row?.source, 'builtin')
+    assert.equal(row?.state, 'loaded', `${name}: ${JSON.stringify(row)}`)
+  }
+  const failed = rows.filter((r) => r.state === 'failed')
+  assert.deepEqual(failed, [], 'no built-in fails to load')
+})

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { HookTable, normaliseTap } from '../../kernel/hooks.ts'
+import { createLogger } from '../../kernel/log.ts'
+
+function table(lines: string[] = []) {
+  return new HookTable(createLogger('test', { level: 'debug', sink: { write: (l) => lines.push(l) } }))
+}
+
+test('taps run by stage, not by registration order', async () => {
+  const hooks = table()
+  const order: string[] = []
+  hooks.add([normaliseTap('ready', 'late', 'promise', { stage: 10 }, async () => void order.push('late'))])
+  hooks.add([normaliseTap('ready', 'early', 'promise', { stage: -10 }, async () => void order.push('early'))])
+  await hooks.current().ready.promise({ mode: 'command' })
+  assert.deepEqual(order, ['early', 'late'])
+})
+
+test('waterfall passes the rewritten value; undefined keeps it', async () => {
+  const hooks = table()
+  hooks.add([
+    normaliseTap('afterToolCall', 'a', 'promise', async (outcome: any) => ({ ...outcome, result: outcome.result + '!' })),
+    normaliseTap('afterToolCall', 'b', 'promise', async () => undefined),
+  ])
+  const out = await hooks.current().afterToolCall.promise({ ok: true, result: 'done' }, {} as never)
+  assert.equal(out.result, 'done!')
+})
+
+test('bail: the first answer wins; a throwing tap rejects with hook and extension names', async () => {
+  const hooks = table()
+  hooks.add([normaliseTap('beforeToolCall', 'guard', 'promise', async (e: any) => (e.tool === 'rm' ? { block: true, reason: 'no' } : undefined))])
+  assert.deepEqual(await hooks.current().beforeToolCall.promise({ tool: 'rm' } as never), { block: true, reason: 'no' })
+  assert.equal(await hooks.current().beforeToolCall.promise({ tool: 'ls' } as never), undefined)
+  hooks.add([normaliseTap('beforeToolCall', 'broken', 'promise', async () => { throw new Error('boom') })])
+  await assert.rejects(hooks.current().beforeToolCall.promise({ tool: 'ls' } as never), /hook beforeToolCall: tap of extension "broken" failed: boom/)
+})
+
+test('observe errors are reported, never thrown', async () => {
+  const lines: string[] = []
+  const hooks = table(lines)
+  hooks.add([normaliseTap('observe', 'noisy', 'promise', async () => { throw new Error('bad observer') })])
+  await hooks.current().observe.promise({ type: 'x', at: 0 })
+  assert.match(lines.join('\n'), /bad observer/)
+})
+
+test('removing an owner rebuilds the table without its taps', async () => {
+  const hooks = table()
+  const calls: string[] = []
+  hooks.add([normaliseTap('ready', 'a', 'promise', async () => void calls.push('a')), normaliseTap('ready', 'b', 'promise', async () => void calls.push('b'))])
+  const before = hooks.current()
+  hooks.removeOwner('a')
+  assert.notEqual(hooks.current(), before)
+  await hooks.current().ready.promise({ mode: 'command' })
+  assert.deepEqual(calls, ['b'])
+})

@@ -1,0 +1,87 @@
+// Hot reload: a changed extension is rebuilt and swapped in only if it loaded; its old registrations,
+// taps and resources go; in-flight calls finish on the old version.
+
+import assert from 'node:assert/strict'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createKernel } from '../../kernel/index.ts'
+import { hermeticEnv } from '../../sdk/testing/index.ts'
+import { tempDir } from '../helpers/temp.ts'
+
+const versioned = (version: number, delayMs = 0) => `
+import { defineExtension } from 'agent/sdk'
+export default defineExtension({ name: 'live', setup(api) {
+  api.tools.register({ name: 'live_tool', description: 'd', parameters: {}, execute: async () => { await new Promise((r) => setTimeout(r, ${delayMs})); return ${version} } })
+  api.hooks.observe.tap(() => { globalThis.__liveObserved = ${version} })
+  api.onDispose(() => { globalThis.__liveDisposed = [...(globalThis.__liveDisposed ?? []), ${version}] })
+} })
+`
+
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached in time')
+    await sleep(20)
+  }
+}
+
+test('kernel.reload swaps versions; a broken version keeps the old one; in-flight calls finish on the old', async (t) => {
+  const home = tempDir(t)
+  const dir = join(home, 'extensions', 'live')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'index.ts'), versioned(1, 300))
+  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'silent' })
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  const g = globalThis as any
+  g.__liveDisposed = []
+
+  const inflight = kernel.registries.tools.get('live_tool').execute({})
+  writeFileSync(join(dir, 'index.ts'), versioned(2))
+  const result = await kernel.reload('live')
+  assert.deepEqual(result, { name: 'live', ok: true })
+  assert.equal(await inflight, 1, 'the call started on version 1 finishes there')
+  assert.deepEqual(g.__liveDisposed, [1], 'old disposers ran after the in-flight call settled')
+  assert.equal(await kernel.registries.tools.get('live_tool').execute({}), 2)
+  await kernel.hooks.observe.promise({ type: 'x', at: 0 })
+  assert.equal(g.__liveObserved, 2, 'old taps are gone, new ones are live')
+
+  writeFileSync(join(dir, 'index.ts'), 'export default {{ broken')
+  const failed = await kernel.reload('live')
+  assert.equal(failed.ok, false)
+  assert.match(failed.reason!, /index\.ts:1:\d+/)
+  assert.equal(await kernel.registries.tools.get('live_tool').execute({}), 2, 'version 2 keeps serving')
+  assert.match(kernel.extensions().find((e) => e.name === 'live')!.reason!, /previous version still running/)
+})
+
+test('the watcher reloads a changed user extension, loads a new one and unloads a removed one', async (t) => {
+  const home = tempDir(t)
+  const dir = join(home, 'extensions', 'live')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'index.ts'), versioned(1))
+  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'silent' })
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  await kernel.start('gateway')
+  const tool = () => kernel.registries.tools.get('live_tool')
+
+  writeFileSync(join(dir, 'index.ts'), versioned(3))
+  await until(() => tool() !== undefined && (tool().execute({}) as Promise<number>) !== undefined && (globalThis as any).__liveDisposed?.includes?.(1) !== false)
+  await until(() => kernel.extensions().find((e) => e.name === 'live')?.state === 'loaded')
+  let value = 0
+  await until(() => {
+    void Promise.resolve(tool()?.execute({})).then((v) => (value = v as number))
+    return value === 3
+  })
+
+  const other = join(home, 'extensions', 'fresh')
+  mkdirSync(other, { recursive: true })
+  writeFileSync(join(other, 'index.ts'), `import { defineExtension } from 'agent/sdk'; export default defineExtension({ name: 'fresh', setup(api) { api.tools.register({ name: 'fresh_tool', description: 'd', parameters: {}, execute: () => 'new' }) } })`)
+  await until(() => kernel.registries.tools.get('fresh_tool') !== undefined)
+
+  rmSync(other, { recursive: true, force: true })
+  await until(() => kernel.registries.tools.get('fresh_tool') === undefined)
+  assert.equal(kernel.extensions().some((e) => e.name === 'fresh'), false)
+})
