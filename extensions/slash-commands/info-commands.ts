@@ -1,0 +1,93 @@
+// Info and tool slash commands: /usage (tokens, cost breakdown, duration), /help (derived from the
+// registry), /tools list|enable|disable, and the CLI-only /statusbar and /quit.
+
+import { CHAT_CONFIG, chatOf, helpText, type CommandDefinition, type ExtensionApi, type SlashContext } from 'agent/sdk'
+import { contextLine, formatDuration, formatTokens, formatUsd, table } from './format.ts'
+
+export function infoCommands(api: ExtensionApi): CommandDefinition[] {
+  return [
+    {
+      name: 'usage',
+      category: 'Info',
+      description: 'Token usage, cost breakdown and duration of this session',
+      async slash(ctx: SlashContext) {
+        const chat = chatOf(ctx)
+        const u = chat.usage()
+        const m = chat.model()
+        const rows: Array<[string, string]> = [
+          ['model', `${m.provider}:${m.model}`],
+          ['turns', `${u.turns} (${u.apiCalls} model calls)`],
+          ['input tokens', formatTokens(u.inputTokens)],
+          ['output tokens', formatTokens(u.outputTokens) + (u.reasoningTokens ? ` (${formatTokens(u.reasoningTokens)} reasoning)` : '')],
+          ['total tokens', formatTokens(u.totalTokens)],
+          ['context', contextLine(u)],
+        ]
+        if (api.settings.get<boolean>(CHAT_CONFIG.showCost) !== false) {
+          if (u.costUsd === undefined) rows.push(['cost', `unknown (no price for ${m.model}; set pricing in config.yaml)`])
+          else {
+            const parts = u.inputCostUsd !== undefined && u.outputCostUsd !== undefined ? ` (input ${formatUsd(u.inputCostUsd)} + output ${formatUsd(u.outputCostUsd)})` : ''
+            rows.push(['cost', `${formatUsd(u.costUsd)}${parts}`])
+          }
+        }
+        rows.push(['duration', formatDuration(Date.now() - u.startedAt)])
+        await ctx.reply(`Session usage:\n${table(rows)}`)
+      },
+    },
+    {
+      name: 'help',
+      category: 'Info',
+      description: 'List the slash commands',
+      async slash(ctx: SlashContext) {
+        await ctx.reply(`Commands:\n${helpText(api.commands.list(), ctx.surface)}`)
+      },
+    },
+    {
+      name: 'tools',
+      category: 'Tools & Skills',
+      description: 'List tools, or enable/disable tools or toolsets for this session',
+      argsHint: '[list|enable|disable] [names…]',
+      async slash(ctx: SlashContext) {
+        const chat = chatOf(ctx)
+        const [sub = 'list', ...names] = ctx.args.split(/[\s,]+/).filter(Boolean)
+        if (sub === 'list') {
+          const tools = chat.tools()
+          if (tools.length === 0) return void (await ctx.reply('No tools are registered.'))
+          const lines = tools.map((t) => `  ${t.enabled ? '✓' : '✗'} ${t.name} [${t.toolset}]${t.available === true ? '' : ` - unavailable: ${t.available}`}`)
+          return void (await ctx.reply(`Tools (✓ enabled for this session):\n${lines.join('\n')}\nChange with /tools enable|disable <tool or toolset>…`))
+        }
+        if (sub !== 'enable' && sub !== 'disable') return void (await ctx.reply('Usage: /tools [list | enable <names…> | disable <names…>]'))
+        if (names.length === 0) return void (await ctx.reply(`Usage: /tools ${sub} <tool or toolset>…`))
+        const known = new Set(chat.tools().flatMap((t) => [t.name, t.toolset]))
+        const unknown = names.filter((n) => !known.has(n))
+        if (unknown.length) return void (await ctx.reply(`✗ Unknown tool or toolset: ${unknown.join(', ')}. Nothing changed; see /tools list.`))
+        const changed = chat.setToolsEnabled(names, sub === 'enable')
+        await ctx.reply(changed.length ? `${sub === 'enable' ? 'Enabled' : 'Disabled'} for this session: ${changed.join(', ')}.` : `Nothing to change: already ${sub}d.`)
+      },
+    },
+    {
+      name: 'statusbar',
+      aliases: ['sb'],
+      category: 'Configuration',
+      description: 'Show or hide the status bar',
+      scope: 'cli',
+      async slash(ctx: SlashContext) {
+        const bar = chatOf(ctx).statusBar
+        if (!bar) return void (await ctx.reply('This chat has no status bar.'))
+        bar.setVisible(!bar.visible())
+        await ctx.reply(`Status bar ${bar.visible() ? 'on' : 'off'}.`)
+      },
+    },
+    {
+      name: 'quit',
+      aliases: ['exit'],
+      category: 'Exit',
+      description: 'Leave the chat',
+      scope: 'cli',
+      async slash(ctx: SlashContext) {
+        const chat = chatOf(ctx)
+        if (!chat.exit) return void (await ctx.reply('This chat cannot be left from here.'))
+        chat.exit()
+      },
+    },
+  ]
+}
