@@ -1,0 +1,301 @@
+// The SessionStore over state.db. better-sqlite3 is synchronous; the methods are async only to keep
+// the interface open to a server database. Every write is one transaction, so when a promise
+// resolves the write is committed (and, with state_db.synchronous full, fsynced).
+
+import { randomBytes } from 'node:crypto'
+import {
+  AgentError,
+  UsageError,
+  type AppendOptions,
+  type ChatMessage,
+  type DatabaseService,
+  type NewSession,
+  type SessionListOptions,
+  type SessionRecord,
+  type SessionSearchOptions,
+  type SessionStore,
+  type SessionUpdate,
+  type SqliteDatabase,
+  type StoredMessage,
+  type Usage,
+} from 'agent/sdk'
+import { MIGRATIONS } from './schema.ts'
+import { messageColumns, toMessage, toSession, type MessageRow, type SessionRow } from './rows.ts'
+import { searchMessages } from './search.ts'
+import { escapeLike, numbered, sanitizeTitle, splitNumber } from './titles.ts'
+
+const ID = /^[A-Za-z0-9_.:-]{1,128}$/
+const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
+/** Bound on lineage walks, so a corrupted parent cycle cannot hang a lookup. */
+const MAX_HOPS = 10_000
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** `YYYYMMDD_HHMMSS_<8 hex>` in local time: sortable, readable, unique. */
+export function newSessionId(now = new Date()): string {
+  const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`
+  const time = `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`
+  return `${date}_${time}_${randomBytes(4).toString('hex')}`
+}
+
+const int = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, Math.round(n!)) : 0)
+const num = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, n!) : 0)
+
+export class SqliteSessionStore implements SessionStore {
+  /** `database` is looked up at call time: a hot-reloaded state-db hands out a new handle. */
+  constructor(private readonly database: () => DatabaseService) {}
+
+  /** The handle with the schema in place (migrate() is a map lookup after the first call). */
+  private db(): SqliteDatabase {
+    const database = this.database()
+    database.migrate('sessions', MIGRATIONS)
+    return database.db()
+  }
+
+  private row(id: string): SessionRow | undefined {
+    return this.db().prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+  }
+
+  private mustExist(id: string): SessionRow {
+    const row = this.row(id)
+    if (!row) throw new AgentError('E_NOT_FOUND', `no session "${id}"`)
+    return row
+  }
+
+  async create(input: NewSession = {}): Promise<SessionRecord> {
+    const id = input.id ?? newSessionId()
+    if (!ID.test(id)) throw new UsageError(`invalid session id "${id}" (1-128 characters of letters, digits, _ . : -)`)
+    const title = sanitizeTitle(input.title)
+    const db = this.db()
+    const now = Date.now()
+    const insert = db.transaction(() => {
+      if (input.parentId && !this.row(input.parentId)) throw new AgentError('E_NOT_FOUND', `no parent session "${input.parentId}"`)
+      if (title) this.assertTitleFree(title, id)
+      db.prepare(
+        `INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at)
+         VALUES (@id, @title, @parent_id, @lineage, @source, @user_id, @chat_id, @model, @provider, @personality, @cwd, @now, @now)`,
+      ).run({
+        id,
+        title: title ?? null,
+        parent_id: input.parentId ?? null,
+        lineage: input.parentId ? (input.lineage ?? 'branch') : null,
+        source: input.source || 'cli',
+        user_id: input.userId ?? null,
+        chat_id: input.chatId ?? null,
+        model: input.model ?? null,
+        provider: input.provider ?? null,
+        personality: input.personality ?? null,
+        cwd: input.cwd ?? null,
+        now,
+      })
+    })
+    try {
+      insert.immediate()
+    } catch (error) {
+      if (/UNIQUE constraint failed: sessions\.id/.test(String(error))) throw new UsageError(`a session "${id}" already exists`, { cause: error })
+      throw error
+    }
+    return toSession(this.mustExist(id))
+  }
+
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const row = this.row(id)
+    return row && toSession(row)
+  }
+
+  async resolve(idOrTitle: string): Promise<SessionRecord | undefined> {
+    const text = idOrTitle.trim()
+    if (!text) return undefined
+    const byId = this.row(text)
+    if (byId) return this.tip(byId.id)
+    let title: string | undefined
+    try {
+      title = sanitizeTitle(text)
+    } catch {
+      return undefined
+    }
+    if (!title) return undefined
+    const db = this.db()
+    // The newest numbered continuation (`title #N`) wins over the unnumbered original.
+    const candidates = db
+      .prepare(`SELECT id, title FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC, rowid DESC`)
+      .all(`${escapeLike(title)} #%`) as Array<{ id: string; title: string }>
+    const numberedHit = candidates.find((c) => {
+      const split = splitNumber(c.title)
+      return split.base === title && c.title !== title
+    })
+    const hit = numberedHit ?? (db.prepare('SELECT id FROM sessions WHERE title = ?').get(title) as { id: string } | undefined)
+    return hit ? this.tip(hit.id) : undefined
+  }
+
+  async list(options: SessionListOptions = {}): Promise<SessionRecord[]> {
+    const where: string[] = []
+    const params: unknown[] = []
+    for (const [column, value] of [['source', options.source], ['user_id', options.userId], ['chat_id', options.chatId], ['parent_id', options.parentId]] as const) {
+      if (value !== undefined) {
+        where.push(`${column} = ?`)
+        params.push(value)
+      }
+    }
+    if (options.includeEnded === false) where.push('ended_at IS NULL')
+    const limit = Math.max(1, Math.min(10_000, Math.floor(options.limit ?? 50)))
+    const offset = Math.max(0, Math.floor(options.offset ?? 0))
+    const sql = `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?`
+    return (this.db().prepare(sql).all(...params, limit, offset) as SessionRow[]).map(toSession)
+  }
+
+  async latest(options: Pick<SessionListOptions, 'source' | 'userId' | 'chatId'> = {}): Promise<SessionRecord | undefined> {
+    const [first] = await this.list({ ...options, limit: 1 })
+    return first && this.tip(first.id)
+  }
+
+  async append(sessionId: string, messages: readonly ChatMessage[], options: AppendOptions = {}): Promise<StoredMessage[]> {
+    for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
+    const db = this.db()
+    const insert = db.prepare(
+      `INSERT INTO messages (session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at)
+       VALUES (@session_id, @role, @content, @parts, @tool_calls, @tool_call_id, @name, @reasoning, @created_at)`,
+    )
+    const ids: number[] = []
+    const write = db.transaction(() => {
+      const now = Date.now()
+      const touched = this.bump(db, sessionId, messages.length, options.usage, options.apiCalls, now)
+      if (!touched) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+      for (const message of messages) ids.push(Number(insert.run({ session_id: sessionId, created_at: now, ...messageColumns(message) }).lastInsertRowid))
+    })
+    write.immediate()
+    if (ids.length === 0) return []
+    const rows = db.prepare(`SELECT * FROM messages WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(...ids) as MessageRow[]
+    return rows.map(toMessage)
+  }
+
+  private bump(db: SqliteDatabase, id: string, count: number, usage: Partial<Usage> | undefined, apiCalls: number | undefined, now: number): boolean {
+    const result = db
+      .prepare(
+        `UPDATE sessions SET message_count = message_count + @count, updated_at = @now,
+           input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+           reasoning_tokens = reasoning_tokens + @reasoning, cost_usd = cost_usd + @cost, api_calls = api_calls + @calls
+         WHERE id = @id`,
+      )
+      .run({
+        id,
+        now,
+        count,
+        input: int(usage?.inputTokens),
+        output: int(usage?.outputTokens),
+        reasoning: int(usage?.reasoningTokens),
+        cost: num(usage?.costUsd),
+        calls: int(apiCalls),
+      })
+    return result.changes > 0
+  }
+
+  async messages(sessionId: string, options: { limit?: number } = {}): Promise<StoredMessage[]> {
+    const db = this.db()
+    const rows = options.limit
+      ? (db.prepare('SELECT * FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id').all(sessionId, Math.max(1, Math.floor(options.limit))) as MessageRow[])
+      : (db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY id').all(sessionId) as MessageRow[])
+    return rows.map(toMessage)
+  }
+
+  /** Throws unless `title` is free for `sessionId`; a compression ancestor holding it counts as free. */
+  private assertTitleFree(title: string, sessionId: string): string | undefined {
+    const holder = this.db().prepare('SELECT id FROM sessions WHERE title = ?').pluck().get(title) as string | undefined
+    if (!holder || holder === sessionId) return undefined
+    if (this.isCompressionAncestor(holder, sessionId)) return holder
+    throw new UsageError(`the title "${title}" is already used by session ${holder}`)
+  }
+
+  private isCompressionAncestor(ancestor: string, sessionId: string): boolean {
+    let current = this.row(sessionId)
+    for (let hops = 0; current?.parent_id && hops < MAX_HOPS; hops++) {
+      if (current.lineage !== 'compression') return false
+      if (current.parent_id === ancestor) return true
+      current = this.row(current.parent_id)
+    }
+    return false
+  }
+
+  async setTitle(sessionId: string, raw: string | null): Promise<string | undefined> {
+    const title = sanitizeTitle(raw)
+    const db = this.db()
+    db.transaction(() => {
+      this.mustExist(sessionId)
+      if (title) {
+        const ancestor = this.assertTitleFree(title, sessionId)
+        // The title moves from a compressed ancestor to its continuation.
+        if (ancestor) db.prepare('UPDATE sessions SET title = NULL WHERE id = ?').run(ancestor)
+      }
+      db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?').run(title ?? null, Date.now(), sessionId)
+    }).immediate()
+    return title
+  }
+
+  async nextTitle(raw: string): Promise<string> {
+    const title = sanitizeTitle(raw)
+    if (!title) throw new UsageError('a title is needed to number a continuation')
+    const { base } = splitNumber(title)
+    const db = this.db()
+    const rows = db.prepare(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`).pluck().all(base, `${escapeLike(base)} #%`) as string[]
+    let max = 0
+    for (const t of rows) {
+      const split = splitNumber(t)
+      if (split.base === base) max = Math.max(max, split.number)
+      else if (t === base) max = Math.max(max, 1)
+    }
+    return max === 0 ? base : numbered(base, max + 1)
+  }
+
+  async update(sessionId: string, fields: SessionUpdate): Promise<void> {
+    const columns: Record<string, string> = { model: 'model', provider: 'provider', personality: 'personality', cwd: 'cwd', lastExitReason: 'last_exit_reason' }
+    const sets: string[] = []
+    const params: unknown[] = []
+    for (const [key, column] of Object.entries(columns)) {
+      if (key in fields) {
+        sets.push(`${column} = ?`)
+        params.push((fields as Record<string, unknown>)[key] ?? null)
+      }
+    }
+    if (sets.length === 0) return
+    const result = this.db().prepare(`UPDATE sessions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...params, Date.now(), sessionId)
+    if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+  }
+
+  async addUsage(sessionId: string, usage: Partial<Usage>, apiCalls = 0): Promise<void> {
+    const db = this.db()
+    if (!this.bump(db, sessionId, 0, usage, apiCalls, Date.now())) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+  }
+
+  async end(sessionId: string, reason: string): Promise<void> {
+    const now = Date.now()
+    const result = this.db().prepare('UPDATE sessions SET ended_at = ?, end_reason = ?, updated_at = ? WHERE id = ?').run(now, reason, now, sessionId)
+    if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+  }
+
+  async reopen(sessionId: string): Promise<void> {
+    const result = this.db().prepare('UPDATE sessions SET ended_at = NULL, end_reason = NULL, updated_at = ? WHERE id = ?').run(Date.now(), sessionId)
+    if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+  }
+
+  async tip(sessionId: string): Promise<SessionRecord | undefined> {
+    const db = this.db()
+    const child = db.prepare(`SELECT id FROM sessions WHERE parent_id = ? AND lineage = 'compression' ORDER BY started_at DESC, rowid DESC LIMIT 1`).pluck()
+    let current = sessionId
+    const seen = new Set<string>([current])
+    for (let hops = 0; hops < MAX_HOPS; hops++) {
+      const next = child.get(current) as string | undefined
+      if (!next || seen.has(next)) break
+      seen.add(next)
+      current = next
+    }
+    return this.get(current)
+  }
+
+  async search(query: string, options: SessionSearchOptions = {}) {
+    return searchMessages(this.db(), query, options)
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    return this.db().prepare('DELETE FROM sessions WHERE id = ?').run(sessionId).changes > 0
+  }
+}

@@ -1,0 +1,39 @@
+// Title rules: sanitising (control, zero-width and bidi characters out, whitespace collapsed, at
+// most 100 characters) and the `title #N` numbering of a lineage.
+
+import { MAX_TITLE_LENGTH, UsageError } from 'agent/sdk'
+
+// C0/C1 controls, zero-width characters, bidi embeddings/overrides/isolates, BOM.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g
+
+/** The stored form of a title, or undefined for an empty one. Throws UsageError when too long. */
+export function sanitizeTitle(raw: string | null | undefined): string | undefined {
+  if (raw === null || raw === undefined) return undefined
+  const title = String(raw).replace(INVISIBLE, ' ').replace(/\s+/g, ' ').trim()
+  if (title === '') return undefined
+  if ([...title].length > MAX_TITLE_LENGTH) {
+    throw new UsageError(`a session title is at most ${MAX_TITLE_LENGTH} characters (this one has ${[...title].length})`)
+  }
+  return title
+}
+
+const NUMBERED = /^(.*) #(\d+)$/
+
+/** `name #3` → { base: 'name', number: 3 }; `name` → { base: 'name', number: 1 }. */
+export function splitNumber(title: string): { base: string; number: number } {
+  const match = NUMBERED.exec(title)
+  return match ? { base: match[1]!, number: Number(match[2]) } : { base: title, number: 1 }
+}
+
+/** Escapes LIKE wildcards for `LIKE ? ESCAPE '\\'`. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+/** `base #n`, shortening the base so the whole stays within the title limit. */
+export function numbered(base: string, n: number): string {
+  const suffix = ` #${n}`
+  const chars = [...base]
+  const room = MAX_TITLE_LENGTH - suffix.length
+  return (chars.length > room ? chars.slice(0, room).join('').trimEnd() : base) + suffix
+}
