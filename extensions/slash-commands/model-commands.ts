@@ -1,5 +1,6 @@
-// `/model`, `/provider` and `/reasoning`: show or switch the conversation's model, list providers,
-// set reasoning effort (saved, agent re-initialised) or toggle the reasoning display (no re-init).
+// `/provider` and `/reasoning`: show the provider and list the others, set reasoning effort (saved,
+// agent re-initialised) or toggle the reasoning display (no re-init). `/model` lives with `agent model`
+// in the model-wizard extension (one registry entry per name).
 
 import {
   CHAT_CONFIG,
@@ -7,96 +8,15 @@ import {
   errorMessage,
   MODELS_SERVICE,
   REASONING_EFFORTS,
-  type ChatConversation,
   type CommandDefinition,
   type ExtensionApi,
-  type ModelSelection,
   type ModelsService,
   type ReasoningEffort,
   type SlashContext,
 } from 'agent/sdk'
-import { table } from './format.ts'
-
-const HINT = 'Use /model to see the current model and /provider to list providers.'
-
-function describe(selection: { provider: string; model: string; customName?: string }): string {
-  if (selection.customName) return `custom:${selection.customName}:${selection.model}`
-  return `${selection.provider}:${selection.model}`
-}
-
-/** Splits `/model` arguments into the model text and its flags (`--save`/`--global`, `--session`, `--provider X`). */
-export function parseModelArgs(args: string): { text: string; save: boolean; provider?: string } {
-  const words = args.split(/\s+/).filter(Boolean)
-  let save = false
-  let provider: string | undefined
-  const rest: string[] = []
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]!
-    if (word === '--save' || word === '--global') save = true
-    else if (word === '--session') save = false
-    else if (word === '--provider') provider = words[++i]
-    else if (word.startsWith('--provider=')) provider = word.slice('--provider='.length)
-    else rest.push(word)
-  }
-  let text = rest.join(' ')
-  if (provider) text = text ? `${provider}:${text}` : provider
-  return { text, save, provider }
-}
-
-async function saveModel(api: ExtensionApi, selection: ModelSelection): Promise<void> {
-  const provider = selection.customName ? `custom:${selection.customName}` : selection.provider
-  await api.settings.set(CHAT_CONFIG.modelProvider, provider)
-  await api.settings.set(CHAT_CONFIG.modelDefault, selection.model)
-  if (selection.provider === 'custom' && !selection.customName && selection.baseUrl) await api.settings.set(CHAT_CONFIG.modelBaseUrl, selection.baseUrl)
-}
-
-function showModel(chat: ChatConversation): string {
-  const m = chat.model()
-  const rows: Array<[string, string]> = [
-    ['model', describe(m)],
-    ['origin', m.origin === 'session' ? 'this session only (reverts on restart)' : 'configuration'],
-  ]
-  if (m.baseUrl) rows.push(['endpoint', m.baseUrl])
-  if (m.contextLength) rows.push(['context', `${m.contextLength} tokens`])
-  return `Current model:\n${table(rows)}\nSwitch with /model <model>, <provider>:<model>, custom:<model> or custom:<name>:<model>; add --save to keep it.`
-}
 
 export function modelCommands(api: ExtensionApi): CommandDefinition[] {
   const models = () => api.services.get<ModelsService>(MODELS_SERVICE)
-
-  const model: CommandDefinition = {
-    name: 'model',
-    category: 'Configuration',
-    description: 'Show or switch the model (session only; --save keeps it in config)',
-    argsHint: '[<model> | <provider>:<model> | custom[:<name>][:<model>]] [--save]',
-    async slash(ctx: SlashContext) {
-      const chat = chatOf(ctx)
-      const { text, save } = parseModelArgs(ctx.args)
-      if (!text) return void (await ctx.reply(showModel(chat)))
-      const service = models()
-      if (!service) return void (await ctx.reply(`Cannot switch models: no model resolver is loaded. ${HINT}`))
-      const current = chat.model()
-      let selection: ModelSelection
-      try {
-        selection = await service.validate(text, { provider: current.customName ? `custom:${current.customName}` : current.provider, model: current.model })
-      } catch (error) {
-        return void (await ctx.reply(`✗ Model not changed: ${errorMessage(error)}\n${HINT}`))
-      }
-      if (save) {
-        try {
-          await saveModel(api, selection)
-        } catch (error) {
-          return void (await ctx.reply(`✗ Model not changed: could not save to config: ${errorMessage(error)}`))
-        }
-      }
-      await chat.setModel(selection)
-      await ctx.reply(
-        save
-          ? `Model switched to ${describe(selection)} and saved to config (${api.settings.configPath}).`
-          : `Model switched to ${describe(selection)} for this session only; it reverts on restart (use /model ${text} --save to keep it).`,
-      )
-    },
-  }
 
   const provider: CommandDefinition = {
     name: 'provider',
@@ -155,5 +75,5 @@ export function modelCommands(api: ExtensionApi): CommandDefinition[] {
     },
   }
 
-  return [model, provider, reasoning]
+  return [provider, reasoning]
 }

@@ -1,0 +1,53 @@
+// `agent tools list|enable|disable`: every registered tool with its toolset, owner, default state and
+// availability; `tools.disabled` in config.yaml switches tools or toolsets off for every conversation.
+
+import { disabledTools, errorMessage, TOOLS_DISABLED_KEY, toolEnabled, UsageError, type CliContext, type Settings, type ToolDefinition } from 'agent/sdk'
+
+export interface ToolRow {
+  name: string
+  toolset: string
+  owner: string
+  enabled: boolean
+  available: true | string
+}
+
+function availability(tool: ToolDefinition, settings: Settings): true | string {
+  try {
+    return tool.available?.(settings) ?? true
+  } catch (error) {
+    return errorMessage(error)
+  }
+}
+
+export function toolRows(ctx: Pick<CliContext, 'tools' | 'settings'>): ToolRow[] {
+  const disabled = disabledTools(ctx.settings)
+  return ctx.tools
+    .entries()
+    .map(({ owner, value }) => ({ name: value.name, toolset: value.toolset ?? owner, owner, enabled: toolEnabled(value, owner, disabled), available: availability(value, ctx.settings) }))
+    .sort((a, b) => a.toolset.localeCompare(b.toolset) || a.name.localeCompare(b.name))
+}
+
+export function listTools(ctx: CliContext): void {
+  const rows = toolRows(ctx)
+  if (ctx.argv.json) return ctx.json(rows)
+  if (rows.length === 0) return ctx.out('No tools are registered.')
+  const width = Math.max(...rows.map((r) => r.name.length))
+  for (const r of rows) {
+    const state = r.enabled ? (r.available === true ? 'enabled' : `enabled, unavailable: ${r.available}`) : 'disabled'
+    ctx.out(`${r.enabled ? '✓' : '✗'} ${r.name.padEnd(width)}  [${r.toolset}] ${state}`)
+  }
+}
+
+/** Adds or removes names from tools.disabled; unknown names are refused and nothing changes. */
+export async function switchTools(ctx: CliContext, enable: boolean): Promise<void> {
+  const names = ((ctx.argv.names as string[] | undefined) ?? []).map(String).filter(Boolean)
+  if (names.length === 0) throw new UsageError(`name at least one tool or toolset: agent tools ${enable ? 'enable' : 'disable'} <name>…`)
+  const rows = toolRows(ctx)
+  const known = new Set(rows.flatMap((r) => [r.name, r.toolset]))
+  const unknown = names.filter((n) => !known.has(n))
+  if (unknown.length) throw new UsageError(`unknown tool or toolset: ${unknown.join(', ')} (see agent tools list)`)
+  const disabled = disabledTools(ctx.settings)
+  for (const name of names) enable ? disabled.delete(name) : disabled.add(name)
+  await ctx.settings.set(TOOLS_DISABLED_KEY, disabled.size ? [...disabled].sort() : undefined)
+  ctx.out(`${enable ? 'enabled' : 'disabled'}: ${names.join(', ')} (saved to ${ctx.settings.configPath})`)
+}
