@@ -209,3 +209,24 @@ export function gatewaySessionKey(source: MessageSource & { threadId?: string })
 export function shortHash(text: string, length = 8): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length)
 }
+
+/**
+ * Splits text into parts of at most `max` characters, breaking at the last newline, else the last
+ * space, inside each window; a part with neither is cut hard.
+ */
+export function splitText(text: string, max: number): string[] {
+  if (max < 1) throw new RangeError('max must be at least 1')
+  const parts: string[] = []
+  let rest = text
+  while (rest.length > max) {
+    const window = rest.slice(0, max + 1)
+    let cut = window.lastIndexOf('\n')
+    if (cut <= 0) cut = window.lastIndexOf(' ')
+    if (cut <= 0) cut = max
+    const part = rest.slice(0, cut).trimEnd()
+    if (part) parts.push(part)
+    rest = rest.slice(cut).replace(/^[\n ]+/, '')
+  }
+  if (rest.trim()) parts.push(rest)
+  return parts
+}

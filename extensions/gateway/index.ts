@@ -1,64 +1,172 @@
-// The messaging gateway: `agent gateway run` starts the HTTP listeners and every enabled adapter,
-// runs until SIGINT/SIGTERM, then shuts down cleanly.
+// The messaging gateway: adapter lifecycle (reconnect with backoff), inbound routing (one session per
+// chat, a queue per session, slash commands from the central registry), session reset policy, typing
+// delays, background-process notifications, and `agent gateway …` (run, service control, pairing).
 
-import { defineExtension, errorMessage, HTTP_SERVICE, type AdapterDefinition, type CliContext, type HttpService } from 'agent/sdk'
+import { writeFileSync, renameSync } from 'node:fs'
+import {
+  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, DELIVERY_SERVICE, defineExtension, GATEWAY_SERVICE, redactPhonesIn, shouldNotify,
+  type BackgroundNotificationLevel, type DatabaseService, type DeliveryService, type GatewayAdapter, type GatewayService, type Logger,
+} from 'agent/sdk'
+import { gatewaySubcommands } from './cli.ts'
+import { Dispatcher } from './dispatcher.ts'
+import { AdapterLifecycle } from './lifecycle.ts'
+import { resetPolicy, RoutingStore, type ResetPolicyConfig } from './routing.ts'
+import { stateFilePath } from './service-control.ts'
 
-export default defineExtension({
+interface GatewayConfig {
+  session_reset: ResetPolicyConfig
+  human_delay: { min_ms: number; max_ms: number }
+  reconnect: { initial_ms: number; max_ms: number }
+  reset_notice_exclude: string[]
+}
+
+/** Every line an adapter or the gateway logs has its phone numbers redacted. */
+function piiSafe(log: Logger, prefix = ''): Logger {
+  const clean = (message: string, fields?: Record<string, unknown>) => [redactPhonesIn(prefix + message), fields ? (JSON.parse(redactPhonesIn(JSON.stringify(fields))) as Record<string, unknown>) : undefined] as const
+  return {
+    debug: (m, f) => log.debug(...clean(m, f)),
+    info: (m, f) => log.info(...clean(m, f)),
+    warn: (m, f) => log.warn(...clean(m, f)),
+    error: (m, f) => log.error(...clean(m, f)),
+  }
+}
+
+export default defineExtension<GatewayConfig>({
   name: 'gateway',
-  version: '1.0.0',
+  version: '1.1.0',
+  description: 'The messaging gateway: adapters, routing, sessions, service control',
   dependsOn: ['http'],
+  configKey: 'gateway',
+  config: {
+    type: 'object',
+    properties: {
+      session_reset: {
+        type: 'object',
+        properties: {
+          mode: { enum: ['both', 'idle', 'daily', 'none'], default: 'both' },
+          at_hour: { type: ['integer', 'null'], minimum: 0, maximum: 23 },
+          idle_minutes: { type: ['integer', 'null'], minimum: 1 },
+        },
+        additionalProperties: false,
+        default: {},
+      },
+      human_delay: {
+        type: 'object',
+        properties: { min_ms: { type: 'integer', minimum: 0, default: 800 }, max_ms: { type: 'integer', minimum: 0, default: 2500 } },
+        additionalProperties: false,
+        default: {},
+      },
+      reconnect: {
+        type: 'object',
+        properties: { initial_ms: { type: 'integer', minimum: 1, default: 30_000 }, max_ms: { type: 'integer', minimum: 1, default: 300_000 } },
+        additionalProperties: false,
+        default: {},
+      },
+      reset_notice_exclude: { type: 'array', items: { type: 'string' }, default: ['api_server', 'webhook'] },
+      auth: { type: 'object' },
+    },
+    additionalProperties: false,
+  },
   setup(api) {
-    const started = new Map<string, AdapterDefinition>()
+    const log = piiSafe(api.log)
+    const config = api.config
+    const minDelay = Math.min(config.human_delay?.min_ms ?? 800, config.human_delay?.max_ms ?? 2500)
+    const maxDelay = Math.max(config.human_delay?.min_ms ?? 800, config.human_delay?.max_ms ?? 2500)
+    const typingDelay = () => minDelay + Math.floor(Math.random() * (maxDelay - minDelay + 1))
+    const adapters = () => api.adapters.list() as GatewayAdapter[]
 
-    async function startAdapters(): Promise<void> {
-      for (const adapter of api.adapters.list()) {
-        if (started.has(adapter.name) || !adapter.enabled(api.settings)) continue
-        try {
-          await adapter.start({ signal: api.signal, log: api.log, settings: api.settings, services: api.services })
-          started.set(adapter.name, adapter)
-          api.log.info(`adapter "${adapter.name}" started`)
-        } catch (error) {
-          api.log.error(`adapter "${adapter.name}" failed to start: ${errorMessage(error)}`)
-        }
+    const lifecycle = new AdapterLifecycle({
+      list: adapters,
+      settings: api.settings,
+      services: api.services,
+      log,
+      adapterLog: (name) => piiSafe(api.log, `[${name}] `),
+      backoff: { initialMs: config.reconnect?.initial_ms ?? 30_000, maxMs: config.reconnect?.max_ms ?? 300_000 },
+      onChange: () => writeState(),
+    })
+    let stateWanted = false
+    function writeState(): void {
+      if (!stateWanted) return
+      const path = stateFilePath(api.settings.home)
+      try {
+        writeFileSync(`${path}.tmp`, JSON.stringify({ pid: process.pid, updatedAt: Date.now(), adapters: lifecycle.status() }, null, 2), { mode: 0o600 })
+        renameSync(`${path}.tmp`, path)
+      } catch (error) {
+        log.warn(`cannot write ${path}: ${(error as Error).message}`)
       }
     }
 
-    async function stopAdapters(): Promise<void> {
-      for (const [name, adapter] of [...started].reverse()) {
-        try {
-          await adapter.stop()
-        } catch (error) {
-          api.log.warn(`adapter "${name}" failed to stop: ${errorMessage(error)}`)
-        }
-        started.delete(name)
-      }
+    const dispatcher = new Dispatcher({
+      services: api.services,
+      settings: api.settings,
+      hooks: api.hooks,
+      log,
+      commands: () => api.commands.list(),
+      tools: () => api.tools.list(),
+      adapter: (name) => api.adapters.get(name) as GatewayAdapter | undefined,
+      routing: new RoutingStore(() => api.services.get<DatabaseService>(DATABASE_SERVICE)),
+      policy: resetPolicy(config.session_reset),
+      typingDelay,
+      quietResetPlatforms: config.reset_notice_exclude ?? ['api_server', 'webhook'],
+    })
+
+    const level = (): BackgroundNotificationLevel => {
+      const raw = String(api.settings.env('AGENT_BACKGROUND_NOTIFICATIONS') ?? api.settings.get<string>('background_process_notifications') ?? api.settings.get<string>('display.background_process_notifications') ?? 'all').trim().toLowerCase()
+      return (BACKGROUND_NOTIFICATION_LEVELS as readonly string[]).includes(raw) ? (raw as BackgroundNotificationLevel) : 'all'
     }
+
+    const service: GatewayService = {
+      dispatch: (message) => dispatcher.dispatch(message),
+      connectionLost: (name, error) => lifecycle.connectionLost(name, error),
+      status: () => lifecycle.status(),
+      sessionFor: (source) => dispatcher.sessionFor(source),
+      typingDelay,
+      async notifyBackground(source, event) {
+        if (!shouldNotify(level(), event)) return false
+        const delivery = api.services.get<DeliveryService>(DELIVERY_SERVICE)
+        if (!delivery) return false
+        await delivery.send(source, event.text)
+        return true
+      },
+    }
+    api.services.provide<GatewayService>(GATEWAY_SERVICE, service)
 
     api.commands.register({
       name: 'gateway',
       category: 'Gateway',
-      description: 'Run the messaging gateway and the HTTP listeners',
+      description: 'Run the messaging gateway; control its service; approve DM pairing',
       cli: {
-        subcommands: {
-          run: {
-            description: 'Run the gateway in the foreground until Ctrl-C',
-            async run(ctx: CliContext) {
-              await ctx.start('gateway')
-              await startAdapters()
-              const http = ctx.services.get<HttpService>(HTTP_SERVICE)
-              for (const name of http?.running() ?? []) ctx.err(`listening: ${name} on ${http!.address(name)!.url}`)
-              ctx.err(`gateway running (adapters: ${[...started.keys()].join(', ') || 'none'}); Ctrl-C to stop`)
-              await new Promise<void>((resolve) => {
-                if (ctx.signal.aborted) return resolve()
-                ctx.signal.addEventListener('abort', () => resolve(), { once: true })
-              })
-              ctx.err('gateway stopping')
-              await stopAdapters()
+        subcommands: gatewaySubcommands(
+          {
+            async startAdapters() {
+              stateWanted = true
+              return lifecycle.startAll()
             },
+            stopAdapters: () => lifecycle.stopAll(),
+            adapterNames: () => lifecycle.running(),
+            writeState,
           },
-        },
+          adapters,
+        ),
       },
     })
-    api.onDispose(stopAdapters)
+
+    api.commands.register({
+      name: 'sethome',
+      aliases: ['set-home'],
+      category: 'Gateway',
+      description: 'Make this chat the default delivery target (home channel) of its platform',
+      scope: 'gateway',
+      async slash(ctx) {
+        const source = ctx.source
+        const chatId = source?.chatId ?? source?.userId
+        if (!source || !chatId) return void (await ctx.reply('/sethome works in a platform chat only'))
+        const prefix = source.platform.toUpperCase().replace(/[^A-Z0-9]/g, '_')
+        await api.settings.setEnv(`${prefix}_HOME_CHANNEL`, chatId)
+        await ctx.reply(`This chat is now the home channel of ${source.platform}.`)
+      },
+    })
+
+    api.onDispose(() => lifecycle.stopAll())
   },
 })

@@ -1,0 +1,59 @@
+// Who may talk to the agent on a chat platform: allowlists from the environment, allow-all switches
+// and group lists. Decisions use the stable platform user id only, never a display name.
+
+import type { MessageSource, Settings } from 'agent/sdk'
+
+/** `api_server` → `API_SERVER`: the prefix of a platform's environment variables. */
+export function envPrefix(platform: string): string {
+  return platform.toUpperCase().replace(/[^A-Z0-9]/g, '_')
+}
+
+/** Ids compared as the platform gives them, except phone numbers, which lose their punctuation. */
+export function normaliseId(id: string): string {
+  const trimmed = id.trim()
+  return /^\+?[\d\s().-]{5,}$/.test(trimmed) ? trimmed.replace(/[^\d+]/g, '') : trimmed
+}
+
+export interface IdList {
+  any: boolean
+  ids: Set<string>
+}
+
+export function parseList(value: string | undefined): IdList | undefined {
+  if (value === undefined) return undefined
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean)
+  if (items.length === 0) return undefined
+  return { any: items.includes('*'), ids: new Set(items.filter((i) => i !== '*').map(normaliseId)) }
+}
+
+const isTrue = (value: string | undefined) => /^(1|true|yes|on)$/i.test(value?.trim() ?? '')
+
+export interface AllowlistVerdict {
+  allowed: boolean
+  reason: string
+  /** Whether any allowlist applies to this platform (an unknown DM is then ignored, not paired). */
+  configured: boolean
+}
+
+/** The allowlist part of the decision; pairing grants are checked by the caller. */
+export function checkAllowlists(settings: Settings, source: MessageSource): AllowlistVerdict {
+  const prefix = envPrefix(source.platform)
+  const userId = source.userId ? normaliseId(source.userId) : undefined
+  const platformList = parseList(settings.env(`${prefix}_ALLOWED_USERS`))
+  const globalList = parseList(settings.env('GATEWAY_ALLOWED_USERS'))
+  const configured = Boolean(platformList || globalList)
+  const inList = (list: IdList | undefined) => Boolean(list && (list.any || (userId !== undefined && list.ids.has(userId))))
+
+  if (source.chatType === 'group' || source.chatType === 'channel') {
+    // Groups: unset disables them, `*` opens them, a list of ids allows those senders.
+    const groupList = parseList(settings.env(`${prefix}_GROUP_ALLOWED_USERS`))
+    if (!groupList) return { allowed: false, reason: 'group chats are disabled (no group allowlist)', configured: true }
+    return inList(groupList) ? { allowed: true, reason: 'group allowlist', configured: true } : { allowed: false, reason: 'not in the group allowlist', configured: true }
+  }
+  if (isTrue(settings.env(`${prefix}_ALLOW_ALL_USERS`))) return { allowed: true, reason: `${prefix}_ALLOW_ALL_USERS`, configured: true }
+  if (isTrue(settings.env('GATEWAY_ALLOW_ALL_USERS'))) return { allowed: true, reason: 'GATEWAY_ALLOW_ALL_USERS', configured: true }
+  if (!userId) return { allowed: false, reason: 'no stable user id', configured }
+  if (inList(platformList)) return { allowed: true, reason: `${prefix}_ALLOWED_USERS`, configured }
+  if (inList(globalList)) return { allowed: true, reason: 'GATEWAY_ALLOWED_USERS', configured }
+  return { allowed: false, reason: 'not in any allowlist', configured }
+}

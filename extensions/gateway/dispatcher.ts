@@ -1,0 +1,227 @@
+// Inbound routing: every chat message passes the inboundMessage hook, then authorisation (default
+// deny, DM pairing), then is either a slash command from the central registry (run at once, never
+// queued behind a running turn, so /approve and /stop work while the agent waits) or a prompt queued
+// on the chat's own session. Replies go back through the delivery service.
+
+import {
+  AgentError, DELIVERY_SERVICE, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE,
+  type AgentRuntime, type ChatController, type CommandDefinition, type DeliveryService, type DispatchResult, type GatewayAdapter, type GatewayAuthService,
+  type GatewayInbound, type HookHandles, type Logger, type RunResult, type Services, type SessionStore, type Settings, type ToolDefinition,
+} from 'agent/sdk'
+import { ChatState, type ChatHost } from './chat.ts'
+import { resetReason, type ResetPolicy, type RoutingStore } from './routing.ts'
+
+export interface DispatcherOptions {
+  services: Services
+  settings: Settings
+  hooks: HookHandles
+  log: Logger
+  commands(): CommandDefinition[]
+  tools(): ToolDefinition[]
+  adapter(name: string): GatewayAdapter | undefined
+  routing: RoutingStore
+  policy: ResetPolicy
+  typingDelay(): number
+  /** Platforms that get no "session reset" notice. */
+  quietResetPlatforms: string[]
+  now?: () => number
+}
+
+const DEDUP_WINDOW_MS = 5 * 60_000
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+  })
+
+/** Log-safe description of a chat: phone numbers redacted. */
+export const describe = (source: { platform: string; userId?: string; chatId?: string }) => redactPhonesIn(`${source.platform}:${source.chatId ?? source.userId ?? '?'}`)
+
+export class Dispatcher implements ChatHost {
+  readonly services: Services
+  readonly settings: Settings
+  private readonly chats = new Map<string, ChatState>()
+  private readonly seen = new Map<string, number>()
+  private readonly now: () => number
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.services = options.services
+    this.settings = options.settings
+    this.now = options.now ?? Date.now
+  }
+
+  tools(): ToolDefinition[] {
+    return this.options.tools()
+  }
+
+  chat(source: GatewayInbound['source']): ChatState {
+    const key = gatewaySessionKey(source)
+    let chat = this.chats.get(key)
+    if (!chat) {
+      chat = new ChatState(key, source, this)
+      chat.sessionId = this.options.routing.get(key)?.sessionId
+      this.chats.set(key, chat)
+    } else {
+      chat.source = source
+    }
+    return chat
+  }
+
+  sessionFor(source: GatewayInbound['source']): string | undefined {
+    return this.chats.get(gatewaySessionKey(source))?.sessionId ?? this.options.routing.get(gatewaySessionKey(source))?.sessionId
+  }
+
+  async dispatch(message: GatewayInbound): Promise<DispatchResult> {
+    const sessionKey = gatewaySessionKey(message.source)
+    const settled = (status: DispatchResult['status'], done: Promise<void> = Promise.resolve()): DispatchResult => ({ status, sessionKey, done })
+    const text = message.text?.trim() ?? ''
+    if (!text) return settled('ignored')
+    if (message.messageId && this.isDuplicate(`${message.source.platform}:${message.messageId}`)) return settled('ignored')
+
+    const verdict = await this.options.hooks.inboundMessage.promise({ source: message.source, text, messageId: message.messageId, receivedAt: message.receivedAt ?? this.now() })
+    if (verdict?.handled) return settled('handled')
+
+    const auth = this.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
+    const decision = auth ? auth.authorize(message.source) : { allowed: false as const, reason: 'no authorisation service loaded', action: 'ignore' as const }
+    if (!decision.allowed) {
+      this.options.log.info(`denied a message from ${describe({ platform: message.source.platform, userId: message.source.userId })}: ${decision.reason}`)
+      if (decision.action === 'pair' && auth) return settled(await this.offerPairing(auth, message))
+      return settled('denied')
+    }
+
+    const chat = this.chat(message.source)
+    const slash = resolveSlash(this.options.commands(), text, 'gateway')
+    if (slash && 'command' in slash) return settled('command', this.runCommand(chat, slash.command, slash.invokedAs, slash.args))
+    if (slash && slash.unknown === 'help') return settled('command', this.send(chat, helpText(this.options.commands(), 'gateway')))
+    return settled('queued', chat.enqueue(text).done)
+  }
+
+  private isDuplicate(id: string): boolean {
+    const now = this.now()
+    for (const [key, at] of this.seen) {
+      if (now - at <= DEDUP_WINDOW_MS) break
+      this.seen.delete(key)
+    }
+    if (this.seen.has(id)) return true
+    this.seen.set(id, now)
+    return false
+  }
+
+  private async offerPairing(auth: GatewayAuthService, message: GatewayInbound): Promise<'pairing' | 'denied'> {
+    let offer: { code: string; expiresAt: number } | undefined
+    try {
+      offer = auth.requestPairing(message.source)
+    } catch (error) {
+      this.options.log.warn(`pairing unavailable: ${errorMessage(error)}`)
+      return 'denied'
+    }
+    if (!offer) return 'denied'
+    const minutes = Math.round((offer.expiresAt - this.now()) / 60_000)
+    await this.deliver(message.source, `You are not authorised to use this agent yet. Pairing code: ${offer.code}\nAsk the owner to run: agent gateway pair approve ${offer.code}\n(The code expires in ${minutes} minutes.)`)
+    return 'pairing'
+  }
+
+  private async runCommand(chat: ChatState, command: CommandDefinition, invokedAs: string, args: string): Promise<void> {
+    try {
+      await command.slash!({ args, invokedAs, surface: 'gateway', reply: (text) => this.send(chat, text), chat: chat.controller() as unknown as ChatController, source: chat.source })
+    } catch (error) {
+      await this.send(chat, `/${invokedAs}: ${this.safe(errorMessage(error))}`)
+    }
+  }
+
+  async send(chat: ChatState, text: string): Promise<void> {
+    await this.deliver(chat.source, text)
+  }
+
+  private async deliver(source: GatewayInbound['source'], text: string): Promise<void> {
+    const delivery = this.services.get<DeliveryService>(DELIVERY_SERVICE)
+    try {
+      if (!delivery) throw new AgentError('E_DEPENDENCY', 'the delivery service is not loaded')
+      await delivery.send(source, text)
+    } catch (error) {
+      this.options.log.error(`reply to ${describe(source)} failed: ${this.safe(errorMessage(error))}`)
+    }
+  }
+
+  private safe(text: string): string {
+    return redactPhonesIn(redactSecrets(text, this.settings.secretValues()))
+  }
+
+  adoptSession(chat: ChatState, sessionId: string): void {
+    chat.sessionId = sessionId
+    this.options.routing.set(chat.key, { sessionId, lastActivity: this.now() })
+  }
+
+  async forgetSession(chat: ChatState, reason: string): Promise<void> {
+    const previous = chat.sessionId
+    chat.sessionId = undefined
+    chat.cachedTitle = undefined
+    this.options.routing.delete(chat.key)
+    if (previous) await this.services.get<SessionStore>(SESSIONS_SERVICE)?.end(previous, reason).catch(() => undefined)
+  }
+
+  private runtime(): AgentRuntime {
+    const runtime = this.services.get<AgentRuntime>(RUNTIME_SERVICE)
+    if (!runtime) throw new AgentError('E_DEPENDENCY', 'the agent runtime is not loaded')
+    return runtime
+  }
+
+  private runRequest(chat: ChatState, prompt: string, signal: AbortSignal, sessionId: string | undefined) {
+    const model = chat.modelOverride
+    return {
+      input: prompt,
+      sessionId,
+      source: { platform: chat.source.platform, userId: chat.source.userId, chatId: chat.source.chatId },
+      signal,
+      ...(model ? { provider: model.customName ? `custom:${model.customName}` : model.provider, model: model.model } : {}),
+      ...(chat.effort ? { reasoningEffort: chat.effort } : {}),
+      extra: { gateway: { sessionKey: chat.key, source: chat.source }, disabledTools: [...chat.disabledTools] },
+    }
+  }
+
+  async runTurn(chat: ChatState, prompt: string, signal: AbortSignal): Promise<void> {
+    const route = this.options.routing.get(chat.key)
+    if (route && chat.sessionId === route.sessionId) {
+      const reason = resetReason(this.options.policy, route.lastActivity, this.now())
+      if (reason) {
+        await this.forgetSession(chat, reason === 'idle' ? 'idle_reset' : 'daily_reset')
+        chat.resetUsage()
+        if (!this.options.quietResetPlatforms.includes(chat.source.platform)) {
+          await this.send(chat, `Session automatically reset (${reason === 'idle' ? 'idle too long' : 'daily reset'}); starting a fresh conversation.`)
+        }
+      }
+    }
+    try {
+      const typing = this.showTyping(chat, signal)
+      const result = await this.runtime().run(this.runRequest(chat, prompt, signal, chat.sessionId))
+      this.adoptSession(chat, result.sessionId)
+      chat.recordUsage(result)
+      await typing
+      if (signal.aborted) return
+      if (result.answer.trim()) await this.send(chat, result.answer)
+    } catch (error) {
+      if (signal.aborted) return void (await this.send(chat, 'Stopped.'))
+      this.options.log.error(`turn in ${describe(chat.source)} failed: ${this.safe(errorMessage(error))}`)
+      await this.send(chat, `Sorry, that failed: ${this.safe(errorMessage(error))}`)
+    }
+  }
+
+  /** Platforms that show typing get the indicator and a human-like pause before the reply. */
+  private async showTyping(chat: ChatState, signal: AbortSignal): Promise<void> {
+    const adapter = this.options.adapter(chat.source.platform)
+    if (!adapter?.typing) return
+    await adapter.typing(chat.source.chatId ?? chat.source.userId ?? '').catch(() => undefined)
+    await sleep(this.options.typingDelay(), signal)
+  }
+
+  async runIsolated(chat: ChatState, prompt: string): Promise<RunResult> {
+    try {
+      const result = await this.runtime().run({ ...this.runRequest(chat, prompt, new AbortController().signal, undefined), sessionId: undefined })
+      await this.send(chat, result.answer.trim() ? `Background task finished:\n${result.answer}` : 'Background task finished (no answer).')
+      return result
+    } catch (error) {
+      await this.send(chat, `Background task failed: ${this.safe(errorMessage(error))}`)
+      throw error
+    }
+  }
+}

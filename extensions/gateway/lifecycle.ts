@@ -1,0 +1,157 @@
+// Adapter lifecycle: start every enabled adapter, retry failed starts and lost connections with
+// exponential backoff (doubling from `initialMs` up to `maxMs`), stop them in reverse order. A
+// ConfigError from start() is fatal (bad configuration is not retried; `gateway run` exits 2).
+
+import { AgentError, ConfigError, errorMessage, type AdapterContext, type AdapterStatus, type GatewayAdapter, type Logger, type Services, type Settings } from 'agent/sdk'
+
+export interface BackoffOptions {
+  initialMs: number
+  maxMs: number
+}
+
+export function backoffDelay(attempt: number, options: BackoffOptions): number {
+  return Math.min(options.initialMs * 2 ** Math.max(0, attempt - 1), options.maxMs)
+}
+
+interface Slot {
+  adapter: GatewayAdapter
+  status: AdapterStatus
+  controller?: AbortController
+  timer?: NodeJS.Timeout
+}
+
+export interface LifecycleOptions {
+  list(): GatewayAdapter[]
+  settings: Settings
+  services: Services
+  log: Logger
+  /** A logger for one adapter (prefixed, phone numbers redacted). */
+  adapterLog(name: string): Logger
+  backoff: BackoffOptions
+  onChange?(statuses: AdapterStatus[]): void
+}
+
+export class AdapterLifecycle {
+  private readonly slots = new Map<string, Slot>()
+  private stopped = false
+
+  constructor(private readonly options: LifecycleOptions) {}
+
+  status(): AdapterStatus[] {
+    return [...this.slots.values()].map((s) => ({ ...s.status }))
+  }
+
+  running(): string[] {
+    return [...this.slots.values()].filter((s) => s.status.state === 'running').map((s) => s.adapter.name)
+  }
+
+  /** Starts every enabled adapter once; returns the fatal (configuration) failures. */
+  async startAll(): Promise<Array<{ name: string; error: unknown }>> {
+    this.stopped = false
+    const fatal: Array<{ name: string; error: unknown }> = []
+    for (const adapter of this.options.list()) {
+      if (this.slots.has(adapter.name)) continue
+      let enabled = false
+      try {
+        enabled = adapter.enabled(this.options.settings)
+      } catch (error) {
+        fatal.push({ name: adapter.name, error })
+        continue
+      }
+      if (!enabled) continue
+      const slot: Slot = { adapter, status: { name: adapter.name, state: 'starting', attempts: 0 } }
+      this.slots.set(adapter.name, slot)
+      const error = await this.attempt(slot)
+      if (error && isFatal(error)) fatal.push({ name: adapter.name, error })
+    }
+    this.changed()
+    return fatal
+  }
+
+  /** One start attempt; schedules the next one on a retryable failure. Returns the error, if any. */
+  private async attempt(slot: Slot): Promise<unknown> {
+    if (this.stopped) return undefined
+    slot.status.attempts++
+    slot.controller = new AbortController()
+    const ctx: AdapterContext = {
+      signal: slot.controller.signal,
+      log: this.options.adapterLog(slot.adapter.name),
+      settings: this.options.settings,
+      services: this.options.services,
+    }
+    try {
+      await slot.adapter.start(ctx)
+      slot.status = { name: slot.adapter.name, state: 'running', attempts: 0 }
+      this.options.log.info(`adapter "${slot.adapter.name}" started`)
+      this.changed()
+      return undefined
+    } catch (error) {
+      slot.controller.abort()
+      slot.status.lastError = errorMessage(error)
+      if (isFatal(error)) {
+        slot.status.state = 'failed'
+        this.options.log.error(`adapter "${slot.adapter.name}" cannot start: ${errorMessage(error)}`)
+      } else {
+        this.retry(slot, error)
+      }
+      this.changed()
+      return error
+    }
+  }
+
+  private retry(slot: Slot, error: unknown): void {
+    if (this.stopped) return
+    const delay = backoffDelay(slot.status.attempts, this.options.backoff)
+    slot.status.state = 'retrying'
+    slot.status.lastError = errorMessage(error)
+    slot.status.nextAttemptAt = Date.now() + delay
+    this.options.log.warn(`adapter "${slot.adapter.name}" is down (${errorMessage(error)}); retrying in ${Math.round(delay / 1000)} s`)
+    clearTimeout(slot.timer)
+    slot.timer = setTimeout(() => {
+      slot.timer = undefined
+      void this.attempt(slot)
+    }, delay)
+    slot.timer.unref?.()
+  }
+
+  /** An adapter reports a lost connection: stop what is left of it and reconnect with backoff. */
+  connectionLost(name: string, error: unknown): void {
+    const slot = this.slots.get(name)
+    if (!slot || this.stopped || slot.status.state !== 'running') return
+    slot.controller?.abort()
+    slot.status.attempts = 1
+    void Promise.resolve()
+      .then(() => slot.adapter.stop())
+      .catch(() => undefined)
+      .then(() => {
+        this.retry(slot, error)
+        this.changed()
+      })
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopped = true
+    for (const slot of [...this.slots.values()].reverse()) {
+      clearTimeout(slot.timer)
+      slot.controller?.abort()
+      if (slot.status.state === 'running') {
+        try {
+          await slot.adapter.stop()
+        } catch (error) {
+          this.options.log.warn(`adapter "${slot.adapter.name}" failed to stop: ${errorMessage(error)}`)
+        }
+      }
+      slot.status = { ...slot.status, state: 'stopped' }
+    }
+    this.changed()
+    this.slots.clear()
+  }
+
+  private changed(): void {
+    this.options.onChange?.(this.status())
+  }
+}
+
+function isFatal(error: unknown): boolean {
+  return error instanceof ConfigError || (AgentError.isInstance(error) && error.code === 'E_CONFIG')
+}
