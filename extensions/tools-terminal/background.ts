@@ -1,0 +1,148 @@
+// Background processes started by `terminal` with `background: true`: a registry per extension
+// instance (polled and killed by the `process` tool), and completion notifications at the level of
+// `background_process_notifications` / AGENT_BACKGROUND_NOTIFICATIONS (all, result, error, off),
+// sent through the gateway when the session came from a chat, else as session progress.
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import {
+  BACKGROUND_NOTIFICATION_LEVELS,
+  DELIVERY_SERVICE,
+  GATEWAY_SERVICE,
+  errorMessage,
+  shouldNotify,
+  type BackgroundEvent,
+  type BackgroundNotificationLevel,
+  type DeliveryService,
+  type GatewayService,
+  type Logger,
+  type Services,
+  type Settings,
+  type ToolSession,
+} from 'agent/sdk'
+import { OutputBuffer } from './output.ts'
+import { killTree } from './run-process.ts'
+
+export interface BackgroundProcess {
+  id: string
+  command: string
+  sessionId: string
+  pid: number | undefined
+  startedAt: number
+  endedAt?: number
+  exitCode: number | null
+  status: 'running' | 'exited' | 'killed'
+  output: OutputBuffer
+  child: ChildProcess
+  done: Promise<void>
+}
+
+/** The configured level: the environment variable wins over config.yaml; default `all`. */
+export function notificationLevel(settings: Settings): BackgroundNotificationLevel {
+  const raw = settings.env('AGENT_BACKGROUND_NOTIFICATIONS') ?? settings.get<string>('background_process_notifications') ?? settings.get<string>('display.background_process_notifications')
+  const value = String(raw ?? 'all').trim().toLowerCase() as BackgroundNotificationLevel
+  return BACKGROUND_NOTIFICATION_LEVELS.includes(value) ? value : 'all'
+}
+
+export class BackgroundRegistry {
+  private readonly processes = new Map<string, BackgroundProcess>()
+  private counter = 0
+
+  constructor(
+    private readonly deps: { settings: Settings; services: Services; log: Logger; limit: number; outputIntervalMs: () => number },
+  ) {}
+
+  start(argv: string[], options: { cwd?: string; env: Record<string, string>; command: string; session: ToolSession }): BackgroundProcess {
+    const id = `proc_${++this.counter}`
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    const output = new OutputBuffer(this.deps.limit)
+    let resolveDone!: () => void
+    const entry: BackgroundProcess = {
+      id,
+      command: options.command,
+      sessionId: options.session.id,
+      pid: child.pid,
+      startedAt: Date.now(),
+      exitCode: null,
+      status: 'running',
+      output,
+      child,
+      done: new Promise<void>((r) => (resolveDone = r)),
+    }
+    let pending = ''
+    let lastSent = 0
+    let flushTimer: NodeJS.Timeout | undefined
+    const flush = () => {
+      flushTimer = undefined
+      if (!pending) return
+      const text = pending.slice(-2000)
+      pending = ''
+      lastSent = Date.now()
+      void this.notify(options.session, { kind: 'output', processId: id, text: `[${id}] ${text}` })
+    }
+    const take = (chunk: string) => {
+      output.push(chunk)
+      pending += chunk
+      if (pending.length > 8000) pending = pending.slice(-4000)
+      if (!flushTimer) flushTimer = setTimeout(flush, Math.max(0, lastSent + this.deps.outputIntervalMs() - Date.now()))
+    }
+    child.stdout!.setEncoding('utf8').on('data', take)
+    child.stderr!.setEncoding('utf8').on('data', take)
+    const end = (code: number | null, spawnError?: string) => {
+      if (entry.endedAt) return
+      clearTimeout(flushTimer)
+      pending = ''
+      entry.endedAt = Date.now()
+      entry.exitCode = code ?? (entry.status === 'killed' ? 137 : 1)
+      if (entry.status === 'running') entry.status = 'exited'
+      const tail = spawnError ?? output.last(1500).trim()
+      const text = `Background process ${id} (${options.command.slice(0, 80)}) ${entry.status === 'killed' ? 'was killed' : `exited with code ${entry.exitCode}`}.${tail ? `\n${tail}` : ''}`
+      resolveDone()
+      void this.notify(options.session, { kind: 'exit', processId: id, exitCode: entry.exitCode, text })
+    }
+    child.on('error', (error) => end(127, error.message))
+    child.on('close', (code) => end(code))
+    this.processes.set(id, entry)
+    return entry
+  }
+
+  get(id: string): BackgroundProcess | undefined {
+    return this.processes.get(id)
+  }
+
+  list(sessionId?: string): BackgroundProcess[] {
+    return [...this.processes.values()].filter((p) => sessionId === undefined || p.sessionId === sessionId)
+  }
+
+  kill(id: string): boolean {
+    const entry = this.processes.get(id)
+    if (!entry || entry.status !== 'running') return false
+    entry.status = 'killed'
+    killTree(entry.child, 1000)
+    return true
+  }
+
+  killAll(): void {
+    for (const entry of this.processes.values()) if (entry.status === 'running') this.kill(entry.id)
+  }
+
+  /** Sends one event to where the session came from, if the configured level lets it through. */
+  async notify(session: ToolSession, event: BackgroundEvent): Promise<void> {
+    if (!shouldNotify(notificationLevel(this.deps.settings), event)) return
+    try {
+      const source = session.source
+      const gateway = this.deps.services.get<GatewayService>(GATEWAY_SERVICE)
+      if (source && gateway) {
+        await gateway.notifyBackground(source, event)
+        return
+      }
+      const delivery = this.deps.services.get<DeliveryService>(DELIVERY_SERVICE)
+      if (source?.chatId && delivery) {
+        await delivery.send(source, event.text)
+        return
+      }
+      session.progress?.(event.text)
+    } catch (error) {
+      this.deps.log.warn(`background notification for ${event.processId} failed: ${errorMessage(error)}`)
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// The `terminal` toolset: the `terminal` tool (local shell or a docker/podman container, optional
+// persistent shell, timeout, output cap, background processes) and the `process` tool that polls
+// and ends background processes. Heavy work starts lazily on the first command.
+
+import { existsSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
+import { defineExtension, type Settings } from 'agent/sdk'
+import { TERMINAL_SCHEMA, type TerminalConfig } from './config.ts'
+import { TerminalManager, type TerminalInput } from './manager.ts'
+import { processTool } from './process-tool.ts'
+
+function onPath(binary: string, settings: Settings): boolean {
+  return (settings.env('PATH') ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, binary)))
+}
+
+export default defineExtension<TerminalConfig>({
+  name: 'tools-terminal',
+  version: '1.0.0',
+  configKey: 'terminal',
+  config: TERMINAL_SCHEMA as unknown as Record<string, unknown>,
+  setup(api) {
+    let manager: TerminalManager | undefined
+    const get = () => (manager ??= new TerminalManager(api.config as TerminalConfig, api.settings, api.services, api.log))
+
+    api.tools.register({
+      name: 'terminal',
+      toolset: 'terminal',
+      description:
+        'Run a shell command and return its output and exit code. Set background=true for long-running processes ' +
+        '(servers, watchers); then use the process tool to poll or kill them.',
+      parameters: {
+        type: 'object',
+        properties: {
+          command: { type: 'string', description: 'The shell command line' },
+          background: { type: 'boolean', description: 'Start it in the background and return at once' },
+          timeout: { type: 'number', description: 'Seconds before the command is ended (capped by terminal.max_timeout)' },
+          workdir: { type: 'string', description: 'Directory to run in (relative to the working directory)' },
+        },
+        required: ['command'],
+        additionalProperties: false,
+      },
+      // A shell can change any file: checkpoints snapshot before it.
+      modifiesFiles: true,
+      available(settings) {
+        const config = api.config as TerminalConfig
+        const backend = settings.env('AGENT_TERMINAL_BACKEND') ?? config.backend
+        const binary = backend === 'container' ? config.container_engine : config.shell
+        return onPath(binary, settings) || `${binary} is not on PATH`
+      },
+      async execute({ input, session, signal }) {
+        const args = input as TerminalInput
+        if (typeof args?.command !== 'string' || !args.command.trim()) throw new Error('terminal needs a non-empty "command"')
+        return get().run(args, session, signal)
+      },
+    })
+    api.tools.register(processTool(() => get().background))
+
+    // Everything the toolset started ends with it (hot reload, shutdown).
+    api.onDispose(async () => {
+      await manager?.closeAll()
+    })
+  },
+})

@@ -1,0 +1,152 @@
+// Per-session terminal state and command execution: picks the backend, keeps the session's
+// persistent shell and container, applies the timeout and the output cap, and starts background
+// processes. One instance per extension instance (no module-global state).
+
+import { isAbsolute, resolve } from 'node:path'
+import { shortHash, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
+import { BackgroundRegistry } from './background.ts'
+import { localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
+import { execArgv, interactiveShellArgv, planContainer, SessionContainer } from './container.ts'
+import { capOutput } from './output.ts'
+import { PersistentShell } from './persistent-shell.ts'
+import { runProcess } from './run-process.ts'
+
+export interface TerminalInput {
+  command: string
+  background?: boolean
+  timeout?: number
+  workdir?: string
+}
+
+export interface TerminalResult {
+  output: string
+  exit_code: number | null
+  backend: Backend
+  timed_out?: boolean
+  interrupted?: boolean
+  truncated?: boolean
+  note?: string
+  process_id?: string
+  status?: string
+}
+
+interface SessionState {
+  shells: Map<Backend, PersistentShell>
+  container?: SessionContainer
+}
+
+export class TerminalManager {
+  private readonly sessions = new Map<string, SessionState>()
+  readonly background: BackgroundRegistry
+
+  constructor(
+    private readonly config: TerminalConfig,
+    private readonly settings: Settings,
+    services: Services,
+    log: Logger,
+  ) {
+    this.background = new BackgroundRegistry({ settings, services, log, limit: config.max_output_chars, outputIntervalMs: () => config.background_output_interval * 1000 })
+  }
+
+  backend(): Backend {
+    const fromEnv = this.settings.env('AGENT_TERMINAL_BACKEND')
+    return fromEnv === 'local' || fromEnv === 'container' ? fromEnv : this.config.backend
+  }
+
+  private state(session: ToolSession): SessionState {
+    let state = this.sessions.get(session.id)
+    if (!state) this.sessions.set(session.id, (state = { shells: new Map() }))
+    return state
+  }
+
+  private cwdOf(session: ToolSession, workdir?: string): string {
+    const base = this.config.cwd ?? session.cwd
+    return workdir ? (isAbsolute(workdir) ? workdir : resolve(base, workdir)) : base
+  }
+
+  private container(session: ToolSession): SessionContainer {
+    const state = this.state(session)
+    state.container ??= new SessionContainer(planContainer(this.config, this.settings, this.cwdOf(session), shortHash(session.id, 10)))
+    return state.container
+  }
+
+  async run(input: TerminalInput, session: ToolSession, signal: AbortSignal): Promise<TerminalResult> {
+    const backend = this.backend()
+    const timeoutS = Math.min(input.timeout ?? this.config.timeout, this.config.max_timeout)
+    const timeoutMs = Math.round(timeoutS * 1000)
+    const limit = this.config.max_output_chars
+    if (input.background) return this.startBackground(input, session, backend)
+
+    let outcome: { output: string; exitCode: number | null; timedOut: boolean; interrupted: boolean; spawnError?: string; shellEnded?: boolean }
+    if (persistentFor(this.config, backend, this.settings)) {
+      const shell = await this.shell(session, backend, timeoutMs)
+      // A workdir for one command must not move the persistent shell: run it in a subshell.
+      const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command
+      outcome = await shell.run(command, timeoutMs, signal)
+    } else if (backend === 'local') {
+      outcome = await runProcess([this.config.shell, '-c', input.command], { cwd: this.cwdOf(session, input.workdir), env: localEnv(this.config, this.settings), timeoutMs, signal, limit })
+    } else {
+      const container = this.container(session)
+      await container.ensure(Math.max(timeoutMs, 120_000))
+      outcome = await runProcess(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), { env: container.plan.clientEnv, timeoutMs, signal, limit })
+    }
+    if (outcome.spawnError) throw new Error(`terminal (${backend}) could not start: ${outcome.spawnError}`)
+    const capped = capOutput(outcome.output, limit)
+    const result: TerminalResult = { output: capped.text, exit_code: outcome.exitCode, backend }
+    if (capped.truncated) result.truncated = true
+    if (outcome.timedOut) result.timed_out = true
+    if (outcome.interrupted) result.interrupted = true
+    if (outcome.timedOut) result.note = `command timed out after ${timeoutS} s and was ended`
+    if (outcome.shellEnded) result.note = [result.note, 'the persistent shell ended; the next command starts a fresh one (cwd and variables reset)'].filter(Boolean).join('; ')
+    return result
+  }
+
+  private workdirIn(backend: Backend, session: ToolSession, workdir?: string): string {
+    if (backend === 'local') return this.cwdOf(session, workdir)
+    if (!workdir) return this.config.container_workdir
+    return workdir.startsWith('/') ? workdir : `${this.config.container_workdir}/${workdir}`
+  }
+
+  private async shell(session: ToolSession, backend: Backend, timeoutMs: number): Promise<PersistentShell> {
+    const state = this.state(session)
+    let shell = state.shells.get(backend)
+    if (shell) return shell
+    if (backend === 'local') {
+      shell = new PersistentShell({ argv: [this.config.shell, '--noprofile', '--norc'], cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars)
+    } else {
+      const container = this.container(session)
+      await container.ensure(Math.max(timeoutMs, 120_000))
+      shell = new PersistentShell({ argv: interactiveShellArgv(container.plan, this.config.shell, this.config.container_workdir), env: container.plan.clientEnv }, this.config.max_output_chars)
+    }
+    state.shells.set(backend, shell)
+    return shell
+  }
+
+  private startBackground(input: TerminalInput, session: ToolSession, backend: Backend): Promise<TerminalResult> | TerminalResult {
+    const start = (argv: string[], env: Record<string, string>, cwd?: string): TerminalResult => {
+      const entry = this.background.start(argv, { cwd, env, command: input.command, session })
+      return { output: `started in the background as ${entry.id}; use the process tool to poll or kill it`, exit_code: null, backend, process_id: entry.id, status: 'running' }
+    }
+    if (backend === 'local') return start([this.config.shell, '-c', input.command], localEnv(this.config, this.settings), this.cwdOf(session, input.workdir))
+    const container = this.container(session)
+    return container.ensure(120_000).then(() => start(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), container.plan.clientEnv))
+  }
+
+  /** Ends one session's shells and container (e.g. when the session ends). */
+  async closeSession(sessionId: string): Promise<void> {
+    const state = this.sessions.get(sessionId)
+    if (!state) return
+    this.sessions.delete(sessionId)
+    for (const shell of state.shells.values()) shell.close()
+    await state.container?.remove()
+  }
+
+  async closeAll(): Promise<void> {
+    this.background.killAll()
+    await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)))
+  }
+}
+
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`
+}
