@@ -9,7 +9,9 @@ import type { CliCommand, CliContext, RunMode } from '../../sdk/types.ts'
 import { createKernel, type Kernel } from '../kernel.ts'
 import { AGENT_ROOT } from '../loader/jiti.ts'
 import { checkConfigVersion } from '../config/migrate.ts'
-import { addRegistryCommands, cliCommandNames } from './yargs-from-registry.ts'
+import { buildParser, cliCommandNames, withDefaultCommand } from './yargs-from-registry.mjs'
+import { fingerprint, isHelpRequest, writeSnapshot } from './help-snapshot.mjs'
+import { resolveAgentHome } from '../config/home.ts'
 
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }
@@ -25,15 +27,6 @@ function version(): string {
   return (JSON.parse(readFileSync(`${AGENT_ROOT}/package.json`, 'utf8')) as { version: string }).version
 }
 
-/** `agent` alone, or `agent -c …`, means chat. */
-function withDefaultCommand(args: string[], names: Set<string>): string[] {
-  const first = args[0]
-  const helpOrVersion = first === '--help' || first === '-h' || first === '--version' || first === '-V'
-  if (!names.has('chat') || helpOrVersion) return args
-  if (first === undefined || (first.startsWith('-') && !args.some((a) => a === '--help' || a === '-h')) ) return ['chat', ...args]
-  return args
-}
-
 export async function main(args: string[], io: CliIo = defaultIo()): Promise<number> {
   const fail = (error: unknown): number => {
     io.stderr.write(`agent: ${errorMessage(error)}\n`)
@@ -41,6 +34,8 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
     return AgentError.isInstance(error) ? error.exitCode : 1
   }
 
+  // A help run after which the registry snapshot is saved: fingerprint the inputs before loading.
+  const helpPrint = isHelpRequest(args) ? fingerprint({ root: AGENT_ROOT, home: resolveAgentHome(io.env), cwd: io.cwd, version: version() }) : undefined
   let kernel: Kernel
   try {
     kernel = createKernel({ env: io.env, cwd: io.cwd, projectExtensions: args.includes('--project-extensions') || undefined })
@@ -86,33 +81,14 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
     exitCode = typeof code === 'number' ? code : 0
   }
 
-  const names = cliCommandNames(kernel.registries.commands.list())
+  const commandList = kernel.registries.commands.list()
   let usageError: string | undefined
-  const parser = addRegistryCommands(
-    yargs()
-      .scriptName('agent')
-      .usage('agent <command> [options]\n\nA tool-using AI agent: chat, gateway, API server, tools, skills and plugins.')
-      .version(version())
-      .alias('version', 'V')
-      .help('help')
-      .alias('help', 'h')
-      .option('project-extensions', { type: 'boolean', describe: 'Also load extensions from ./.agent/extensions (trust this project)' })
-      .strict()
-      .wrap(Math.min(110, io.stdout.columns ?? 100))
-      .exitProcess(false)
-      .fail((message: string | null, error: Error | undefined) => {
-        if (error) throw error
-        usageError = message ?? 'invalid usage'
-      })
-      .epilogue('Run `agent <command> --help` for a command\'s options. Docs: README.md'),
-    kernel.registries.commands.list(),
-    run,
-  ).demandCommand(1, 'Name a command (see agent --help).')
+  const parser = buildParser(yargs, commandList, run, { version: version(), columns: io.stdout.columns, onUsageError: (message) => (usageError = message) })
+  if (helpPrint) writeSnapshot({ home: kernel.home, print: helpPrint, commands: commandList, envRead: kernel.settings.envRead, env: io.env })
 
   try {
     let helpShown = false
-    parser.showHelpOnFail(false)
-    await parser.parseAsync(withDefaultCommand(args, names), {}, (error: Error | undefined, _argv: unknown, output: string) => {
+    await parser.parseAsync(withDefaultCommand(args, cliCommandNames(commandList)), {}, (error: Error | undefined, _argv: unknown, output: string) => {
       if (output) {
         helpShown = true
         io.stdout.write(output + '\n')

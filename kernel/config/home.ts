@@ -1,12 +1,8 @@
-// Where the agent keeps its data: AGENT_HOME, else ~/.agent.
+// <agent_home> and the paths inside it.
 
-import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 
-export function resolveAgentHome(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.AGENT_HOME?.trim()
-  return configured ? resolve(configured) : join(homedir(), '.agent')
-}
+export { resolveAgentHome } from './home.mjs'
 
 export function homePaths(home: string) {
   return {

@@ -70,6 +70,8 @@ export class FileSettings implements Settings {
   readonly envPath: string
   /** The project config file that was merged, if any. */
   projectConfigPath: string | undefined
+  /** Names of the environment variables read so far (the help snapshot depends on them). */
+  readonly envRead = new Set<string>()
   private readonly processEnv: NodeJS.ProcessEnv
   private doc: YAML.Document
   private data: Record<string, unknown> = {}
@@ -125,6 +127,7 @@ export class FileSettings implements Settings {
   }
 
   env(name: string): string | undefined {
+    this.envRead.add(name)
     const fromProcess = this.processEnv[name]
     if (fromProcess !== undefined && fromProcess !== '') return fromProcess
     this.dotenv ??= readEnvFile(this.envPath)

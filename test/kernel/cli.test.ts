@@ -39,3 +39,27 @@ test('extensions list --json prints one JSON document with every built-in loaded
   const failed = rows.filter((r) => r.state === 'failed')
   assert.deepEqual(failed, [], 'no built-in fails to load')
 })
+
+test('--help is served from the registry snapshot only while it is valid', async (t) => {
+  const { mkdirSync, writeFileSync, existsSync } = await import('node:fs')
+  const { join } = await import('node:path')
+  const home = tempDir(t)
+  const dir = join(home, 'extensions', 'switchy')
+  mkdirSync(dir, { recursive: true })
+  const source = (description: string) => `import { defineExtension } from 'agent/sdk'
+export default defineExtension({ name: 'switchy', setup(api) {
+  const flavour = api.settings.env('SWITCHY_FLAVOUR') ?? 'plain'
+  api.commands.register({ name: 'switchy', category: 'Demo', description: '${description} (' + flavour + ')', cli: { run() {} } })
+} })`
+  writeFileSync(join(dir, 'index.ts'), source('first'))
+  const full = await runAgent(['--help'], { home })
+  assert.match(full.stdout, /first \(plain\)/)
+  assert.ok(existsSync(join(home, 'cache', 'cli-help.json')), 'a full help run saves the snapshot')
+  const served = await runAgent(['--help'], { home })
+  assert.equal(served.stdout, full.stdout, 'the snapshot prints the same help')
+
+  writeFileSync(join(dir, 'index.ts'), source('second'))
+  assert.match((await runAgent(['--help'], { home })).stdout, /second \(plain\)/, 'an edited extension invalidates it')
+  assert.match((await runAgent(['--help'], { home, env: { SWITCHY_FLAVOUR: 'spicy' } })).stdout, /second \(spicy\)/, 'an environment variable read while loading invalidates it')
+  assert.match((await runAgent(['switchy', '--help'], { home, env: { SWITCHY_FLAVOUR: 'spicy' } })).stdout, /second \(spicy\)/)
+})

@@ -1,0 +1,1 @@
+export declare function resolveAgentHome(env?: NodeJS.ProcessEnv): string
