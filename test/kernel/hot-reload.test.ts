@@ -85,3 +85,22 @@ test('the watcher reloads a changed user extension, loads a new one and unloads 
   await until(() => kernel.registries.tools.get('fresh_tool') === undefined)
   assert.equal(kernel.extensions().some((e) => e.name === 'fresh'), false)
 })
+
+test('built-in extensions hot-reload too', async (t) => {
+  const home = tempDir(t)
+  const builtins = tempDir(t)
+  const dir = join(builtins, 'live')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'index.ts'), versioned(10))
+  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: builtins, logLevel: 'silent' })
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  assert.equal(kernel.extensions().find((e) => e.name === 'live')?.source, 'builtin')
+  await kernel.start('gateway')
+  writeFileSync(join(dir, 'index.ts'), versioned(11))
+  let value = 0
+  await until(() => {
+    void Promise.resolve(kernel.registries.tools.get('live_tool')?.execute({})).then((v) => (value = v as number))
+    return value === 11
+  })
+})
