@@ -1,0 +1,65 @@
+// The API server's settings: whether it is enabled (API_SERVER_ENABLED or platforms.api_server.enabled),
+// the advertised model name, and the limits under platforms.api_server.extra, resolved once.
+
+import type { JsonSchema, Settings } from 'agent/sdk'
+
+export interface ApiServerConfig {
+  enabled: boolean
+  extra: {
+    response_store_capacity: number
+    max_concurrent_runs: number
+    keepalive_seconds: number
+    max_request_bytes: number
+    [key: string]: unknown
+  }
+  [key: string]: unknown
+}
+
+export const CONFIG_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    enabled: { type: 'boolean', default: false },
+    extra: {
+      type: 'object',
+      default: {},
+      properties: {
+        // Stored responses kept in state.db; the least recently used are evicted past it.
+        response_store_capacity: { type: 'integer', minimum: 1, default: 1000 },
+        // Agent runs in flight at once; more get 429. 0 means no cap.
+        max_concurrent_runs: { type: 'integer', minimum: 0, default: 10 },
+        // SSE comment sent after this many seconds without output, so proxies keep the stream open.
+        keepalive_seconds: { type: 'number', exclusiveMinimum: 0, default: 30 },
+        // Request bodies above this are refused with 413 before they are read.
+        max_request_bytes: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024 },
+      },
+      // The gateway keeps other per-platform keys here (reply prefix, home channel …).
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: true,
+}
+
+export interface ServerOptions {
+  modelName: string
+  capacity: number
+  maxConcurrentRuns: number
+  keepaliveMs: number
+  maxRequestBytes: number
+}
+
+const TRUTHY = /^(1|true|yes|on)$/i
+
+export function isEnabled(config: Readonly<ApiServerConfig>, settings: Settings): boolean {
+  return config.enabled === true || TRUTHY.test(settings.env('API_SERVER_ENABLED')?.trim() ?? '')
+}
+
+export function resolveOptions(config: Readonly<ApiServerConfig>, settings: Settings): ServerOptions {
+  const extra = config.extra
+  return {
+    modelName: settings.env('API_SERVER_MODEL_NAME')?.trim() || 'agent',
+    capacity: extra.response_store_capacity,
+    maxConcurrentRuns: extra.max_concurrent_runs,
+    keepaliveMs: Math.max(1, Math.round(extra.keepalive_seconds * 1000)),
+    maxRequestBytes: extra.max_request_bytes,
+  }
+}

@@ -1,0 +1,100 @@
+// Agent runs started by HTTP requests: admission (the concurrency cap answers 429 with Retry-After,
+// shutting down answers 503), interruption when the client disconnects or the server stops, and
+// the mapping of runtime failures to a 500 whose message has its secrets redacted.
+
+import { errorMessage, HttpError, redactSecrets, RUNTIME_SERVICE, type AgentRuntime, type HttpContext, type Logger, type RunRequest, type RunResult, type Services, type Settings } from 'agent/sdk'
+
+export class ActiveRun {
+  readonly controller = new AbortController()
+  /** The client closed the connection before the answer was complete. */
+  clientGone = false
+  readonly #release: () => void
+  readonly #res: HttpContext['res']
+  readonly #onClose = () => {
+    if (this.#res.writableFinished) return
+    this.clientGone = true
+    this.controller.abort(new Error('client disconnected'))
+  }
+
+  constructor(ctx: HttpContext, release: () => void) {
+    this.#release = release
+    this.#res = ctx.res
+    this.#res.once('close', this.#onClose)
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+
+  finish(): void {
+    this.#res.off('close', this.#onClose)
+    this.#release()
+  }
+}
+
+export class Runs {
+  readonly #active = new Map<ActiveRun, Promise<unknown>>()
+  #stopping = false
+
+  constructor(
+    private readonly max: number,
+    private readonly services: Services,
+    private readonly settings: Settings,
+    private readonly log: Logger,
+  ) {}
+
+  get activeCount(): number {
+    return this.#active.size
+  }
+
+  /** Admits a run for this request, or throws 503 (stopping) / 429 (cap reached). */
+  begin(ctx: HttpContext): ActiveRun {
+    if (this.#stopping) throw new HttpError(503, 'The server is shutting down', { code: 'shutting_down', headers: { 'Retry-After': '1' } })
+    if (this.max > 0 && this.#active.size >= this.max) {
+      throw new HttpError(429, `Too many concurrent runs (limit ${this.max}); retry shortly`, {
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        headers: { 'Retry-After': '1' },
+      })
+    }
+    let settle!: () => void
+    const settled = new Promise<void>((resolve) => (settle = resolve))
+    const run: ActiveRun = new ActiveRun(ctx, () => {
+      this.#active.delete(run)
+      settle()
+    })
+    this.#active.set(run, settled)
+    return run
+  }
+
+  /** Runs the agent for an admitted request. Failures become a 500 with a redacted message. */
+  async execute(run: ActiveRun, request: RunRequest): Promise<RunResult> {
+    const runtime = this.services.get<AgentRuntime>(RUNTIME_SERVICE)
+    if (!runtime) throw new HttpError(500, 'The agent runtime is not available', { code: 'runtime_unavailable' })
+    try {
+      return await runtime.run({ ...request, signal: run.signal })
+    } catch (error) {
+      if (!run.clientGone) this.log.warn(`agent run failed: ${this.redact(errorMessage(error))}`)
+      throw new HttpError(500, `The agent failed: ${this.redact(errorMessage(error))}`, { code: 'agent_error', type: 'server_error' })
+    }
+  }
+
+  redact(text: string): string {
+    return redactSecrets(text, this.settings.secretValues())
+  }
+
+  /** New runs are admitted again (the adapter started). */
+  resume(): void {
+    this.#stopping = false
+  }
+
+  /** Refuses new runs, interrupts the running ones and waits (bounded) for them to wind down. */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.#stopping = true
+    if (this.#active.size === 0) return
+    for (const run of this.#active.keys()) run.controller.abort(new Error('the server is shutting down'))
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([Promise.all(this.#active.values()), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))])
+    clearTimeout(timer)
+  }
+}

@@ -1,0 +1,28 @@
+// Keeps a chat-completions frontend in one agent session although every request is stateless: the
+// conversation it resends is hashed, and the hash of "history + input + our answer" is remembered
+// for the session, so the next request (whose history is exactly that) finds it again.
+
+import { createHash, randomBytes } from 'node:crypto'
+import type { ChatMessage } from 'agent/sdk'
+import { textOf } from './messages.ts'
+
+/**
+ * A stable key for a list of user/assistant messages. Whitespace is normalised (frontends trim or
+ * re-wrap what they resend); images count by URL. The frontend's system text is left out on purpose:
+ * frontends template the date and similar into it, which would split one conversation into many.
+ */
+export function conversationKey(messages: readonly ChatMessage[]): string {
+  const hash = createHash('sha256')
+  for (const message of messages) {
+    hash.update(message.role)
+    hash.update('\u0000')
+    hash.update(textOf(message.content).replace(/\s+/g, ' ').trim())
+    if (Array.isArray(message.content)) for (const part of message.content) if (part.type === 'image_url') hash.update(`\u0002${part.image_url.url}`)
+    hash.update('\u0001')
+  }
+  return hash.digest('base64url')
+}
+
+export function newId(prefix: string, bytes = 14): string {
+  return `${prefix}${randomBytes(bytes).toString('hex')}`
+}

@@ -1,0 +1,89 @@
+// Starts the API server the way `agent gateway run` does (kernel ready, then the api_server adapter)
+// against a scripted OpenAI-compatible model, and hands tests an official `openai` client.
+
+import type { TestContext } from 'node:test'
+import OpenAI from 'openai'
+import type { AdapterContext, ExtensionDefinition, HttpService, Services } from '../../../sdk/index.ts'
+import { createTestKernel, startScriptedModel, type ScriptedModelOptions, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { inlineRuntime } from './inline-runtime.ts'
+
+export interface ServerOptions {
+  env?: Record<string, string | undefined>
+  config?: Record<string, unknown>
+  model?: ScriptedModelOptions
+  /** Reuse a model server (restart tests). */
+  modelServer?: ScriptedModelServer
+  /** Reuse an AGENT_HOME (restart tests). */
+  home?: string
+  extensions?: ExtensionDefinition<any>[]
+  /** Do not start the adapter (tests of a disabled server). */
+  noStart?: boolean
+}
+
+export interface RunningServer {
+  url: string
+  model: ScriptedModelServer
+  test: TestKernel
+  client(apiKey?: string): OpenAI
+  /** Stops the kernel (not the model server); idempotent. */
+  stop(): Promise<void>
+}
+
+/** The runtime and model extensions used; the real ones once they exist. */
+const RUNTIME_BUILTINS = process.env.API_SERVER_TEST_INLINE_RUNTIME ? [] : []
+
+export async function startServer(t: TestContext, options: ServerOptions = {}): Promise<RunningServer> {
+  const model = options.modelServer ?? (await startScriptedModel(options.model))
+  if (!options.modelServer) t.after(() => model.close())
+  const test = await createTestKernel({
+    builtins: ['http', 'state-db', 'api-server', ...RUNTIME_BUILTINS],
+    extensions: [inlineRuntime(), ...(options.extensions ?? [])],
+    home: options.home,
+    config: options.config,
+    env: {
+      API_SERVER_ENABLED: 'true',
+      API_SERVER_PORT: '0',
+      AGENT_INFERENCE_PROVIDER: 'custom',
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-scripted-model-key-000',
+      AGENT_MODEL: 'scripted-model',
+      ...options.env,
+    },
+  })
+  let stopped = false
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    await test.close()
+  }
+  t.after(stop)
+  const failed = test.kernel.extensions().filter((e) => e.state === 'failed')
+  if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
+  await test.kernel.start('command')
+  let url = ''
+  if (!options.noStart) {
+    const adapter = test.kernel.registries.adapters.get('api_server')!
+    const ctx: AdapterContext = { signal: new AbortController().signal, log: test.kernel.log, settings: test.kernel.settings, services: test.kernel.services as Services }
+    await adapter.start(ctx)
+    t.after(() => adapter.stop())
+    url = test.kernel.services.require<HttpService>('http').address('api')!.url
+  }
+  return {
+    url,
+    model,
+    test,
+    client: (apiKey = 'unused') => new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0, timeout: 20_000 }),
+    stop,
+  }
+}
+
+/** fetch with a JSON body; returns status, headers and the parsed body. */
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } })
+  const text = await res.text()
+  let parsed: unknown = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {}
+  return { status: res.status, headers: res.headers, body: parsed }
+}
