@@ -139,9 +139,21 @@ export function describeProviderError(error: unknown, options: Pick<CallOptions,
   } else {
     const code = networkCode(error)
     if (code) line = `${options.provider}: cannot reach ${options.baseUrl}: ${NETWORK_REASONS[code] ?? code.toLowerCase()}`
+    else if (isConnectionFailure(error)) line = `${options.provider}: cannot reach ${options.baseUrl}: ${innermostMessage(error)}`
     else line = `${options.provider}: ${serverMessage(error)}`
   }
   return redactSecrets(line, options.secrets ?? [])
+}
+
+/** fetch's `TypeError: fetch failed` and the openai client's APIConnectionError wrap the real reason. */
+function isConnectionFailure(error: any): boolean {
+  return /^APIConnection/.test(error?.name ?? '') || /^APIConnection/.test(error?.constructor?.name ?? '') || (error instanceof TypeError && /fetch failed/i.test(error.message))
+}
+
+function innermostMessage(error: any): string {
+  let current = error
+  for (let depth = 0; current?.cause && depth < 6; depth++) current = current.cause
+  return serverMessage(current)
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>

@@ -2,7 +2,8 @@
 // Each entry names its canonical id, aliases, key and base-URL variables, and its default endpoint;
 // the wire protocol is the same chat completions API for all of them.
 
-export type ReasoningStyle = 'openrouter' | 'openai' | 'none'
+/** openrouter: `reasoning: {effort}`; openai: `reasoning_effort`; thinking: `thinking: {type}` (GLM); none: not sent. */
+export type ReasoningStyle = 'openrouter' | 'openai' | 'thinking' | 'none'
 
 export interface CompatProviderSpec {
   name: string
@@ -62,7 +63,7 @@ export const COMPAT_PROVIDERS: readonly CompatProviderSpec[] = [
     baseUrlEnv: 'GLM_BASE_URL',
     defaultBaseUrl: 'https://api.z.ai/api/paas/v4',
     defaultModel: 'glm-4.6',
-    reasoning: 'none',
+    reasoning: 'thinking',
     requiresKey: true,
   },
   {

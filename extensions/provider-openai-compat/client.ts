@@ -70,6 +70,7 @@ class CompatClient implements ModelClient {
     if (request.reasoningEffort) {
       if (this.options.reasoning === 'openrouter') body.reasoning = request.reasoningEffort === 'none' ? { enabled: false } : { effort: request.reasoningEffort }
       else if (this.options.reasoning === 'openai') body.reasoning_effort = request.reasoningEffort
+      else if (this.options.reasoning === 'thinking') body.thinking = { type: request.reasoningEffort === 'none' ? 'disabled' : 'enabled' }
     }
     if (stream) {
       body.stream = true

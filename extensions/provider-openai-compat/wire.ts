@@ -2,13 +2,13 @@
 // chunks → ModelResponse. Tool calls keep their ids; a call sent without one gets a synthetic id so
 // its result still pairs with it.
 
-import { syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
+import { syntheticCallId, type ChatMessage, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
 
 export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
   return messages.map((m) => {
     switch (m.role) {
       case 'assistant': {
-        const out: Record<string, unknown> = { role: 'assistant', content: textOrParts(m.content) ?? (m.toolCalls?.length ? null : '') }
+        const out: Record<string, unknown> = { role: 'assistant', content: m.content ?? (m.toolCalls?.length ? null : '') }
         if (m.toolCalls?.length) out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments || '{}' } }))
         return out
       }
@@ -17,16 +17,12 @@ export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<s
       case 'system':
         return { role: 'system', content: plainText(m.content) }
       default: {
-        const out: Record<string, unknown> = { role: 'user', content: textOrParts(m.content) ?? '' }
+        const out: Record<string, unknown> = { role: 'user', content: m.content ?? '' }
         if (m.name) out.name = m.name
         return out
       }
     }
   })
-}
-
-function textOrParts(content: ChatMessage['content']): string | ContentPart[] | null {
-  return content
 }
 
 export function plainText(content: ChatMessage['content']): string {

@@ -1,0 +1,74 @@
+// One harness per provider extension (and per wire mode of it): how to start a loopback fake of its
+// wire protocol, which environment points the provider at it, and how to read the requests the
+// provider sent. providers.test.ts runs the same cases over every harness.
+
+import type { RecordedRequest, ScriptedTurn } from 'agent/sdk/testing'
+import { startScriptedModel } from 'agent/sdk/testing'
+
+export interface Fake {
+  readonly url: string
+  readonly requests: RecordedRequest[]
+  enqueue(...turns: ScriptedTurn[]): void
+  close(): Promise<void>
+}
+
+export interface WireView {
+  lastUserText(body: any): string
+  /** Ids the request's tool results point at, in order. */
+  toolResultIds(body: any): string[]
+  /** Ids of the tool calls in the request's assistant history, in order. */
+  historyCallIds(body: any): string[]
+  toolNames(body: any): string[]
+  reasoningEffort(body: any): unknown
+}
+
+export interface Harness {
+  name: string
+  builtins: string[]
+  /** HTTP faults (status codes, dropped connections, unreachable ports) apply. */
+  http: boolean
+  /** The provider reports reasoning text. */
+  reasoning: boolean
+  /** Usage comes from the wire (not estimated). */
+  exactUsage: boolean
+  start(): Promise<{ fake: Fake; env: Record<string, string>; config?: Record<string, unknown> }>
+  /** The environment that points the provider at an endpoint (for the unreachable-port case). */
+  envFor?(url: string): Record<string, string>
+  /** Requests that are model calls (not model lists or token exchanges). */
+  isCall(request: RecordedRequest): boolean
+  wire: WireView
+}
+
+const text = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: any) => p?.text ?? '').join('') : ''
+
+export const chatCompletionsWire: WireView = {
+  lastUserText: (body) => text([...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content),
+  toolResultIds: (body) => (body?.messages ?? []).filter((m: any) => m.role === 'tool').map((m: any) => m.tool_call_id),
+  historyCallIds: (body) => (body?.messages ?? []).flatMap((m: any) => (m.tool_calls ?? []).map((c: any) => c.id)),
+  toolNames: (body) => (body?.tools ?? []).map((t: any) => t.function?.name),
+  reasoningEffort: (body) => body?.reasoning_effort ?? body?.reasoning?.effort ?? body?.thinking?.type,
+}
+
+function compatHarness(name: string, envFor: (url: string) => Record<string, string>): Harness {
+  return {
+    name,
+    builtins: ['provider-openai-compat', 'model-resolver'],
+    http: true,
+    reasoning: true,
+    exactUsage: true,
+    async start() {
+      const fake = await startScriptedModel({ models: ['scripted-model', 'other-model'] })
+      return { fake, env: envFor(fake.url) }
+    },
+    envFor,
+    isCall: (r) => r.path.endsWith('/chat/completions'),
+    wire: chatCompletionsWire,
+  }
+}
+
+export const HARNESSES: Harness[] = [
+  compatHarness('openai-compat: custom endpoint', (url) => ({ AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: url, AGENT_MODEL: 'scripted-model' })),
+  compatHarness('openai-compat: aggregator', (url) => ({ AGENT_INFERENCE_PROVIDER: 'openrouter', OPENROUTER_API_KEY: 'sk-or-test-123456789', OPENROUTER_BASE_URL: url })),
+  compatHarness('openai-compat: GLM-style by alias', (url) => ({ AGENT_INFERENCE_PROVIDER: 'glm', GLM_API_KEY: 'glm-test-key-123456', GLM_BASE_URL: url })),
+]
