@@ -1,6 +1,7 @@
 // Tool backend choices: extra fields a ToolDefinition may carry to say which configurable backend it
 // reads (`web.backend` …) and which keys each backend needs. `agent tools` asks about each setting
-// once, `agent doctor` reports each backend's key. Also the persistent tool switch `tools.disabled`.
+// once, `agent doctor` reports each backend's key. Also the persistent tool switches `tools.disabled`
+// and `tools.enabled` (the rule deciding whether a tool is on is `toolEnabled` in sdk/runtime.ts).
 
 import type { Settings, ToolDefinition } from './types.ts'
 
@@ -37,16 +38,12 @@ export function backendChoices(tools: readonly ToolDefinition[]): ToolBackendCho
   return [...seen.values()]
 }
 
-/** Config key listing tools (or toolsets) switched off for every conversation. */
+/** Config keys listing tools (or toolsets) switched off, and switched on when off by default. */
 export const TOOLS_DISABLED_KEY = 'tools.disabled'
+export const TOOLS_ENABLED_KEY = 'tools.enabled'
 
-export function disabledTools(settings: Settings): Set<string> {
-  const raw = settings.get<unknown>(TOOLS_DISABLED_KEY)
+/** The names listed under a config key (tools.disabled / tools.enabled). */
+export function toolNameList(settings: Pick<Settings, 'get'>, key: string): Set<string> {
+  const raw = settings.get<unknown>(key)
   return new Set(Array.isArray(raw) ? raw.filter((v): v is string => typeof v === 'string') : [])
-}
-
-/** Whether a tool is on by default: enabledByDefault, and neither it nor its toolset is in tools.disabled. */
-export function toolEnabled(tool: ToolDefinition, owner: string, disabled: Set<string>): boolean {
-  if (tool.enabledByDefault === false) return false
-  return !disabled.has(tool.name) && !disabled.has(tool.toolset ?? owner)
 }

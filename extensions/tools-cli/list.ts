@@ -1,7 +1,8 @@
 // `agent tools list|enable|disable`: every registered tool with its toolset, owner, default state and
-// availability; `tools.disabled` in config.yaml switches tools or toolsets off for every conversation.
+// availability; `tools.disabled` / `tools.enabled` in config.yaml switch tools or toolsets for every
+// conversation.
 
-import { disabledTools, errorMessage, TOOLS_DISABLED_KEY, toolEnabled, UsageError, type CliContext, type Settings, type ToolDefinition } from 'agent/sdk'
+import { errorMessage, toolNameList, TOOLS_DISABLED_KEY, TOOLS_ENABLED_KEY, UsageError, type CliContext, type Settings, type ToolDefinition } from 'agent/sdk'
 
 export interface ToolRow {
   name: string
@@ -19,11 +20,18 @@ function availability(tool: ToolDefinition, settings: Settings): true | string {
   }
 }
 
+/** The same rule as the runtime's: tools.disabled wins, then tools.enabled, then enabledByDefault. */
+function enabled(tool: ToolDefinition, owner: string, settings: Settings): boolean {
+  const names = [tool.name, tool.toolset ?? owner]
+  if (names.some((n) => toolNameList(settings, TOOLS_DISABLED_KEY).has(n))) return false
+  if (names.some((n) => toolNameList(settings, TOOLS_ENABLED_KEY).has(n))) return true
+  return tool.enabledByDefault !== false
+}
+
 export function toolRows(ctx: Pick<CliContext, 'tools' | 'settings'>): ToolRow[] {
-  const disabled = disabledTools(ctx.settings)
   return ctx.tools
     .entries()
-    .map(({ owner, value }) => ({ name: value.name, toolset: value.toolset ?? owner, owner, enabled: toolEnabled(value, owner, disabled), available: availability(value, ctx.settings) }))
+    .map(({ owner, value }) => ({ name: value.name, toolset: value.toolset ?? owner, owner, enabled: enabled(value, owner, ctx.settings), available: availability(value, ctx.settings) }))
     .sort((a, b) => a.toolset.localeCompare(b.toolset) || a.name.localeCompare(b.name))
 }
 
@@ -46,8 +54,18 @@ export async function switchTools(ctx: CliContext, enable: boolean): Promise<voi
   const known = new Set(rows.flatMap((r) => [r.name, r.toolset]))
   const unknown = names.filter((n) => !known.has(n))
   if (unknown.length) throw new UsageError(`unknown tool or toolset: ${unknown.join(', ')} (see agent tools list)`)
-  const disabled = disabledTools(ctx.settings)
-  for (const name of names) enable ? disabled.delete(name) : disabled.add(name)
+  const disabled = toolNameList(ctx.settings, TOOLS_DISABLED_KEY)
+  const on = toolNameList(ctx.settings, TOOLS_ENABLED_KEY)
+  for (const name of names) {
+    if (enable) {
+      disabled.delete(name)
+      on.add(name)
+    } else {
+      disabled.add(name)
+      on.delete(name)
+    }
+  }
   await ctx.settings.set(TOOLS_DISABLED_KEY, disabled.size ? [...disabled].sort() : undefined)
+  await ctx.settings.set(TOOLS_ENABLED_KEY, on.size ? [...on].sort() : undefined)
   ctx.out(`${enable ? 'enabled' : 'disabled'}: ${names.join(', ')} (saved to ${ctx.settings.configPath})`)
 }

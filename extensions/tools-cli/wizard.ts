@@ -2,7 +2,7 @@
 // and which toolsets are on. Answers are collected first and saved together at the end, so a
 // cancelled wizard changes nothing. Without a terminal it prints the non-interactive equivalents.
 
-import { backendChoices, disabledTools, TOOLS_DISABLED_KEY, type CliContext, type ToolBackendChoice } from 'agent/sdk'
+import { backendChoices, toolNameList, TOOLS_DISABLED_KEY, type CliContext, type ToolBackendChoice } from 'agent/sdk'
 import { toolRows } from './list.ts'
 
 function keyState(ctx: CliContext, envKeys: string[]): string {
@@ -65,7 +65,7 @@ export async function toolsWizard(ctx: CliContext): Promise<number> {
 
   const toolsets = [...new Set(toolRows(ctx).map((r) => r.toolset))].sort()
   if (!cancelled && toolsets.length > 0) {
-    const disabled = disabledTools(ctx.settings)
+    const disabled = toolNameList(ctx.settings, TOOLS_DISABLED_KEY)
     const { on } = await prompts(
       { type: 'multiselect', name: 'on', message: 'Toolsets to enable', choices: toolsets.map((t) => ({ title: t, value: t, selected: !disabled.has(t) })), hint: 'space to toggle, enter to confirm' },
       { onCancel },
