@@ -96,6 +96,12 @@ export interface RunRequest {
   personality?: string
   /** Restrict the tools offered to these toolsets. */
   toolsets?: string[]
+  /** Also offer these tools or toolsets that are off by default (a conversation's `/tools enable`). */
+  enableTools?: string[]
+  /** Do not offer these tools or toolsets (a conversation's `/tools disable`). */
+  disableTools?: string[]
+  /** Title of the session when this run creates it. */
+  title?: string
   skills?: string[]
   maxIterations?: number
   cwd?: string
@@ -115,6 +121,8 @@ export type RunEvent =
   | { type: 'tool.end'; callId: string; name: string; ok: boolean; resultBytes: number }
   | { type: 'model.call'; iteration: number }
   | { type: 'usage'; usage: Usage }
+  /** Context compression moved the conversation to a continuation session. */
+  | { type: 'compressed'; sessionId: string; parentSessionId: string }
 
 export interface ToolTraceEntry {
   tool: string

@@ -1,0 +1,111 @@
+// The live state of a run: which session it writes to (if any), the context summaries and the
+// messages sent to the model. Opening it loads a stored session (following a compressed one to its
+// continuation), repairs a transcript cut short by a crash, or creates the session.
+
+import { randomBytes } from 'node:crypto'
+import { AgentError, SESSIONS_SERVICE, type ChatMessage, type ExtensionApi, type RunRequest, type SessionRecord, type SessionStore } from 'agent/sdk'
+
+export interface Conversation {
+  sessionId: string
+  /** The store this run writes to; undefined for `persist: false` (or no sessions extension). */
+  store?: SessionStore
+  session?: SessionRecord
+  /** Context summaries of compressed turns (stored as `system` messages). */
+  summaries: string[]
+  /** Everything after the system prompt, in order. */
+  messages: ChatMessage[]
+}
+
+/** A stored transcript as the model must see it: every tool call answered, no orphan results. */
+export function repairTranscript(messages: readonly ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = []
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!
+    if (m.role === 'tool') {
+      // Results are placed right after their assistant message below; anything else is an orphan.
+      continue
+    }
+    out.push(m)
+    if (m.role === 'assistant' && m.toolCalls?.length) {
+      const results = new Map<string, ChatMessage>()
+      for (let j = i + 1; j < messages.length && messages[j]!.role === 'tool'; j++) {
+        const r = messages[j]!
+        if (r.toolCallId && !results.has(r.toolCallId)) results.set(r.toolCallId, r)
+      }
+      for (const call of m.toolCalls) {
+        out.push(results.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: 'Error: this tool call was interrupted before it returned a result.' })
+      }
+    }
+  }
+  return out
+}
+
+function strip(m: ChatMessage): ChatMessage {
+  const message: ChatMessage = { role: m.role, content: m.content }
+  if (m.toolCalls?.length) message.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }))
+  if (m.toolCallId) message.toolCallId = m.toolCallId
+  if (m.name) message.name = m.name
+  if (m.reasoning) message.reasoning = m.reasoning
+  return message
+}
+
+function textOf(content: ChatMessage['content']): string {
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) return content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')
+  return ''
+}
+
+/** Splits loaded messages into context summaries (system) and the conversation proper. */
+function separate(messages: readonly ChatMessage[]): { summaries: string[]; rest: ChatMessage[] } {
+  const summaries: string[] = []
+  const rest: ChatMessage[] = []
+  for (const m of messages) {
+    if (m.role === 'system') summaries.push(textOf(m.content))
+    else rest.push(strip(m))
+  }
+  return { summaries, rest }
+}
+
+export async function openConversation(api: ExtensionApi<any>, request: RunRequest, defaults: { cwd: string; model: string; provider: string }): Promise<Conversation> {
+  const persist = request.persist !== false
+  const store = api.services.get<SessionStore>(SESSIONS_SERVICE)
+  if (!store && request.sessionId) throw new AgentError('E_STATE', 'cannot continue a session: the sessions extension is not loaded')
+  if (!store && persist) api.log.warn('the sessions extension is not loaded; this run is not stored')
+
+  let session: SessionRecord | undefined
+  let loaded: ChatMessage[] = []
+  if (request.sessionId && store) {
+    const found = await store.get(request.sessionId)
+    if (!found) throw new AgentError('E_NOT_FOUND', `no session "${request.sessionId}"`)
+    // A compressed session lives on in its continuation.
+    session = found.endReason === 'compression' ? ((await store.tip(found.id)) ?? found) : found
+    loaded = await store.messages(session.id)
+    if (persist && session.endedAt !== undefined) await store.reopen(session.id)
+  }
+  const { summaries, rest } = separate(loaded)
+  const history = separate(request.history ?? [])
+  const conversation: Conversation = {
+    sessionId: session?.id ?? request.sessionId ?? `ephemeral_${randomBytes(6).toString('hex')}`,
+    summaries: [...summaries, ...history.summaries],
+    messages: repairTranscript([...rest, ...history.rest]),
+  }
+  if (session) conversation.session = session
+  if (persist && store) {
+    conversation.store = store
+    if (!session) {
+      const created = await store.create({
+        title: request.title,
+        source: request.source?.platform ?? 'cli',
+        userId: request.source?.userId,
+        chatId: request.source?.chatId,
+        model: defaults.model,
+        provider: defaults.provider,
+        personality: request.personality || undefined,
+        cwd: defaults.cwd,
+      })
+      conversation.session = created
+      conversation.sessionId = created.id
+    }
+  }
+  return conversation
+}

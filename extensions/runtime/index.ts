@@ -1,0 +1,27 @@
+// The `runtime` service: the conversation loop every surface runs the agent through (CLI chat,
+// API server, gateway, cron, delegation), plus compression, personalities and the offered tools.
+
+import { defineExtension, RUNTIME_SERVICE, SESSIONS_SERVICE, type RuntimeService, type SessionStore } from 'agent/sdk'
+import { compressStored } from './compaction.ts'
+import { personalityList, personalityPrompt } from './prompt.ts'
+import { runConversation } from './run.ts'
+import { offeredTools, toolSchemas } from './tools.ts'
+
+export default defineExtension({
+  name: 'runtime',
+  version: '1.0.0',
+  description: 'The agent loop: model calls, tool calls through the hooks, sessions, compression',
+  setup(api) {
+    const service: RuntimeService = {
+      run: (request) => runConversation(api, request),
+      compress: (sessionId, options = {}) => compressStored(api, sessionId, options.signal),
+      personalities: () => personalityList(api.settings),
+      async setPersonality(sessionId, name) {
+        if (name) personalityPrompt(api.settings, name)
+        await api.services.require<SessionStore>(SESSIONS_SERVICE).update(sessionId, { personality: name || undefined })
+      },
+      offeredTools: (options) => toolSchemas(offeredTools(api, options)),
+    }
+    api.services.provide<RuntimeService>(RUNTIME_SERVICE, service)
+  },
+})

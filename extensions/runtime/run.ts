@@ -1,0 +1,211 @@
+// The conversation loop: model call → tool calls (paired to their results by id) → model call …
+// until the model answers without tools (`completed`), the run is aborted (`interrupted`) or the
+// iteration cap is reached (`max_iterations`). Every message is stored as it happens, so a crash
+// loses nothing acknowledged. Retries of transient provider failures live in the provider kit,
+// not here (one place).
+
+import {
+  AgentError,
+  errorCode,
+  errorMessage,
+  UsageError,
+  type ChatMessage,
+  type ExtensionApi,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResponse,
+  type RunEvent,
+  type RunRequest,
+  type RunResult,
+  type ToolTraceEntry,
+  type Usage,
+} from 'agent/sdk'
+import { compressConversation } from './compaction.ts'
+import { estimateTokens, compressionSettings } from './context.ts'
+import { openConversation, type Conversation } from './conversation.ts'
+import { resolveClient } from './models.ts'
+import { buildSystemPrompt, personalityPrompt } from './prompt.ts'
+import { runtimeSettings } from './settings.ts'
+import { ensureCallIds, offeredTools, runBatch, toolSchemas } from './tools.ts'
+import { addUsage, emptyUsage, pricedUsage } from './usage.ts'
+
+function observeFn(api: ExtensionApi<any>) {
+  return (event: Record<string, unknown> & { type: string }) => {
+    api.hooks.observe.promise({ at: Date.now(), ...event }).catch(() => undefined)
+  }
+}
+
+function emitFn(api: ExtensionApi<any>, request: RunRequest) {
+  return (event: RunEvent) => {
+    if (!request.onEvent) return
+    try {
+      request.onEvent(event)
+    } catch (error) {
+      api.log.warn(`a run event listener failed: ${errorMessage(error)}`)
+    }
+  }
+}
+
+/** The part of the skills service (sdk/skills.ts, extension `skills`) a run needs. */
+interface SkillsLoader {
+  load(names: readonly string[]): { prompt: string }
+  catalog(): string
+}
+
+function skillsPrompt(api: ExtensionApi<any>, names: readonly string[] | undefined, catalogWanted: boolean): string | undefined {
+  const skills = api.services.get<SkillsLoader>('skills')
+  if (names?.length) {
+    if (!skills) throw new UsageError(`skills were requested (${names.join(', ')}) but the skills extension is not loaded`)
+  }
+  const parts: string[] = []
+  if (skills && names?.length) parts.push(skills.load(names).prompt)
+  if (skills && catalogWanted) {
+    const catalog = skills.catalog().trim()
+    if (catalog) parts.push(`# Available skills (load one with skill_view)\n${catalog}`)
+  }
+  return parts.length ? parts.join('\n\n') : undefined
+}
+
+export async function runConversation(api: ExtensionApi<any>, request: RunRequest): Promise<RunResult> {
+  if (typeof request.input !== 'string' && !Array.isArray(request.input)) throw new UsageError('a run needs an input (text or content parts)')
+  const config = runtimeSettings(api.settings)
+  const compression = compressionSettings(api.settings)
+  const maxIterations = request.maxIterations ?? config.maxIterations
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) throw new UsageError(`maxIterations must be a positive integer (got ${String(request.maxIterations)})`)
+  const signal = request.signal ? AbortSignal.any([request.signal, api.signal]) : api.signal
+  const emit = emitFn(api, request)
+  const observe = observeFn(api)
+
+  const client: ModelClient = await resolveClient(api, { provider: request.provider, model: request.model })
+  const cwd = request.cwd ?? process.cwd()
+  const conv = await openConversation(api, request, { cwd, model: client.model, provider: client.provider })
+  const store = conv.store
+
+  // Personality: asked for now (and remembered by the session), else the session's, else config's.
+  if (request.personality && store && conv.session?.personality !== request.personality) {
+    personalityPrompt(api.settings, request.personality)
+    await store.update(conv.sessionId, { personality: request.personality })
+  }
+  const personalityName = request.personality || conv.session?.personality || config.personality
+  const personality = personalityName ? personalityPrompt(api.settings, personalityName) : undefined
+
+  const tools = offeredTools(api, { toolsets: request.toolsets, enableTools: request.enableTools, disableTools: request.disableTools })
+  const schemas = toolSchemas(tools)
+  const skills = skillsPrompt(api, request.skills, tools.some((t) => t.definition.name === 'skill_view'))
+  const reasoningEffort = request.reasoningEffort ?? config.reasoningEffort
+  const source = request.source ? { platform: request.source.platform, userId: request.source.userId, chatId: request.source.chatId } : undefined
+  const systemMessage = (): ChatMessage => ({
+    role: 'system',
+    content: buildSystemPrompt({ base: config.systemPrompt, personality, skills, caller: request.systemPrompt, summaries: conv.summaries, cwd }),
+  })
+
+  const persist = async (messages: ChatMessage[], usage?: Usage, apiCalls?: number) => {
+    conv.messages.push(...messages)
+    if (store) await store.append(conv.sessionId, messages, usage || apiCalls ? { usage, apiCalls } : undefined)
+  }
+
+  const usage = emptyUsage()
+  const trace: ToolTraceEntry[] = []
+  let apiCalls = 0
+  let answer = ''
+  let lastReasoning: string | undefined
+  let exitReason: RunResult['exitReason'] = 'completed'
+  // Prompt tokens the provider reported for the last call, and how many messages that call saw.
+  let measured: { tokens: number; messages: number } | undefined
+
+  observe({ type: 'run.start', sessionId: conv.sessionId, provider: client.provider, model: client.model })
+  await persist([{ role: 'user', content: request.input }])
+
+  const maybeCompress = async () => {
+    if (!compression.enabled) return
+    const window = client.contextLength ?? compression.defaultContextLength
+    const estimate = measured
+      ? measured.tokens + estimateTokens(conv.messages.slice(measured.messages))
+      : estimateTokens([systemMessage(), ...conv.messages]) + Math.ceil(JSON.stringify(schemas).length / 4)
+    if (estimate < compression.threshold * window) return
+    try {
+      const outcome = await compressConversation(api, conv, { settings: compression, signal, primary: client })
+      if (outcome.compressed) {
+        measured = undefined
+        if (outcome.parentSessionId) emit({ type: 'compressed', sessionId: outcome.sessionId, parentSessionId: outcome.parentSessionId })
+      }
+    } catch (error) {
+      if (signal.aborted) return
+      // Going on uncompressed is better than failing: the model call reports a real overflow itself.
+      api.log.warn(`context compression failed: ${errorMessage(error)}`)
+    }
+  }
+
+  try {
+    for (;;) {
+      if (signal.aborted) {
+        exitReason = 'interrupted'
+        break
+      }
+      if (apiCalls >= maxIterations) {
+        exitReason = 'max_iterations'
+        break
+      }
+      await maybeCompress()
+      const base: ModelRequest = { model: client.model, messages: [systemMessage(), ...conv.messages], ...(schemas.length ? { tools: schemas } : {}), ...(reasoningEffort ? { reasoningEffort } : {}) }
+      const modelRequest = await api.hooks.beforeModelRequest.promise(base, { sessionId: conv.sessionId, source })
+      emit({ type: 'model.call', iteration: apiCalls + 1 })
+      let response: ModelResponse
+      try {
+        response = await client.complete(modelRequest ?? base, {
+          signal,
+          ...(request.onEvent ? { onDelta: (d) => { if (d.content) emit({ type: 'delta', text: d.content }); if (d.reasoning) emit({ type: 'reasoning', text: d.reasoning }) } } : {}),
+        })
+      } catch (error) {
+        if (signal.aborted || errorCode(error) === 'E_INTERRUPTED') {
+          exitReason = 'interrupted'
+          break
+        }
+        throw error
+      }
+      apiCalls++
+      const callUsage = pricedUsage(api.settings, client.model, response.usage)
+      addUsage(usage, callUsage)
+      emit({ type: 'usage', usage: callUsage })
+      observe({ type: 'model.call', sessionId: conv.sessionId, iteration: apiCalls, usage: callUsage, model: client.model })
+      if (response.reasoning) lastReasoning = response.reasoning
+      const calls = (response.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments ?? '' }))
+      ensureCallIds(calls, apiCalls)
+      const assistant: ChatMessage = { role: 'assistant', content: response.content ?? null }
+      if (calls.length) assistant.toolCalls = calls
+      if (response.reasoning) assistant.reasoning = response.reasoning
+      measured = { tokens: callUsage.inputTokens, messages: conv.messages.length }
+      await persist([assistant], callUsage, 1)
+      if (typeof response.content === 'string' && response.content) answer = response.content
+      if (calls.length === 0) {
+        answer = response.content ?? ''
+        exitReason = 'completed'
+        break
+      }
+      const outcomes = await runBatch(calls, {
+        api,
+        tools,
+        session: { id: conv.sessionId, cwd, ...(request.source ? { source: request.source } : {}), extra: { ...request.extra } },
+        signal,
+        maxResultChars: config.toolResultMaxChars,
+        abortGraceMs: config.toolAbortGraceMs,
+        emit,
+        observe,
+      })
+      for (const o of outcomes) trace.push(o.trace)
+      await persist(outcomes.map((o) => ({ role: 'tool', toolCallId: o.call.id, name: o.call.name, content: o.result })))
+    }
+  } catch (error) {
+    if (store) await store.update(conv.sessionId, { lastExitReason: 'error' }).catch(() => undefined)
+    observe({ type: 'run.error', sessionId: conv.sessionId, error: errorMessage(error) })
+    throw AgentError.isInstance(error) ? error : new AgentError('E_RUNTIME', errorMessage(error), { cause: error })
+  }
+
+  if (store) await store.update(conv.sessionId, { lastExitReason: exitReason })
+  observe({ type: 'run.end', sessionId: conv.sessionId, exitReason, apiCalls, usage })
+  const result: RunResult = { sessionId: conv.sessionId, answer, exitReason, usage, apiCalls, model: client.model, provider: client.provider, toolTrace: trace }
+  if (lastReasoning !== undefined) result.lastReasoning = lastReasoning
+  return result
+}
+
+export type { Conversation }

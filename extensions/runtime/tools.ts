@@ -1,0 +1,195 @@
+// Which tools a run offers, and how one batch of tool calls runs: ids made unique (a provider may
+// send none), arguments parsed, beforeToolCall consulted (a block or a failing guard stops the call,
+// fail closed), the tool executed, its result capped and passed through afterToolCall. Calls that
+// modify files run one after another in the model's order; the others run in parallel.
+
+import { errorMessage, toolEnabled, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
+
+export interface OfferedTool {
+  definition: ToolDefinition
+  toolset: string
+  owner: string
+}
+
+export function offeredTools(api: ExtensionApi<any>, options: OfferedToolsOptions = {}): OfferedTool[] {
+  const out: OfferedTool[] = []
+  const only = options.toolsets?.length ? new Set(options.toolsets) : undefined
+  const enable = new Set(options.enableTools ?? [])
+  const disable = new Set(options.disableTools ?? [])
+  for (const { owner, value } of api.tools.entries()) {
+    const toolset = value.toolset ?? owner
+    if (only && !only.has(toolset) && !only.has(value.name)) continue
+    if (disable.has(value.name) || disable.has(toolset)) continue
+    const on = enable.has(value.name) || enable.has(toolset) || toolEnabled(value, api.settings, owner)
+    if (!on) continue
+    let available: true | string = true
+    try {
+      available = value.available ? value.available(api.settings) : true
+    } catch (error) {
+      available = errorMessage(error)
+    }
+    if (available !== true) continue
+    out.push({ definition: value, toolset, owner })
+  }
+  return out.sort((a, b) => a.definition.name.localeCompare(b.definition.name))
+}
+
+export function toolSchemas(tools: readonly OfferedTool[]): ToolSchema[] {
+  return tools.map(({ definition }) => ({ name: definition.name, description: definition.description, parameters: definition.parameters }))
+}
+
+/** Gives every call of a batch a unique, non-empty id (mutating the calls, so the transcript pairs too). */
+export function ensureCallIds(calls: ToolCall[], iteration: number): void {
+  const seen = new Set<string>()
+  calls.forEach((call, index) => {
+    if (!call.id || seen.has(call.id)) call.id = `call_${iteration}_${index}_${Math.random().toString(36).slice(2, 8)}`
+    seen.add(call.id)
+  })
+}
+
+/** A tool's return value as the text the model reads. */
+export function resultText(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (value === undefined || value === null) return ''
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+export function capResult(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text
+  const head = Math.floor(maxChars * 0.8)
+  const tail = maxChars - head
+  return `${text.slice(0, head)}\n\n[… output truncated: ${text.length - maxChars} of ${text.length} characters left out …]\n\n${text.slice(text.length - tail)}`
+}
+
+export interface CallOutcome {
+  call: ToolCall
+  ok: boolean
+  result: string
+  trace: ToolTraceEntry
+}
+
+/** A tool that ignores its abort signal must not hold an interrupted run forever. */
+function untilAbortedPlusGrace<T>(work: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined
+    const onAbort = () => {
+      timer = setTimeout(() => reject(new Error(`did not stop within ${graceMs} ms of the interrupt`)), graceMs)
+      timer.unref?.()
+    }
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+    })
+  })
+}
+
+export interface BatchContext {
+  api: ExtensionApi<any>
+  /** How long a tool may take to stop after an interrupt before the run moves on without it. */
+  abortGraceMs: number
+  tools: readonly OfferedTool[]
+  session: ToolSession
+  signal: AbortSignal
+  maxResultChars: number
+  emit(event: RunEvent): void
+  observe(event: Record<string, unknown> & { type: string }): void
+}
+
+function parseInput(text: string): { input?: unknown; error?: string } {
+  if (!text || !text.trim()) return { input: {} }
+  try {
+    const value = JSON.parse(text)
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: 'the arguments must be a JSON object' }
+    return { input: value }
+  } catch (error) {
+    return { error: `the arguments are not valid JSON (${errorMessage(error)})` }
+  }
+}
+
+async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
+  const offered = ctx.tools.find((t) => t.definition.name === call.name)
+  const argsBytes = Buffer.byteLength(call.arguments ?? '')
+  const parsed = parseInput(call.arguments)
+  ctx.emit({ type: 'tool.start', callId: call.id, name: call.name, input: parsed.input ?? call.arguments })
+  let ok = false
+  let text: string
+  if (!offered) {
+    text = `Error: there is no tool "${call.name}". Available tools: ${ctx.tools.map((t) => t.definition.name).join(', ') || 'none'}.`
+  } else if (parsed.error) {
+    text = `Error: ${call.name}: ${parsed.error}.`
+  } else {
+    const session: ToolSession = {
+      ...ctx.session,
+      progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name: call.name, text: line }),
+    }
+    const event: ToolCallEvent = { tool: call.name, toolset: offered.toolset, callId: call.id, input: parsed.input, session, modifiesFiles: offered.definition.modifiesFiles === true }
+    const outcome = await guardedExecute(offered.definition, event, ctx)
+    ok = outcome.ok
+    text = outcome.result
+  }
+  if (ctx.signal.aborted && !ok) text = text || 'Interrupted: the run was stopped before this tool finished.'
+  const result = capResult(text, ctx.maxResultChars)
+  const resultBytes = Buffer.byteLength(result)
+  ctx.emit({ type: 'tool.end', callId: call.id, name: call.name, ok, resultBytes })
+  ctx.observe({ type: 'tool.call', tool: call.name, callId: call.id, ok, argsBytes, resultBytes })
+  return { call, ok, result, trace: { tool: call.name, callId: call.id, argsBytes, resultBytes, status: ok ? 'ok' : 'error' } }
+}
+
+/** beforeToolCall → execute → afterToolCall. Never throws: every failure becomes text for the model. */
+async function guardedExecute(tool: ToolDefinition, event: ToolCallEvent, ctx: BatchContext): Promise<{ ok: boolean; result: string }> {
+  try {
+    const verdict = await ctx.api.hooks.beforeToolCall.promise(event)
+    if (verdict && (verdict as { block?: unknown }).block) {
+      const reason = String((verdict as { reason?: unknown }).reason ?? 'no reason given')
+      ctx.observe({ type: 'tool.blocked', tool: event.tool, callId: event.callId, reason })
+      return { ok: false, result: `Blocked: ${event.tool} was not run: ${reason}` }
+    }
+  } catch (error) {
+    // A guard that fails must not let the call through.
+    ctx.observe({ type: 'tool.blocked', tool: event.tool, callId: event.callId, reason: errorMessage(error) })
+    return { ok: false, result: `Blocked: ${event.tool} was not run because a safety check failed: ${errorMessage(error)}` }
+  }
+  if (ctx.signal.aborted) return { ok: false, result: 'Interrupted: the run was stopped before this tool started.' }
+  let outcome: { ok: boolean; result: string }
+  try {
+    const running = Promise.resolve().then(() => tool.execute({ input: event.input, callId: event.callId, signal: ctx.signal, session: event.session }))
+    const value = await untilAbortedPlusGrace(running, ctx.signal, ctx.abortGraceMs)
+    outcome = { ok: true, result: resultText(value) }
+  } catch (error) {
+    outcome = ctx.signal.aborted
+      ? { ok: false, result: `Interrupted: ${event.tool} was stopped (${errorMessage(error)})` }
+      : { ok: false, result: `Error: ${event.tool}: ${errorMessage(error)}` }
+  }
+  try {
+    const after = await ctx.api.hooks.afterToolCall.promise(outcome, event)
+    if (after && typeof after.result === 'string') outcome = { ok: Boolean(after.ok), result: after.result }
+  } catch (error) {
+    ctx.api.log.warn(`afterToolCall failed for ${event.tool}: ${errorMessage(error)}`)
+  }
+  return outcome
+}
+
+/** Runs a batch; outcomes come back in the order of the calls. */
+export async function runBatch(calls: readonly ToolCall[], ctx: BatchContext): Promise<CallOutcome[]> {
+  const modifies = (call: ToolCall) => ctx.tools.find((t) => t.definition.name === call.name)?.definition.modifiesFiles === true
+  const outcomes = new Array<CallOutcome>(calls.length)
+  let chain = Promise.resolve()
+  const parallel: Promise<void>[] = []
+  calls.forEach((call, index) => {
+    if (modifies(call)) {
+      chain = chain.then(async () => {
+        outcomes[index] = await runOne(call, ctx)
+      })
+    } else {
+      parallel.push(runOne(call, ctx).then((o) => void (outcomes[index] = o)))
+    }
+  })
+  await Promise.all([chain, ...parallel])
+  return outcomes
+}
