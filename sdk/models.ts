@@ -62,6 +62,7 @@ export interface ModelsService {
    * Checks a `/model` argument against the provider (credentials, its model list when it has one;
    * bare `custom` asks the endpoint which model it serves) and returns the selection it would make.
    * Throws a one-line AgentError and changes nothing when it is invalid; it never writes config.
+   * `current.provider` (default: the configured selection) may be `custom:<name>`.
    */
   validate(text: string, current?: { provider?: string; model?: string }): Promise<ModelSelection>
   /** Canonical name for a provider name or alias, or undefined. */

@@ -2,3 +2,4 @@
 
 export * from './scripted-model.ts'
 export * from './test-kernel.ts'
+export * from './fake-messages-api.ts'

@@ -3,7 +3,9 @@
 // provider sent. providers.test.ts runs the same cases over every harness.
 
 import type { RecordedRequest, ScriptedTurn } from 'agent/sdk/testing'
-import { startScriptedModel } from 'agent/sdk/testing'
+import { startFakeMessagesApi, startScriptedModel } from 'agent/sdk/testing'
+import { join } from 'node:path'
+import { tmpdir } from 'node:os'
 
 export interface Fake {
   readonly url: string
@@ -67,7 +69,36 @@ function compatHarness(name: string, envFor: (url: string) => Record<string, str
   }
 }
 
+const blocks = (m: any): any[] => (Array.isArray(m?.content) ? m.content : typeof m?.content === 'string' ? [{ type: 'text', text: m.content }] : [])
+
+export const messagesWire: WireView = {
+  lastUserText: (body) => text([...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user' && blocks(m).some((b) => b.type === 'text'))?.content.filter?.((b: any) => b.type === 'text') ?? ''),
+  toolResultIds: (body) => (body?.messages ?? []).flatMap((m: any) => blocks(m).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id)),
+  historyCallIds: (body) => (body?.messages ?? []).flatMap((m: any) => blocks(m).filter((b) => b.type === 'tool_use').map((b) => b.id)),
+  toolNames: (body) => (body?.tools ?? []).map((t: any) => t.name),
+  reasoningEffort: (body) => body?.thinking?.budget_tokens,
+}
+
+/** A HOME with no local vendor credentials, so only the variables given are used. */
+const EMPTY_HOME = join(tmpdir(), 'agent-conformance-no-home')
+
+const nativeVendorEnv = (url: string) => ({ AGENT_INFERENCE_PROVIDER: 'claude', ANTHROPIC_API_KEY: 'sk-ant-api03-test-1234567890', ANTHROPIC_BASE_URL: url, HOME: EMPTY_HOME })
+
 export const HARNESSES: Harness[] = [
+  {
+    name: 'native vendor: messages API',
+    builtins: ['provider-native-vendor', 'model-resolver'],
+    http: true,
+    reasoning: true,
+    exactUsage: true,
+    async start() {
+      const fake = await startFakeMessagesApi()
+      return { fake, env: nativeVendorEnv(fake.url) }
+    },
+    envFor: nativeVendorEnv,
+    isCall: (r) => r.path === '/v1/messages',
+    wire: messagesWire,
+  },
   compatHarness('openai-compat: custom endpoint', (url) => ({ AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: url, AGENT_MODEL: 'scripted-model' })),
   compatHarness('openai-compat: aggregator', (url) => ({ AGENT_INFERENCE_PROVIDER: 'openrouter', OPENROUTER_API_KEY: 'sk-or-test-123456789', OPENROUTER_BASE_URL: url })),
   compatHarness('openai-compat: GLM-style by alias', (url) => ({ AGENT_INFERENCE_PROVIDER: 'glm', GLM_API_KEY: 'glm-test-key-123456', GLM_BASE_URL: url })),
