@@ -1,0 +1,149 @@
+// Finds skills in the skills directories and builds the `skills` service over them. Directories are
+// read at call time (a skill installed by another process is seen at once); the first directory
+// that holds a name wins: <agent_home>/skills, then skills.external_dirs, then the bundled ones.
+
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import { UsageError, type LoadedSkills, type Skill, type SkillProblem, type SkillSource, type SkillSummary, type SkillsService } from 'agent/sdk'
+import { parseSkill, SKILL_FILE } from './skill-file.ts'
+
+export interface SkillRoot {
+  dir: string
+  source: SkillSource
+}
+
+const MAX_FILES = 200
+const MAX_DEPTH = 4
+
+/** Folders holding a SKILL.md: `<root>/<name>/` or `<root>/<category>/<name>/`; dot folders skipped. */
+function skillDirs(root: string): string[] {
+  if (!existsSync(root)) return []
+  const out: string[] = []
+  const visit = (dir: string, depth: number) => {
+    let entries
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
+      const path = join(dir, entry.name)
+      if (!isDirectory(path)) continue
+      if (existsSync(join(path, SKILL_FILE))) out.push(path)
+      else if (depth < 2) visit(path, depth + 1)
+    }
+  }
+  visit(root, 1)
+  return out
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** Supporting files of a skill folder, `/`-separated, SKILL.md and dot files excluded. */
+export function supportingFiles(dir: string): string[] {
+  const out: string[] = []
+  const visit = (current: string, depth: number) => {
+    if (depth > MAX_DEPTH || out.length >= MAX_FILES) return
+    let entries
+    try {
+      entries = readdirSync(current, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.') || out.length >= MAX_FILES) continue
+      const path = join(current, entry.name)
+      if (entry.isDirectory()) visit(path, depth + 1)
+      else if (entry.isFile() && !(depth === 0 && entry.name === SKILL_FILE)) out.push(relative(dir, path).split(sep).join('/'))
+    }
+  }
+  visit(dir, 0)
+  return out
+}
+
+/** Names recorded by the hub as installed from a hub or a site (`<agent_home>/skills/.hub/lock.json`). */
+function hubInstalled(userDir: string): Set<string> {
+  try {
+    const lock = JSON.parse(readFileSync(join(userDir, '.hub', 'lock.json'), 'utf8')) as { skills?: Record<string, unknown> }
+    return new Set(Object.keys(lock.skills ?? {}))
+  } catch {
+    return new Set()
+  }
+}
+
+interface Scan {
+  skills: Map<string, Skill>
+  problems: SkillProblem[]
+}
+
+export function scan(roots: readonly SkillRoot[], userDir: string): Scan {
+  const skills = new Map<string, Skill>()
+  const problems: SkillProblem[] = []
+  const fromHub = hubInstalled(userDir)
+  for (const root of roots) {
+    for (const dir of skillDirs(root.dir)) {
+      try {
+        const parsed = parseSkill(readFileSync(join(dir, SKILL_FILE), 'utf8'))
+        if (skills.has(parsed.name)) continue
+        const source: SkillSource = root.source === 'user' && fromHub.has(parsed.name) ? 'hub' : root.source
+        skills.set(parsed.name, { ...parsed, source, dir, files: supportingFiles(dir) })
+      } catch (error) {
+        problems.push({ dir, reason: (error as Error).message.split('\n')[0] ?? String(error) })
+      }
+    }
+  }
+  return { skills, problems }
+}
+
+const summary = ({ name, description, version, tags, source, dir }: Skill): SkillSummary => ({ name, description, ...(version ? { version } : {}), tags, source, dir })
+
+/** The prompt block of one skill. */
+function skillBlock(skill: Skill): string {
+  const files = skill.files.length
+    ? `\nSupporting files (read them with the skill_view tool, name "${skill.name}", when the instructions call for them): ${skill.files.join(', ')}`
+    : ''
+  return `<skill name="${skill.name}">\n${skill.description}${files}\n\n${skill.instructions}\n</skill>`
+}
+
+export function createSkillsService(roots: () => readonly SkillRoot[], userDir: string): SkillsService {
+  const current = () => scan(roots(), userDir)
+  return {
+    userDir,
+    list: () => [...current().skills.values()].map(summary),
+    get: (name) => current().skills.get(name),
+    missing(names) {
+      const { skills } = current()
+      return [...new Set(names)].filter((n) => !skills.has(n))
+    },
+    load(names): LoadedSkills {
+      const wanted = [...new Set(names.map((n) => n.trim()).filter(Boolean))]
+      if (wanted.length === 0) return { prompt: '', skills: [] }
+      const { skills } = current()
+      const unknown = wanted.filter((n) => !skills.has(n))
+      if (unknown.length > 0) {
+        const available = [...skills.keys()].sort().join(', ') || 'none'
+        throw new UsageError(`unknown skill${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (available: ${available})`)
+      }
+      const loaded = wanted.map((n) => skills.get(n)!)
+      const prompt = [
+        `The following skill${loaded.length > 1 ? 's are' : ' is'} loaded for this task. Follow ${loaded.length > 1 ? 'their' : 'its'} instructions.`,
+        ...loaded.map(skillBlock),
+      ].join('\n\n')
+      return { prompt, skills: loaded.map(summary) }
+    },
+    catalog() {
+      const list = [...current().skills.values()]
+      if (list.length === 0) return ''
+      return ['Skills you can load with the skill_view tool when a task matches:', ...list.map((s) => `- ${s.name}: ${s.description}`)].join('\n')
+    },
+    problems: () => current().problems,
+    parse: (text) => parseSkill(text),
+  }
+}
