@@ -7,9 +7,9 @@ import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { AgentError, type ModelsService } from 'agent/sdk'
-import { createTestKernel, makeTempHome, startFakeMessagesApi, type FakeMessagesApi } from 'agent/sdk/testing'
+import { createTestKernel, makeTempHome, startFakeMessagesApi, type FakeMessagesApi, type FakeMessagesApiOptions } from 'agent/sdk/testing'
 
-async function setup(t: any, env: Record<string, string>, options: { oauth?: Parameters<typeof startFakeMessagesApi>[0]['oauth']; credentials?: unknown } = {}) {
+async function setup(t: any, env: Record<string, string>, options: { oauth?: FakeMessagesApiOptions['oauth']; credentials?: unknown } = {}) {
   const fake = await startFakeMessagesApi({ oauth: options.oauth, models: ['claude-fake-1', 'claude-fake-2'] })
   t.after(() => fake.close())
   const userHome = makeTempHome('agent-vendor-home-')
