@@ -3,10 +3,10 @@
 // act on (sdk/chat.ts).
 
 import {
-  AgentError, MODELS_SERVICE, SESSIONS_SERVICE,
+  AgentError, MODELS_SERVICE, RUNTIME_SERVICE, SESSIONS_SERVICE,
   type BackgroundTask, type ChatModel, type ChatSessionSummary, type ChatToolInfo, type ChatUsage, type CompressResult,
   type GatewayChatController, type MessageSource, type ModelSelection, type ModelsService, type ReasoningEffort,
-  type RunResult, type Services, type SessionStore, type Settings, type ToolDefinition,
+  type RunResult, type RuntimeService, type Services, type SessionStore, type Settings, type ToolDefinition,
 } from 'agent/sdk'
 
 export interface ChatHost {
@@ -165,7 +165,12 @@ export class ChatState {
         return (await store.list({ limit, source: chat.source.platform, chatId: chat.source.chatId })).map(summary)
       },
       async compress(): Promise<CompressResult> {
-        throw new AgentError('E_STATE', '/compress is not available on the gateway yet')
+        const runtime = host.services.get<RuntimeService>(RUNTIME_SERVICE)
+        if (!runtime?.compress) throw new AgentError('E_STATE', '/compress needs the runtime, which is not loaded')
+        if (!chat.sessionId) throw new AgentError('E_STATE', 'nothing to compress yet')
+        const outcome = await runtime.compress(chat.sessionId, { force: true })
+        host.adoptSession(chat, outcome.sessionId)
+        return { beforeMessages: outcome.beforeMessages, afterMessages: outcome.afterMessages, beforeTokens: outcome.beforeTokens, afterTokens: outcome.afterTokens }
       },
       background(prompt) {
         const task: BackgroundTask = { id: `bg-${chat.tasks.length + 1}-${Date.now().toString(36)}`, prompt, status: 'running', startedAt: Date.now() }

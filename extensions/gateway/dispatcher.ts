@@ -175,7 +175,8 @@ export class Dispatcher implements ChatHost {
       signal,
       ...(model ? { provider: model.customName ? `custom:${model.customName}` : model.provider, model: model.model } : {}),
       ...(chat.effort ? { reasoningEffort: chat.effort } : {}),
-      extra: { gateway: { sessionKey: chat.key, source: chat.source }, disabledTools: [...chat.disabledTools] },
+      ...(chat.disabledTools.size > 0 ? { disableTools: [...chat.disabledTools] } : {}),
+      extra: { gateway: { sessionKey: chat.key, source: chat.source } },
     }
   }
 
