@@ -1,0 +1,20 @@
+// The `file` toolset: read_file, write_file, patch and search_files, relative to the session's
+// working directory.
+
+import { defineExtension } from 'agent/sdk'
+import { readFileTool } from './read.ts'
+import { searchFilesTool } from './search.ts'
+import { patchTool, writeFileTool } from './write.ts'
+
+export default defineExtension({
+  name: 'tools-file',
+  version: '1.0.0',
+  description: 'File tools: read_file, write_file, patch, search_files',
+  setup(api) {
+    const home = api.settings.home
+    api.tools.register(readFileTool(home))
+    api.tools.register(writeFileTool(home))
+    api.tools.register(patchTool(home))
+    api.tools.register(searchFilesTool(home))
+  },
+})
