@@ -1,0 +1,140 @@
+// The live access-control state of a running agent: the capability files of
+// <agent_home>/capabilities resolved against the built-in manifests and the commands extensions
+// expose. Reloaded when a file changes or the command layer does. A set with problems is refused
+// as a whole and the last good state stays (fail closed: before any good state, nothing is allowed).
+
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  appManifest,
+  builtinManifests,
+  checkCapabilityFiles,
+  formatOf,
+  formatProblem,
+  ResolvedAcl,
+  type CapabilityFileText,
+  type CheckResult,
+  type CommandLayer,
+  type Logger,
+  type ManifestSet,
+  type Target,
+} from 'agent/sdk'
+
+/** The capability files of a folder (top level, `.json` and `.toml`, dotfiles skipped), sorted. */
+export function listCapabilityFiles(folder: string): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(folder)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+  return names.filter((n) => !n.startsWith('.') && formatOf(n) !== undefined).sort().map((n) => join(folder, n))
+}
+
+/** Reads files; an unreadable one becomes a parse problem through an empty text marker. */
+export function readCapabilityFiles(files: readonly string[]): { texts: CapabilityFileText[]; unreadable: Array<{ file: string; message: string }> } {
+  const texts: CapabilityFileText[] = []
+  const unreadable: Array<{ file: string; message: string }> = []
+  for (const file of files) {
+    try {
+      texts.push({ file, text: readFileSync(file, 'utf8') })
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException
+      unreadable.push({ file, message: e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message })
+    }
+  }
+  return { texts, unreadable }
+}
+
+/** Manifests: core, opener, and the app commands exposed now plus any extra names (CLI `--app-command`). */
+export function currentManifests(layer: CommandLayer, extraCommands: readonly string[] = []): ManifestSet {
+  const exposed = layer.commands()
+  const declared = layer.declared()
+  const commands = [...new Set([...exposed.map((e) => e.command.name), ...extraCommands])]
+  return builtinManifests(
+    appManifest({
+      commands,
+      defaultCommands: exposed.filter((e) => e.command.default).map((e) => e.command.name),
+      permissions: declared.permissions,
+      sets: declared.sets,
+    }),
+  )
+}
+
+/** Checks files as a set (unreadable files count as parse problems). */
+export function checkFiles(files: readonly string[], manifests: ManifestSet): CheckResult {
+  const { texts, unreadable } = readCapabilityFiles(files)
+  const result = checkCapabilityFiles(texts, manifests)
+  result.problems.unshift(...unreadable.map((u) => ({ kind: 'parse' as const, file: u.file, message: `cannot read the file: ${u.message}` })))
+  return result
+}
+
+export interface AclSnapshot {
+  acl: ResolvedAcl
+  files: string[]
+  loadedAt: number
+}
+
+export class AclState {
+  private good: AclSnapshot | undefined
+  private lastProblems: string[] = []
+  private loading: Promise<void> | undefined
+
+  constructor(
+    private readonly folder: string,
+    private readonly layer: CommandLayer,
+    private readonly platform: Target,
+    private readonly log: Logger,
+  ) {}
+
+  /** The state calls are checked against; an empty (deny-all) ACL until a good set has loaded. */
+  async current(): Promise<ResolvedAcl> {
+    if (!this.good) await (this.loading ??= this.reload())
+    return this.good?.acl ?? new ResolvedAcl([], { platform: this.platform, manifests: currentManifests(this.layer) })
+  }
+
+  problems(): string[] {
+    return [...this.lastProblems]
+  }
+
+  /** Re-reads every file; swaps the state in only if the whole set checks. */
+  async reload(): Promise<void> {
+    const manifests = currentManifests(this.layer)
+    const files = listCapabilityFiles(this.folder)
+    const result = checkFiles(files, manifests)
+    for (const warning of result.warnings) this.log.warn(formatProblem(warning))
+    if (result.problems.length > 0) {
+      this.lastProblems = result.problems.map(formatProblem)
+      for (const line of this.lastProblems) this.log.error(line)
+      this.log.error(this.good ? 'capability files have problems; keeping the previous capabilities' : 'capability files have problems; no frontend command is allowed until they are fixed')
+      return
+    }
+    this.lastProblems = []
+    this.good = { acl: new ResolvedAcl(result.capabilities, { platform: this.platform, manifests }), files, loadedAt: Date.now() }
+    this.log.info(`capabilities loaded: ${result.capabilities.length} from ${files.length} file(s)`)
+  }
+
+  /** Watches the folder (chokidar, loaded here) and reloads on changes; returns the stop function. */
+  async watch(debounceMs = 80): Promise<() => Promise<void>> {
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(this.folder, { recursive: true })
+    const { watch } = await import('chokidar')
+    let timer: NodeJS.Timeout | undefined
+    const schedule = () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => {
+        this.reload().catch((error: Error) => this.log.error(`capability reload failed: ${error.message}`))
+      }, debounceMs)
+    }
+    const watcher = watch(this.folder, { ignoreInitial: true, depth: 0 })
+    watcher.on('all', (_event: string, path: string) => {
+      if (formatOf(path) !== undefined) schedule()
+    })
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
+    return async () => {
+      clearTimeout(timer)
+      await watcher.close()
+    }
+  }
+}
