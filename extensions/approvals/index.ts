@@ -1,0 +1,114 @@
+// Dangerous-command approvals: a `beforeToolCall` guard on command-running tools. Never-allowed
+// commands are always blocked; dangerous ones need approval according to `approvals.mode` (manual:
+// ask a person; smart: the auxiliary model first, escalating to a person when unclear; off: run).
+// Also `/approve [session|always]` and `/deny` for gateway chats, and the `approvals` service.
+
+import { APPROVALS_SERVICE, defineExtension, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
+import { askPerson } from './ask.ts'
+import { approvalCommands } from './commands.ts'
+import { assessCommand } from './detect.ts'
+import { PendingApprovals } from './pending.ts'
+import { askJudge } from './smart.ts'
+
+interface ApprovalsConfig {
+  mode: ApprovalMode
+  timeout: number
+  judge_timeout: number
+  allowlist: string[]
+  tools: string[]
+}
+
+/** Runs before checkpoints (which snapshot only what will really run). */
+export const APPROVALS_STAGE = -50
+
+export default defineExtension<ApprovalsConfig>({
+  name: 'approvals',
+  version: '1.0.0',
+  configKey: 'approvals',
+  config: {
+    type: 'object',
+    properties: {
+      mode: { enum: ['manual', 'smart', 'off'], default: 'manual' },
+      timeout: { type: 'number', exclusiveMinimum: 0, default: 60 },
+      judge_timeout: { type: 'number', exclusiveMinimum: 0, default: 30 },
+      allowlist: { type: 'array', items: { type: 'string' }, default: [] },
+      tools: { type: 'array', items: { type: 'string' }, default: ['terminal'] },
+    },
+    additionalProperties: false,
+  },
+  setup(api) {
+    const config = api.config as ApprovalsConfig
+    const pending = new PendingApprovals()
+    const sessionAllowed = new Map<string, Set<string>>()
+    let saving: Promise<void> = Promise.resolve()
+
+    const block = (reason: string): ToolCallVerdict => ({ block: true, reason })
+    const allowlist = () => new Set(api.settings.get<string[]>('approvals.allowlist') ?? config.allowlist)
+
+    /** `always`: the pattern keys join approvals.allowlist in config.yaml (writes serialised). */
+    const persist = (keys: string[]) => {
+      saving = saving.then(async () => {
+        const current = [...allowlist()]
+        const next = [...new Set([...current, ...keys])]
+        if (next.length !== current.length) await api.settings.set('approvals.allowlist', next)
+      })
+      return saving
+    }
+
+    async function guard(event: ToolCallEvent): Promise<ToolCallVerdict | undefined> {
+      if (!config.tools.includes(event.tool)) return undefined
+      const command = (event.input as { command?: unknown } | null)?.command
+      if (typeof command !== 'string') return undefined
+      const assessment = assessCommand(command)
+      if (assessment.neverAllowed.length) {
+        return block(`BLOCKED: ${describe(assessment.neverAllowed)} is never allowed. Do not retry it or work around it.`)
+      }
+      if (config.mode === 'off' || assessment.dangerous.length === 0) return undefined
+      const granted = new Set([...allowlist(), ...(sessionAllowed.get(event.session.id) ?? [])])
+      const open = assessment.dangerous.filter((f) => !granted.has(f.key))
+      if (open.length === 0) return undefined
+
+      if (config.mode === 'smart') {
+        const judged = await askJudge(api.services, command, open.map((f) => f.description), config.judge_timeout * 1000)
+        api.log.info(`smart approval: ${judged.verdict} (${judged.note})`)
+        if (judged.verdict === 'approve') return undefined
+        if (judged.verdict === 'deny') return block(`BLOCKED by smart approval: ${describe(open)}. Do not retry this command.`)
+      }
+      const prompt = event.session.extra?.approvalPrompt as ApprovalPrompt | undefined
+      const answer = await askPerson(
+        { services: api.services, pending, timeoutMs: config.timeout * 1000, isTTY: () => Boolean(process.stdin.isTTY && process.stderr.isTTY) },
+        { sessionId: event.session.id, source: event.session.source, tool: event.tool, command, findings: open },
+        typeof prompt === 'function' ? prompt : undefined,
+      )
+      return apply(answer.choice, answer.reason, open, event.session.id)
+    }
+
+    async function apply(choice: ApprovalChoice, reason: string | undefined, open: CommandFinding[], sessionId: string): Promise<ToolCallVerdict | undefined> {
+      const keys = open.map((f) => f.key)
+      if (choice === 'deny') return block(`The user did not approve this command (${describe(open)})${reason ? `: ${reason}` : ''}. Do not retry it unless asked.`)
+      if (choice === 'session') {
+        const set = sessionAllowed.get(sessionId) ?? new Set<string>()
+        for (const key of keys) set.add(key)
+        sessionAllowed.set(sessionId, set)
+      }
+      if (choice === 'always') await persist(keys)
+      return undefined
+    }
+
+    api.hooks.beforeToolCall.tapPromise({ stage: APPROVALS_STAGE }, guard)
+
+    const service: ApprovalsService = {
+      assess: (command) => assessCommand(command),
+      pending: (filter) => pending.list(filter),
+      resolve: async (id, choice, reason) => pending.settle(id, choice, reason),
+      denyAll: (sessionId, reason = 'the session was reset') => pending.denyAll(reason, { sessionId }),
+    }
+    api.services.provide(APPROVALS_SERVICE, service)
+    for (const command of approvalCommands(service)) api.commands.register(command)
+    api.onDispose(() => void pending.denyAll('approvals were unloaded'))
+  },
+})
+
+function describe(findings: CommandFinding[]): string {
+  return findings.map((f) => f.description).join('; ')
+}

@@ -1,0 +1,53 @@
+// The dangerous-command approval service (`services.get<ApprovalsService>('approvals')`, extension
+// `approvals`): what surfaces need to show and answer pending approvals (the gateway's `/approve`
+// and `/deny`, an API server run, a CLI chat that owns the terminal), and the command assessment
+// other command-running tools can reuse.
+
+import type { MessageSource } from './types.ts'
+
+export const APPROVALS_SERVICE = 'approvals'
+
+export type ApprovalMode = 'manual' | 'smart' | 'off'
+
+/** once: this command only; session: its pattern keys for the rest of the session; always: persisted to config. */
+export type ApprovalChoice = 'once' | 'session' | 'always' | 'deny'
+
+export interface CommandFinding {
+  /** Stable pattern key (what `session` and `always` approvals remember). */
+  key: string
+  description: string
+}
+
+export interface CommandAssessment {
+  /** Matches of the never-allowed list: blocked in every mode, no approval can lift it. */
+  neverAllowed: CommandFinding[]
+  /** Matches of the dangerous list: need approval unless the mode is off. */
+  dangerous: CommandFinding[]
+}
+
+export interface ApprovalRequest {
+  id: string
+  sessionId: string
+  source?: MessageSource
+  tool: string
+  command: string
+  findings: CommandFinding[]
+  createdAt: number
+  expiresAt: number
+}
+
+/**
+ * Asks a person. A chat surface that owns the terminal (the CLI chat) passes one as
+ * `RunRequest.extra.approvalPrompt`; it must resolve (a timeout is applied around it).
+ */
+export type ApprovalPrompt = (request: ApprovalRequest) => Promise<ApprovalChoice>
+
+export interface ApprovalsService {
+  assess(command: string): CommandAssessment
+  /** Requests waiting for an answer, oldest first. */
+  pending(filter?: { sessionId?: string; platform?: string; chatId?: string }): ApprovalRequest[]
+  /** Answers one pending request; false when it is no longer pending. */
+  resolve(id: string, choice: ApprovalChoice, reason?: string): Promise<boolean>
+  /** Denies every pending request of a session (e.g. on `/new`); returns how many. */
+  denyAll(sessionId: string, reason?: string): number
+}

@@ -1,0 +1,106 @@
+// The manual approval flow in a gateway chat, through the kernel's beforeToolCall hook and the
+// registered /approve and /deny commands (the runtime-driven version is in runtime-flow.test.ts).
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { makeTempHome } from 'agent/sdk/testing'
+import { approvalsKernel } from './harness.ts'
+
+const chat = { platform: 'fakechat', chatId: 'room-1', userId: 'alice', chatType: 'dm' as const }
+
+function workdir(): string {
+  const dir = makeTempHome('agent-appr-')
+  mkdirSync(join(dir, 'build'))
+  return dir
+}
+
+test('a dangerous command waits for /approve in the chat, then runs', async (t) => {
+  const k = await approvalsKernel()
+  t.after(() => k.close())
+  const dir = workdir()
+  const running = k.runTerminal('rm -rf build', { id: 'sess-1', cwd: dir, source: chat })
+  const [request] = await k.messages(1)
+  assert.equal(request!.chatId, 'room-1')
+  assert.match(request!.text, /Approval needed: recursive delete/)
+  assert.match(request!.text, /rm -rf build/)
+  assert.ok(existsSync(join(dir, 'build')), 'must not run before the answer')
+  assert.deepEqual(await k.slash('/approve', chat, 'sess-1'), ['Approved: rm -rf build'])
+  const outcome = await running
+  assert.equal(outcome.blocked, undefined)
+  assert.equal(outcome.result.exit_code, 0)
+  assert.ok(!existsSync(join(dir, 'build')))
+  assert.deepEqual(await k.slash('/approve', chat, 'sess-1'), ['No command is waiting for approval.'])
+})
+
+test('/deny stops it, with the reason passed to the model', async (t) => {
+  const k = await approvalsKernel()
+  t.after(() => k.close())
+  const dir = workdir()
+  const running = k.runTerminal('rm -rf build', { id: 'sess-2', cwd: dir, source: chat })
+  await k.messages(1)
+  // Another user of another chat cannot answer it.
+  assert.deepEqual(await k.slash('/deny', { ...chat, chatId: 'elsewhere', userId: 'mallory' }), ['No command is waiting for approval.'])
+  assert.deepEqual(await k.slash('/deny not now', chat), ['Denied: rm -rf build'])
+  const outcome = await running
+  assert.match(outcome.blocked!, /did not approve.*not now.*Do not retry/)
+  assert.ok(existsSync(join(dir, 'build')))
+})
+
+test('no answer before approvals.timeout denies', async (t) => {
+  const k = await approvalsKernel({ config: { approvals: { timeout: 0.2 } } })
+  t.after(() => k.close())
+  const dir = workdir()
+  const outcome = await k.runTerminal('rm -rf build', { id: 'sess-3', cwd: dir, source: chat })
+  assert.match(outcome.blocked!, /no answer within/)
+  assert.ok(existsSync(join(dir, 'build')))
+})
+
+test('/approve session allows the same kind for the session; /approve always persists to config', async (t) => {
+  const k = await approvalsKernel()
+  t.after(() => k.close())
+  const dir = workdir()
+  mkdirSync(join(dir, 'b2'))
+  const first = k.runTerminal('rm -rf build', { id: 'sess-4', cwd: dir, source: chat })
+  await k.messages(1)
+  assert.deepEqual(await k.slash('/approve session', chat, 'sess-4'), ['Approved (allowed for this session): rm -rf build'])
+  assert.equal((await first).blocked, undefined)
+  assert.equal((await k.runTerminal('rm -rf b2', { id: 'sess-4', cwd: dir, source: chat })).blocked, undefined)
+  assert.equal(k.sent.length, 1, 'no second question in the same session')
+
+  const other = k.runTerminal('git reset --hard', { id: 'sess-5', cwd: dir, source: chat })
+  await k.messages(2)
+  assert.match((await k.slash('/approve always', chat, 'sess-5'))[0]!, /saved to config/)
+  await other
+  assert.match(readFileSync(join(k.home, 'config.yaml'), 'utf8'), /allowlist:\s*\n\s*- git-destructive/)
+  // A new session is not asked for that kind any more.
+  const again = await k.runTerminal('git reset --hard', { id: 'sess-6', cwd: dir, source: chat })
+  assert.equal(again.blocked, undefined)
+  assert.equal(k.sent.length, 2)
+})
+
+test('never-allowed commands are blocked in every mode, even off; off runs other dangerous commands', async (t) => {
+  const k = await approvalsKernel({ config: { approvals: { mode: 'off' } } })
+  t.after(() => k.close())
+  const dir = workdir()
+  const root = await k.runTerminal('rm -rf /', { id: 's', cwd: dir, source: chat })
+  assert.match(root.blocked!, /never allowed/)
+  assert.equal((await k.runTerminal('rm -rf build', { id: 's', cwd: dir, source: chat })).blocked, undefined)
+  assert.equal(k.sent.length, 0)
+})
+
+test('CLI without a TTY, unattended platforms and missing delivery all deny at once', async (t) => {
+  const k = await approvalsKernel()
+  t.after(() => k.close())
+  const dir = workdir()
+  const cli = await k.runTerminal('rm -rf build', { id: 'c1', cwd: dir })
+  assert.match(cli.blocked!, /no interactive terminal/)
+  const cron = await k.runTerminal('rm -rf build', { id: 'c2', cwd: dir, source: { platform: 'cron' } })
+  assert.match(cron.blocked!, /no one to ask on cron/)
+  // A surface that owns the terminal answers through extra.approvalPrompt.
+  const asked: string[] = []
+  const viaPrompt = await k.runTerminal('rm -rf build', { id: 'c3', cwd: dir, extra: { approvalPrompt: async (r: { command: string }) => (asked.push(r.command), 'once') } })
+  assert.equal(viaPrompt.blocked, undefined)
+  assert.deepEqual(asked, ['rm -rf build'])
+  assert.equal(k.sent.length, 0)
+})
