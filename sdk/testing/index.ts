@@ -3,3 +3,6 @@
 export * from './scripted-model.ts'
 export * from './test-kernel.ts'
 export * from './fake-messages-api.ts'
+export * from './fake-responses-api.ts'
+export * from './adapter-conformance.ts'
+export * from './fake-acp-agent.ts'
