@@ -21,12 +21,10 @@ export function urlVariants(url: string): string[] {
     const parsed = new URL(url)
     const defaultPort = parsed.protocol === 'https:' ? '443' : parsed.protocol === 'http:' ? '80' : undefined
     if (!defaultPort) return variants
-    if (parsed.port === '') {
-      // new URL() drops a default port, so add it by hand after the host.
-      variants.push(url.replace(`${parsed.protocol}//${parsed.host}`, `${parsed.protocol}//${parsed.hostname}:${defaultPort}`))
-    } else if (parsed.port === defaultPort) {
-      variants.push(url.replace(`:${defaultPort}`, ''))
-    }
+    // new URL() drops a default port, so look at the text itself.
+    const explicit = new RegExp(`^${parsed.protocol}//[^/]*:${defaultPort}(?=[/?#]|$)`).test(url)
+    if (explicit) variants.push(url.replace(`:${defaultPort}`, ''))
+    else if (parsed.port === '') variants.push(url.replace(`${parsed.protocol}//${parsed.host}`, `${parsed.protocol}//${parsed.hostname}:${defaultPort}`))
   } catch {}
   return variants
 }
