@@ -3,20 +3,34 @@
 // one JSON completion, or as an SSE stream of chunks (tool progress as `event: agent.tool.progress`)
 // ending with a chunk carrying usage and `data: [DONE]`. A resent conversation stays in one session.
 
-import { errorMessage, HttpError, readJson, type HttpContext, type RunEvent, type RunRequest, type RunResult, type Usage } from 'agent/sdk'
+import { errorMessage, HttpError, readJson, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type Services, type Usage } from 'agent/sdk'
 import { flag, parseChatBody, type Turn } from './messages.ts'
 import type { ApiStore } from './store.ts'
 import type { ServerOptions } from './options.ts'
 import type { ActiveRun, Runs } from './runs.ts'
 import { conversationKey, newId } from './session-key.ts'
+import { linkSession, type LinkRequest, type SessionPlan } from './session-link.ts'
 import { SseStream } from './sse.ts'
 
 export interface HandlerDeps {
   options: () => ServerOptions
   runs: () => Runs
   store: () => ApiStore
+  services: Services
   warn: (message: string) => void
 }
+
+/** The session plan for a request; a store failure costs continuity, never the answer. */
+export async function planSession(deps: HandlerDeps, request: LinkRequest): Promise<SessionPlan> {
+  try {
+    return await linkSession(deps.store(), deps.services, request)
+  } catch (error) {
+    deps.warn(`session continuity unavailable: ${errorMessage(error)}`)
+    return { history: [...request.context, ...request.extra] }
+  }
+}
+
+const chatHead = (messages: readonly ChatMessage[]) => `chat:${conversationKey(messages)}`
 
 export function chatUsage(usage: Usage): Record<string, unknown> {
   const out: Record<string, unknown> = { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
@@ -37,11 +51,12 @@ export function chatCompletions(deps: HandlerDeps) {
     const model = typeof body.model === 'string' && body.model.trim() ? body.model : options.modelName
     const run = deps.runs().begin(ctx)
     try {
-      const sessionId = findSession(deps, turn)
-      const request: RunRequest = { input: turn.input, history: turn.history, systemPrompt: turn.systemPrompt, sessionId, source: { platform: 'api_server' } }
-      const result = stream ? await streamed(ctx, deps, run, request, model) : await deps.runs().execute(run, request)
-      if (!result) return
-      rememberSession(deps, turn, result)
+      const plan = await planSession(deps, { head: turn.history.length ? chatHead(turn.history) : undefined, context: turn.history, extra: [], persist: true })
+      const request: RunRequest = { input: turn.input, systemPrompt: turn.systemPrompt, ...plan, source: { platform: 'api_server' } }
+      const outcome = stream ? await streamed(ctx, deps, run, request, model) : await deps.runs().execute(run, request).then((result) => ({ result, delivered: result.answer }))
+      if (!outcome) return
+      const { result } = outcome
+      rememberHead(deps, turn, result, outcome.delivered)
       if (stream) return
       ctx.set('X-Agent-Session-Id', result.sessionId)
       ctx.body = {
@@ -58,28 +73,21 @@ export function chatCompletions(deps: HandlerDeps) {
   }
 }
 
-/** The session a resent conversation belongs to. Session continuity is a convenience: a store failure only warns. */
-function findSession(deps: HandlerDeps, turn: Turn): string | undefined {
-  if (turn.history.length === 0) return undefined
+/**
+ * The frontend will resend this turn as history: remember which session holds it. Keyed by what the
+ * client received (all streamed text, interim text before tool calls included).
+ */
+function rememberHead(deps: HandlerDeps, turn: Turn, result: RunResult, delivered: string): void {
+  if (!result.sessionId || result.exitReason !== 'completed' || !delivered) return
   try {
-    return deps.store().chatSession(conversationKey(turn.history))
-  } catch (error) {
-    deps.warn(`chat session lookup failed: ${errorMessage(error)}`)
-    return undefined
-  }
-}
-
-function rememberSession(deps: HandlerDeps, turn: Turn, result: RunResult): void {
-  if (!result.sessionId || result.exitReason === 'interrupted' || !result.answer) return
-  try {
-    deps.store().rememberChat(conversationKey([...turn.history, turn.inputMessage, { role: 'assistant', content: result.answer }]), result.sessionId)
+    deps.store().setHead(chatHead([...turn.history, turn.inputMessage, { role: 'assistant', content: delivered }]), result.sessionId)
   } catch (error) {
     deps.warn(`chat session mapping failed: ${errorMessage(error)}`)
   }
 }
 
-/** Streams the run; resolves with its result, or undefined when the stream ended otherwise (failure, client gone). */
-async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, request: RunRequest, model: string): Promise<RunResult | undefined> {
+/** Streams the run; resolves with its result and the text sent, or undefined when the stream failed. */
+async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, request: RunRequest, model: string): Promise<{ result: RunResult; delivered: string } | undefined> {
   const sse = new SseStream(ctx, deps.options().keepaliveMs)
   const id = newId('chatcmpl-', 15)
   const created = Math.floor(Date.now() / 1000)
@@ -90,10 +98,13 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
     sse.event('agent.tool.progress', { id, object: 'chat.completion.chunk', created, model, choices: [], tool_progress: { tool, call_id: callId, status, ...(text === undefined ? {} : { text }) } })
 
   sse.data(chunk({ role: 'assistant', content: '' }))
+  let delivered = ''
   request.onEvent = (event: RunEvent) => {
     switch (event.type) {
       case 'delta':
-        if (event.text) sse.data(chunk({ content: event.text }))
+        if (!event.text) break
+        delivered += event.text
+        sse.data(chunk({ content: event.text }))
         break
       case 'tool.start':
         if (!event.name.startsWith('_')) progress(event.name, event.callId, 'running')
@@ -117,7 +128,12 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
     sse.end('data: [DONE]\n\n')
     return undefined
   }
+  // A runtime that did not stream still answers: the text goes out as one delta.
+  if (!delivered && result.answer) {
+    delivered = result.answer
+    sse.data(chunk({ content: result.answer }))
+  }
   sse.data({ ...chunk({}, finishReason(result)), usage: chatUsage(result.usage) })
   sse.end('data: [DONE]\n\n')
-  return result
+  return { result, delivered }
 }

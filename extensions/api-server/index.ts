@@ -25,6 +25,7 @@ export default defineExtension<ApiServerConfig>({
       options: () => (options ??= resolveOptions(api.config, api.settings)),
       runs: () => (runs ??= new Runs(deps.options().maxConcurrentRuns, api.services, api.settings, api.log)),
       store: () => (store ??= new ApiStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE), deps.options().capacity)),
+      services: api.services,
       warn: (message) => api.log.warn(message),
     }
     const enabled = () => isEnabled(api.config, api.settings)

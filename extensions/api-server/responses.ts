@@ -4,7 +4,7 @@
 // `store` (default true) keeps the response in state.db for retrieval and chaining.
 
 import { HttpError, readJson, type HttpContext, type RunRequest, type RunResult } from 'agent/sdk'
-import type { HandlerDeps } from './chat-completions.ts'
+import { planSession, type HandlerDeps } from './chat-completions.ts'
 import { badRequest, flag, parseResponsesInput } from './messages.ts'
 import { OutputBuilder, responsesUsage, type OutputItem } from './responses-output.ts'
 import { newId } from './session-key.ts'
@@ -84,7 +84,8 @@ export function createResponse(deps: HandlerDeps) {
         usage: null,
         ...extra,
       })
-      const request: RunRequest = { input: turn.input, history, systemPrompt: instructions, sessionId: previous?.sessionId, persist: store, source: { platform: 'api_server' } }
+      const plan = await planSession(deps, { head: previous?.id, context: previous?.transcript ?? [], extra: turn.history, persist: store })
+      const request: RunRequest = { input: turn.input, systemPrompt: instructions, ...plan, persist: store, source: { platform: 'api_server' } }
 
       // What a finished run leaves: the response object, stored (when asked) with the transcript it continues.
       const conclude = (result: RunResult, builder: OutputBuilder): Record<string, unknown> => {
@@ -97,6 +98,8 @@ export function createResponse(deps: HandlerDeps) {
         if (store) {
           const transcript = [...history, turn.inputMessage, ...(result.answer ? [{ role: 'assistant' as const, content: result.answer }] : [])]
           deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation }, createdAt)
+          // The session's transcript now ends at this response: chaining from it continues the session.
+          if (complete && result.answer) deps.store().setHead(id, result.sessionId)
         }
         return response
       }

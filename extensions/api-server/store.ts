@@ -1,6 +1,7 @@
 // What the API server keeps in state.db: stored responses (LRU-evicted past the capacity, surviving
-// restarts), conversation names pointing at the latest response of their chain, and the map from a
-// chat-completions conversation prefix to its agent session. Statements are prepared once per
+// restarts), conversation names pointing at the latest response of their chain, and the head of each
+// agent session the API server continues (the response id, or chat-conversation key, its stored
+// transcript ends at). Statements are prepared once per
 // database handle (a hot-reloaded state-db hands out a new one).
 
 import type BetterSqlite3 from 'better-sqlite3'
@@ -28,19 +29,19 @@ const MIGRATIONS: readonly Migration[] = [
         response_id TEXT NOT NULL REFERENCES api_server_responses(id) ON DELETE CASCADE
       );
       CREATE INDEX api_server_conversations_response ON api_server_conversations(response_id);
-      CREATE TABLE api_server_chat_sessions (
-        prefix_hash TEXT PRIMARY KEY,
-        session_id TEXT NOT NULL,
+      CREATE TABLE api_server_heads (
+        head TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL UNIQUE,
         used INTEGER NOT NULL
       );
-      CREATE INDEX api_server_chat_sessions_used ON api_server_chat_sessions(used);
+      CREATE INDEX api_server_heads_used ON api_server_heads(used);
     `,
   },
 ]
 
-/** Chat prefix keys kept; older ones are pruned (a conversation idle that long starts a new session). */
-const CHAT_KEYS_MAX = 10_000
-const CHAT_PRUNE_EVERY = 500
+/** Session heads kept; older ones are pruned (a conversation idle that long is re-seeded into a new session). */
+const HEADS_MAX = 10_000
+const HEADS_PRUNE_EVERY = 500
 
 export interface StoredResponse {
   id: string
@@ -63,16 +64,17 @@ interface Prepared {
   remove: Statement
   head: Statement
   setHead: Statement
-  chatGet: Statement
-  chatPut: Statement
-  chatPrune: Statement
+  claim: Statement
+  peek: Statement
+  advance: Statement
+  prune: Statement
   putTx: (record: StoredResponse, createdAt: number) => void
 }
 
 export class ApiStore {
   #prepared: Prepared | undefined
   #clock = 0
-  #chatWrites = 0
+  #headWrites = 0
 
   constructor(
     private readonly database: () => DatabaseService,
@@ -86,7 +88,7 @@ export class ApiStore {
     if (this.#prepared?.db === db) return this.#prepared
     service.migrate('api-server', MIGRATIONS)
     const clock = (sql: string) => Number((db.prepare(sql).get() as { m: number | null }).m ?? 0)
-    this.#clock = Math.max(clock('SELECT MAX(used) AS m FROM api_server_responses'), clock('SELECT MAX(used) AS m FROM api_server_chat_sessions'))
+    this.#clock = Math.max(clock('SELECT MAX(used) AS m FROM api_server_responses'), clock('SELECT MAX(used) AS m FROM api_server_heads'))
     const p = {
       db,
       get: db.prepare('SELECT response, transcript, instructions, session_id, conversation FROM api_server_responses WHERE id = ?'),
@@ -100,11 +102,11 @@ export class ApiStore {
       // A mapping whose response is gone (evicted) is no head: the name then starts a new chain.
       head: db.prepare('SELECT c.response_id AS id FROM api_server_conversations c JOIN api_server_responses r ON r.id = c.response_id WHERE c.name = ?'),
       setHead: db.prepare('INSERT OR REPLACE INTO api_server_conversations (name, response_id) VALUES (?, ?)'),
-      chatGet: db.prepare('SELECT session_id FROM api_server_chat_sessions WHERE prefix_hash = ?'),
-      chatPut: db.prepare('INSERT OR REPLACE INTO api_server_chat_sessions (prefix_hash, session_id, used) VALUES (?, ?, ?)'),
-      chatPrune: db.prepare(
-        'DELETE FROM api_server_chat_sessions WHERE prefix_hash IN (SELECT prefix_hash FROM api_server_chat_sessions ORDER BY used DESC LIMIT -1 OFFSET ?)',
-      ),
+      claim: db.prepare('DELETE FROM api_server_heads WHERE head = ? RETURNING session_id'),
+      peek: db.prepare('SELECT session_id FROM api_server_heads WHERE head = ?'),
+      // One head per session: replacing by either key drops the session's previous head.
+      advance: db.prepare('INSERT OR REPLACE INTO api_server_heads (head, session_id, used) VALUES (?, ?, ?)'),
+      prune: db.prepare('DELETE FROM api_server_heads WHERE head IN (SELECT head FROM api_server_heads ORDER BY used DESC LIMIT -1 OFFSET ?)'),
     } as Omit<Prepared, 'putTx'>
     const putTx = db.transaction((record: StoredResponse, createdAt: number) => {
       p.insert.run(
@@ -163,13 +165,24 @@ export class ApiStore {
     return (this.#stmts().head.get(name) as { id: string } | undefined)?.id
   }
 
-  chatSession(prefixHash: string): string | undefined {
-    return (this.#stmts().chatGet.get(prefixHash) as { session_id: string } | undefined)?.session_id
+  /**
+   * Takes the session whose stored transcript ends exactly at `head` (a response id, or the key of a
+   * chat conversation), so one continuation at a time continues it. Undefined when `head` is no
+   * session's head (forked, superseded, or its run failed): the caller seeds a new session instead.
+   */
+  claimHead(head: string): string | undefined {
+    return (this.#stmts().claim.get(head) as { session_id: string } | undefined)?.session_id
   }
 
-  rememberChat(prefixHash: string, sessionId: string): void {
+  /** Like claimHead, without taking it (runs that store nothing). */
+  peekHead(head: string): string | undefined {
+    return (this.#stmts().peek.get(head) as { session_id: string } | undefined)?.session_id
+  }
+
+  /** Records that `sessionId`'s transcript now ends at `head`. */
+  setHead(head: string, sessionId: string): void {
     const s = this.#stmts()
-    s.chatPut.run(prefixHash, sessionId, ++this.#clock)
-    if (++this.#chatWrites % CHAT_PRUNE_EVERY === 0) s.chatPrune.run(CHAT_KEYS_MAX)
+    s.advance.run(head, sessionId, ++this.#clock)
+    if (++this.#headWrites % HEADS_PRUNE_EVERY === 0) s.prune.run(HEADS_MAX)
   }
 }

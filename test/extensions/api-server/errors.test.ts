@@ -171,8 +171,9 @@ test('the concurrency cap answers 429 with Retry-After; the slot frees when the 
 
 test('an agent failure is a 500 (plain) or an error chunk (stream), with secrets redacted', async (t) => {
   const server = await startServer(t)
-  const leak = 'upstream exploded; key sk-scripted-model-key-000 rejected'
-  server.model.enqueue({ status: 500, error: leak }, { status: 500, error: leak })
+  // A failure the provider does not retry (a rejected key), with the key in the upstream's message.
+  const leak = 'Incorrect API key provided: sk-scripted-model-key-000'
+  server.model.enqueue({ status: 401, error: leak }, { status: 401, error: leak })
   const failed = await post(`${server.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'boom' }] })
   assert.equal(failed.status, 500)
   assertEnvelope(failed.body, 'agent_error')

@@ -5,7 +5,6 @@ import type { TestContext } from 'node:test'
 import OpenAI from 'openai'
 import type { AdapterContext, ExtensionDefinition, HttpService, Services } from '../../../sdk/index.ts'
 import { createTestKernel, startScriptedModel, type ScriptedModelOptions, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
-import { inlineRuntime } from './inline-runtime.ts'
 
 export interface ServerOptions {
   env?: Record<string, string | undefined>
@@ -29,15 +28,15 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
-/** The runtime and model extensions used; the real ones once they exist. */
-const RUNTIME_BUILTINS = process.env.API_SERVER_TEST_INLINE_RUNTIME ? [] : []
+/** The real agent behind the server: runtime, sessions, model selection, the OpenAI-compatible provider. */
+const BUILTINS = ['http', 'state-db', 'sessions', 'model-resolver', 'provider-openai-compat', 'runtime', 'api-server']
 
 export async function startServer(t: TestContext, options: ServerOptions = {}): Promise<RunningServer> {
   const model = options.modelServer ?? (await startScriptedModel(options.model))
   if (!options.modelServer) t.after(() => model.close())
   const test = await createTestKernel({
-    builtins: ['http', 'state-db', 'api-server', ...RUNTIME_BUILTINS],
-    extensions: [inlineRuntime(), ...(options.extensions ?? [])],
+    builtins: BUILTINS,
+    extensions: options.extensions ?? [],
     home: options.home,
     config: options.config,
     env: {
