@@ -2,7 +2,7 @@
 // Level from AGENT_LOG_LEVEL (debug, info, warn, error; default warn so commands stay quiet).
 
 import type { Logger } from '../sdk/types.ts'
-import { redactSecrets } from '../sdk/redact.ts'
+import { redactE164In, redactSecrets } from '../sdk/redact.ts'
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const
 type Level = keyof typeof LEVELS
@@ -24,7 +24,8 @@ export function createLogger(prefix: string, options: LoggerOptions = {}): Logge
   const emit = (level: Level, message: string, fields?: Record<string, unknown>) => {
     if (LEVELS[level] < threshold) return
     const extra = fields && Object.keys(fields).length > 0 ? ' ' + safeJson(fields) : ''
-    sink.write(redactSecrets(`[${prefix}] ${level}: ${message}${extra}`, options.secrets?.() ?? []))
+    // Every line: configured secrets, secret-shaped strings and phone numbers never reach a log.
+    sink.write(redactE164In(redactSecrets(`[${prefix}] ${level}: ${message}${extra}`, options.secrets?.() ?? [])))
   }
   return {
     debug: (m, f) => emit('debug', m, f),

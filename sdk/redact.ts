@@ -29,6 +29,11 @@ export function redactPhonesIn(text: string): string {
   return text.replace(/\+?\d[\d\s().-]{8,}\d/g, (m) => redactPhone(m))
 }
 
+/** Redacts E.164 numbers (`+` and 8-15 digits): safe to apply to any log line, unlike bare digit runs. */
+export function redactE164In(text: string): string {
+  return text.replace(/\+\d{8,15}\b/g, (m) => redactPhone(m))
+}
+
 /** Environment variable names whose values are secrets (for .env routing and redaction). */
 export function isSecretName(name: string): boolean {
   return /(KEY|TOKEN|SECRET|PASSWORD|PASS|AUTH|CREDENTIAL|SID)$/i.test(name) || /_KEY_|_TOKEN_|_SECRET_/i.test(name)

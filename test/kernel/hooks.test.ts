@@ -53,3 +53,11 @@ test('removing an owner rebuilds the table without its taps', async () => {
   await hooks.current().ready.promise({ mode: 'command' })
   assert.deepEqual(calls, ['b'])
 })
+
+test('log lines never carry secrets or phone numbers', async () => {
+  const { createLogger } = await import('../../kernel/log.ts')
+  const lines: string[] = []
+  const log = createLogger('sms', { level: 'debug', sink: { write: (l) => lines.push(l) }, secrets: () => ['hunter2-secret'] })
+  log.info('reply to +15551234567 with token hunter2-secret and key sk-abcdefghijklmnop at 1732212345678')
+  assert.equal(lines[0], '[sms] info: reply to +155****4567 with token *** and key *** at 1732212345678')
+})
