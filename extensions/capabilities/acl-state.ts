@@ -3,7 +3,8 @@
 // expose. Reloaded when a file changes or the command layer does. A set with problems is refused
 // as a whole and the last good state stays (fail closed: before any good state, nothing is allowed).
 
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import {
   appManifest,
@@ -19,6 +20,9 @@ import {
   type ManifestSet,
   type Target,
 } from 'agent/sdk'
+
+// Loaded on first use with Node's own require (ESM packages load natively on Node ≥ 20.19).
+const requireNative = createRequire(import.meta.url)
 
 /** The capability files of a folder (top level, `.json` and `.toml`, dotfiles skipped), sorted. */
 export function listCapabilityFiles(folder: string): string[] {
@@ -117,9 +121,8 @@ export class AclState {
 
   /** Watches the folder (chokidar, loaded here) and reloads on changes; returns the stop function. */
   async watch(debounceMs = 80): Promise<() => Promise<void>> {
-    const { mkdirSync } = await import('node:fs')
     mkdirSync(this.folder, { recursive: true })
-    const { watch } = await import('chokidar')
+    const { watch } = requireNative('chokidar') as typeof import('chokidar')
     let timer: NodeJS.Timeout | undefined
     const schedule = () => {
       clearTimeout(timer)

@@ -3,6 +3,7 @@
 // replaces the desktop default: it is run as `<command> [args…] [--with <app>] <target>` and waited
 // for, which is how tests record what would have opened without launching anything.
 
+import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 
 export interface Launcher {
@@ -14,8 +15,10 @@ export interface Launcher {
 
 type OpenFn = (target: string, options?: { app?: { name: string; arguments?: string[] }; wait?: boolean }) => Promise<unknown>
 
+// Loaded on first use with Node's own require (`open` is an ES module; Node ≥ 20.19 requires it natively).
+const requireNative = createRequire(import.meta.url)
 async function openFn(): Promise<OpenFn> {
-  return ((await import('open')) as unknown as { default: OpenFn }).default
+  return (requireNative('open') as { default: OpenFn }).default
 }
 
 /** Splits a command string on whitespace, honouring simple quotes ('…' and "…"). */

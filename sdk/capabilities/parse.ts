@@ -7,6 +7,7 @@ import { createRequire } from 'node:module'
 import { extname } from 'node:path'
 import { globError } from './glob.ts'
 import { identifierError } from './identifier.ts'
+import { jsonErrorOffset, lineColumn } from './json-error.ts'
 import { remoteUrlError } from './remote-url.ts'
 import { TARGETS, type Capability, type CapabilityProblem, type CapabilityWarning, type PermissionEntry, type ProblemKind, type Target } from './types.ts'
 
@@ -58,16 +59,22 @@ function suggest(name: string, known: readonly string[]): string | undefined {
   return best && best.d <= 2 ? best.k : undefined
 }
 
-/** Line and column of a JSON syntax error, from the position Node reports. */
+/** A JSON syntax error with its line and column (Node's message has a position on some versions only). */
 function jsonErrorMessage(error: Error, text: string): string {
-  const message = error.message
-  const at = /at position (\d+)/.exec(message)
-  if (!at || /line \d+ column \d+/.test(message)) return message
-  const position = Number(at[1])
-  const before = text.slice(0, position)
-  const line = before.split('\n').length
-  const column = position - before.lastIndexOf('\n')
-  return `${message.replace(/ in JSON at position \d+.*$/, '')} at line ${line} column ${column}`
+  const offset = jsonErrorOffset(text)
+  const first = error.message.replace(/, (\.\.\.)?"[\s\S]*" is not valid JSON$/, '').split('\n')[0]!.replace(/ in JSON at position \d+.*$/, '')
+  if (offset < 0) return first
+  const { line, column } = lineColumn(text, offset)
+  return `${first} at line ${line} column ${column}`
+}
+
+/** TOML tables come with a null prototype: make plain values (dates stay, to be refused as dates). */
+function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain)
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]))
+  }
+  return value
 }
 
 /** Parses the text of one capability file. `file` names it in problems; its extension picks the format. */
@@ -83,7 +90,7 @@ export function parseCapabilityFile(file: string, text: string, format: Capabili
     if (format === 'json') document = JSON.parse(text)
     else {
       toml ??= requireLazy('smol-toml') as { parse(text: string): unknown }
-      document = toml.parse(text)
+      document = plain(toml.parse(text))
     }
   } catch (error) {
     const e = error as Error & { line?: number; column?: number }
