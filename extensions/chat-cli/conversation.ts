@@ -51,6 +51,8 @@ export interface ConversationOptions {
   provider?: string
   model?: string
   skills?: string[]
+  /** --personality for this chat. */
+  personality?: string
   /** --checkpoints: passed to tools as session.extra.checkpoints. */
   checkpoints?: boolean
 }
@@ -109,6 +111,7 @@ export class CliConversation implements ChatConversation {
       enableTools: [...this.enableTools],
       disableTools: [...this.disableTools],
       ...(this.options.skills?.length ? { skills: this.options.skills } : {}),
+      ...(this.options.personality ? { personality: this.options.personality } : {}),
       ...(this.options.checkpoints ? { extra: { checkpoints: true } } : {}),
       signal,
     }

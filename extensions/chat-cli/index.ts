@@ -66,8 +66,19 @@ export default defineExtension({
           }
           if (ctx.argv.json) throw new UsageError('--json needs -q "<prompt>" (or a prompt on stdin)')
           if (!ctx.isTTY) throw new UsageError('interactive chat needs a terminal; use -q "<prompt>" or pipe the prompt on stdin')
-          // The interactive chat (a terminal UI) is wired here by its own module.
-          throw new UsageError('interactive chat is not available in this build; use -q "<prompt>"')
+          const { runInteractive } = await import('./interactive.ts')
+          const o = chatOptions(ctx, '')
+          return runInteractive(ctx, {
+            ...(o.continueName !== undefined ? { continue: o.continueName || true } : {}),
+            ...(o.resume !== undefined ? { resume: o.resume } : {}),
+            worktree: Boolean(ctx.argv.worktree),
+            checkpoints: Boolean(ctx.argv.checkpoints),
+            skills: o.skills,
+            provider: o.provider,
+            model: o.model,
+            personality: o.personality,
+            start: () => ctx.start('chat'),
+          })
         },
       },
     })

@@ -21,6 +21,7 @@ export interface InteractiveOptions {
   skills?: string[]
   provider?: string
   model?: string
+  personality?: string
   checkpoints?: boolean
   /** Starts the kernel (`ctx.start('chat')`); called after the prompt is drawn. */
   start?: () => Promise<void>
@@ -49,7 +50,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   const screen = new Screen(stdout, { statusBar: settings.get('display.statusbar') !== false })
   const history = new InputHistory(settings.home)
   const editor = new LineEditor(history.entries)
-  const chat = new CliConversation({ services: ctx.services, settings, tools: ctx.tools, cwd, provider: options.provider, model: options.model, skills: options.skills, checkpoints: options.checkpoints })
+  const chat = new CliConversation({ services: ctx.services, settings, tools: ctx.tools, cwd, provider: options.provider, model: options.model, skills: options.skills, personality: options.personality, checkpoints: options.checkpoints })
   const transcript = new Transcript(screen, theme, () => chat.showReasoning())
 
   let note: { text: string; until: number } | undefined
