@@ -7,14 +7,19 @@ import { defineExtension, UsageError, type CliContext } from 'agent/sdk'
 function chatOptions(ctx: CliContext, query: string) {
   const argv = ctx.argv
   const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined)
-  const skills = ([] as unknown[]).concat(argv.skills ?? []).flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean)
+  // yargs gives `[undefined]` for an array option that was not passed.
+  const skills = ([] as unknown[]).concat(argv.skills ?? []).filter((s) => s !== undefined && s !== null).flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean)
+  // -c is an array option: an optional value that may be a title of several words. A string option
+  // would lose a bare `-c` (the CLI derives options with `default: undefined`, which yargs reads as absent).
+  const words = ([] as unknown[]).concat(argv.continue ?? []).filter((w) => w !== undefined && w !== null)
+  const continued = Array.isArray(argv.continue) && (argv.continue.length === 0 || words.length > 0) ? words.map(String).join(' ') : undefined
   const extra: Record<string, unknown> = {}
   if (argv.checkpoints) extra.checkpoints = true
   if (argv.worktree) extra.worktree = true
   return {
     query,
     json: Boolean(argv.json),
-    ...(argv.continue !== undefined ? { continueName: String(argv.continue ?? '') } : {}),
+    ...(continued !== undefined ? { continueName: continued } : {}),
     ...(argv.resume !== undefined ? { resume: String(argv.resume) } : {}),
     provider: str(argv.provider),
     model: str(argv.model),
@@ -37,7 +42,7 @@ export default defineExtension({
         options: {
           query: { type: 'string', alias: 'q', describe: 'Run one turn with this prompt, print the answer and exit' },
           json: { type: 'boolean', describe: 'With -q: print {session_id, answer, exit_reason, usage, api_calls, last_reasoning}' },
-          continue: { type: 'string', alias: 'c', describe: 'Continue the latest CLI session, or the one with this title' },
+          continue: { type: 'array', alias: 'c', describe: 'Continue the latest CLI session, or the one with this title: -c [name]' },
           resume: { type: 'string', alias: 'r', describe: 'Resume a session by id or title' },
           provider: { type: 'string', describe: 'Provider for this chat (name or alias)' },
           model: { type: 'string', alias: 'm', describe: 'Model for this chat' },

@@ -1,0 +1,145 @@
+// The interactive chat in a real terminal (tmux) against the scripted model, through the real
+// runtime, sessions and model resolver: streaming, slash commands, background runs, usage, the
+// status bar at 60 and 160 columns, Ctrl-C.
+
+import assert from 'node:assert/strict'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import YAML from 'yaml'
+import { makeTempHome, startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
+import { hasTmux, openTerminal, type Terminal } from '../../helpers/tmux.ts'
+
+const ANSWER_TAIL = 'and that is the end of the streamed answer.'
+
+describe('interactive chat in a terminal', { skip: hasTmux() ? false : 'tmux is not installed (apt-get install tmux)' }, () => {
+  let model: ScriptedModelServer
+  const homes: string[] = []
+  const terminals: Terminal[] = []
+
+  before(async () => {
+    model = await startScriptedModel({
+      models: ['scripted-model', 'foo'],
+      respond: (body) => {
+        const last = [...body.messages].reverse().find((m: any) => m.role === 'user')?.content ?? ''
+        // Slow enough to watch it arrive: ~40 chunks, 40 ms apart.
+        return { text: `Reply to ${last}: ${'word '.repeat(40)}${ANSWER_TAIL}`, chunkSize: 6, chunkDelayMs: 40, usage: { prompt_tokens: 2000, completion_tokens: 100 } }
+      },
+    })
+  })
+  after(async () => {
+    for (const t of terminals) t.close()
+    await model.close()
+    for (const home of homes) rmSync(home, { recursive: true, force: true })
+  })
+
+  function home(extra: Record<string, unknown> = {}): string {
+    const dir = makeTempHome('agent-tui-')
+    homes.push(dir)
+    const config = { _config_version: 10, model: { context_length: 32768 }, pricing: { 'scripted-model': { input: 3, output: 15 }, foo: { input: 1, output: 2 } }, ...extra }
+    writeFileSync(join(dir, 'config.yaml'), YAML.stringify(config))
+    return dir
+  }
+
+  function open(dir: string, columns = 120, rows = 32, args: string[] = []): Terminal {
+    const t = openTerminal({ home: dir, columns, rows, args, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url } })
+    terminals.push(t)
+    return t
+  }
+
+  const statusLine = (screen: string) => screen.split('\n').filter((l) => l.trim()).pop() ?? ''
+
+  test('a turn streams into the terminal and the status bar counts it', async () => {
+    const t = open(home())
+    await t.waitFor(/ctx \d/, 20_000, 'the status bar')
+    t.type('hello agent')
+    t.send('Enter')
+    // Part of the answer is on screen before its end arrives: it streams.
+    const partial = await t.waitFor((s) => s.includes('Reply to hello agent') && !s.includes(ANSWER_TAIL), 10_000, 'a partial answer')
+    assert.match(partial, /running/)
+    await t.waitFor((s) => s.includes(ANSWER_TAIL), 10_000, 'the whole answer')
+    const screen = await t.waitFor((s) => /ctx 2\.1k\/33k 6%/.test(statusLine(s)), 5_000, 'context usage after the turn')
+    assert.match(statusLine(screen), /custom:scripted-model/)
+    assert.match(statusLine(screen), /\$0\.0075/)
+    const call = model.requests.find((r) => r.path.endsWith('/chat/completions') && JSON.stringify(r.body.messages).includes('hello agent'))
+    assert.equal(call?.body.stream, true)
+  })
+
+  test('/model custom:foo is session-only, an invalid model changes nothing, /reasoning high saves', async () => {
+    const dir = home()
+    const t = open(dir)
+    await t.waitFor(/ctx \d/, 20_000, 'the status bar')
+    t.type('/model custom:nosuch')
+    t.send('Enter')
+    await t.waitFor(/Model not changed: .*nosuch[\s\S]*Use \/model to see the current model and \/provider/, 10_000, 'the rejection with its hint')
+    t.type('/model custom:foo')
+    t.send('Enter')
+    await t.waitFor(/Model switched to custom:foo for this session only; it reverts on restart/, 10_000, 'the session-only notice')
+    assert.equal(YAML.parse(readFileSync(join(dir, 'config.yaml'), 'utf8')).model.default, undefined)
+    t.type('/reasoning high')
+    t.send('Enter')
+    await t.waitFor(/Reasoning effort set to high and saved to config/, 10_000, 'the saved notice')
+    assert.equal(YAML.parse(readFileSync(join(dir, 'config.yaml'), 'utf8')).agent.reasoning_effort, 'high')
+    t.type('which model?')
+    t.send('Enter')
+    await t.waitFor((s) => s.includes('Reply to which model?') && s.includes(ANSWER_TAIL), 15_000, 'the answer')
+    const call = [...model.requests].reverse().find((r) => JSON.stringify(r.body?.messages ?? '').includes('which model?'))
+    assert.equal(call?.body.model, 'foo')
+    assert.equal(call?.body.reasoning_effort, 'high')
+    assert.match(statusLine(t.capture()), /custom:foo\*/)
+  })
+
+  test('/background returns its result; /usage shows cost breakdown and duration', async () => {
+    const t = open(home())
+    await t.waitFor(/ctx \d/, 20_000, 'the status bar')
+    t.type('/background summarise the weather')
+    t.send('Enter')
+    await t.waitFor(/Background task bg1 started/, 10_000, 'the start notice')
+    const done = await t.waitFor(/background bg1 done[\s\S]*Reply to summarise the weather[\s\S]*end of the streamed answer/, 15_000, 'the background result')
+    assert.ok(done)
+    t.type('hi')
+    t.send('Enter')
+    await t.waitFor((s) => s.includes('Reply to hi') && s.includes(ANSWER_TAIL), 15_000, 'the answer')
+    t.type('/usage')
+    t.send('Enter')
+    const usage = await t.waitFor(/duration:\s+\d+s/, 10_000, 'the usage report')
+    assert.match(usage, /cost:\s+\$0\.0075 \(input \$0\.0060 \+ output \$0\.0015\)/)
+    assert.match(usage, /input tokens:\s+2\.0k/)
+    assert.match(usage, /context:\s+2\.1k \/ 33k \(6%\)/)
+  })
+
+  test('the status bar fits 60 and 160 columns', async () => {
+    for (const columns of [60, 160]) {
+      const t = open(home(), columns, 24)
+      const screen = await t.waitFor(/ctx \d/, 20_000, `the status bar at ${columns} columns`)
+      const bar = statusLine(screen)
+      assert.ok(bar.length <= columns - 1, `bar of ${bar.length} characters at ${columns} columns: ${bar}`)
+      assert.match(bar, /custom:scripted-model/)
+      if (columns === 160) assert.match(bar, /ctx 0\/33k 0% │ \d+s/)
+      t.type('hello')
+      t.send('Enter')
+      const busy = await t.waitFor(/●/, 10_000, 'the running marker')
+      assert.ok(statusLine(busy).length <= columns - 1)
+      await t.waitFor((s) => s.includes(ANSWER_TAIL), 15_000, 'the answer')
+      const after = await t.waitFor((s) => /\$0\.0075/.test(statusLine(s)), 5_000, 'the cost')
+      assert.ok(statusLine(after).length <= columns - 1, statusLine(after))
+      t.close()
+    }
+  })
+
+  test('Ctrl-C interrupts the turn, a second Ctrl-C leaves and names the session', async () => {
+    model.enqueue({ text: 'slow '.repeat(200), chunkSize: 5, chunkDelayMs: 50 })
+    const t = open(home())
+    await t.waitFor(/ctx \d/, 20_000, 'the status bar')
+    t.type('tell me a long story')
+    t.send('Enter')
+    await t.waitFor(/slow slow slow/, 10_000, 'the story starting')
+    t.send('C-c')
+    await t.waitFor(/⏹ interrupted/, 10_000, 'the interrupt')
+    assert.doesNotMatch(t.capture(), /\[agent exited/)
+    t.send('C-c')
+    t.send('C-c')
+    const end = await t.waitFor(/\[agent exited 0\]/, 10_000, 'the exit')
+    assert.match(end, /session \S+ saved; continue it with: agent --resume \S+/)
+  })
+})

@@ -1,0 +1,153 @@
+// `agent chat -q` end to end: the real bin in a child process, a temporary AGENT_HOME, the custom
+// endpoint pointed at a scripted model on loopback. Covers the read_file round trip (answer built
+// from the real file), the session in `sessions list --json` and in state.db, the iteration cap,
+// an unreachable endpoint, no provider, a piped prompt, -c and --resume by title.
+
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { test, type TestContext } from 'node:test'
+import { startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
+import { runAgent } from '../../helpers/agent-process.ts'
+import { tempDir } from '../../helpers/temp.ts'
+
+async function setup(t: TestContext, options: Parameters<typeof startScriptedModel>[0] = {}) {
+  const model = await startScriptedModel(options)
+  t.after(() => model.close())
+  const home = tempDir(t, 'agent-home-')
+  const project = tempDir(t, 'agent-project-')
+  const env = { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url }
+  const agent = (args: string[], extra: { env?: Record<string, string>; input?: string } = {}) =>
+    runAgent(args, { home, cwd: project, env: { ...env, ...extra.env }, input: extra.input, timeoutMs: 60_000 })
+  return { model, home, project, agent }
+}
+
+const chatBodies = (model: ScriptedModelServer) => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => r.body)
+
+/** The model reads notes.txt, then answers with what the tool returned. */
+function readingModel(): Parameters<typeof startScriptedModel>[0] {
+  return {
+    respond(body) {
+      const messages: any[] = body.messages
+      const toolResult = messages.findLast((m) => m.role === 'tool')
+      if (!toolResult) return { toolCalls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.txt' } }] }
+      return { text: `The file says: ${toolResult.content}`, reasoning: 'I read the file first.' }
+    },
+  }
+}
+
+test('a one-shot chat reads a real file through read_file and answers from its content; the session is stored', async (t) => {
+  const { model, home, project, agent } = await setup(t, readingModel())
+  writeFileSync(join(project, 'notes.txt'), 'the launch code is 7421\n')
+  const run = await agent(['chat', '-q', 'What does notes.txt say?', '--json'])
+  assert.equal(run.code, 0, run.stderr)
+  const result = JSON.parse(run.stdout)
+  assert.deepEqual(Object.keys(result).sort(), ['answer', 'api_calls', 'exit_reason', 'last_reasoning', 'session_id', 'usage'])
+  assert.equal(result.answer, 'The file says: 1|the launch code is 7421')
+  assert.equal(result.exit_reason, 'completed')
+  assert.equal(result.api_calls, 2)
+  assert.equal(result.last_reasoning, 'I read the file first.')
+  assert.equal(result.usage.input_tokens, 20)
+  assert.equal(result.usage.output_tokens, 10)
+  // The model was offered read_file and got the tool result paired with its call id.
+  const [first, second] = chatBodies(model)
+  assert.ok(first.tools.some((tool: any) => tool.function.name === 'read_file'))
+  const toolMessage = second.messages.find((m: any) => m.role === 'tool')
+  assert.equal(toolMessage.tool_call_id, 'call_read')
+
+  const listed = await agent(['sessions', 'list', '--json'])
+  assert.equal(listed.code, 0, listed.stderr)
+  const sessions = JSON.parse(listed.stdout)
+  assert.equal(sessions.length, 1)
+  assert.equal(sessions[0].id, result.session_id)
+  assert.equal(sessions[0].source, 'cli')
+  assert.equal(sessions[0].message_count, 4)
+  assert.equal(sessions[0].api_calls, 2)
+  assert.equal(sessions[0].end_reason, 'one_shot')
+
+  // And in state.db itself.
+  const Database = createRequire(import.meta.url)('better-sqlite3')
+  const db = new Database(join(home, 'state.db'), { readonly: true })
+  t.after(() => db.close())
+  const rows = db.prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id').all(result.session_id)
+  assert.deepEqual(rows.map((r: any) => r.role), ['user', 'assistant', 'tool', 'assistant'])
+  assert.equal(rows[2].content, '1|the launch code is 7421')
+  assert.equal(rows[3].content, 'The file says: 1|the launch code is 7421')
+})
+
+test('AGENT_MAX_ITERATIONS=3 against a model that always calls a tool stops after 3 model calls', async (t) => {
+  const { model, project, agent } = await setup(t, { respond: () => ({ toolCalls: [{ name: 'read_file', arguments: { path: 'loop.txt' } }] }) })
+  writeFileSync(join(project, 'loop.txt'), 'again\n')
+  const run = await agent(['chat', '-q', 'loop forever', '--json'], { env: { AGENT_MAX_ITERATIONS: '3' } })
+  assert.equal(run.code, 0, run.stderr)
+  const result = JSON.parse(run.stdout)
+  assert.equal(result.exit_reason, 'max_iterations')
+  assert.equal(result.api_calls, 3)
+  assert.equal(chatBodies(model).length, 3)
+  const text = await agent(['chat', '-q', 'loop forever'], { env: { AGENT_MAX_ITERATIONS: '2' } })
+  assert.equal(text.code, 0)
+  assert.match(text.stderr, /stopped after 2 model calls \(max_iterations/)
+  const bad = await agent(['chat', '-q', 'x'], { env: { AGENT_MAX_ITERATIONS: 'lots' } })
+  assert.equal(bad.code, 2)
+  assert.match(bad.stderr, /AGENT_MAX_ITERATIONS must be a positive integer/)
+})
+
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+test('an unreachable endpoint fails with one line and no stack trace', async (t) => {
+  const { agent } = await setup(t)
+  const port = await closedPort()
+  const run = await agent(['chat', '-q', 'hello'], { env: { OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` } })
+  assert.equal(run.code, 1)
+  assert.equal(run.stdout, '')
+  const lines = run.stderr.trim().split('\n')
+  assert.equal(lines.length, 1, run.stderr)
+  assert.match(lines[0]!, new RegExp(`^agent: custom: cannot reach http://127\\.0\\.0\\.1:${port}/v1: connection refused`))
+  assert.doesNotMatch(run.stderr, /\n\s+at /)
+})
+
+test('without a provider, one line says how to configure one', async (t) => {
+  const { agent } = await setup(t)
+  const run = await agent(['chat', '-q', 'hello', '--json'], { env: { AGENT_INFERENCE_PROVIDER: '', OPENAI_BASE_URL: '' } })
+  assert.notEqual(run.code, 0)
+  assert.equal(run.stdout, '')
+  assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
+  assert.match(run.stderr, /agent model/)
+  assert.match(run.stderr, /AGENT_INFERENCE_PROVIDER=custom/)
+})
+
+test('a piped prompt, then -c continues the latest session and --resume finds one by title', async (t) => {
+  const { model, agent } = await setup(t)
+  const piped = await agent(['chat'], { input: 'first question\n' })
+  assert.equal(piped.code, 0, piped.stderr)
+  assert.equal(piped.stdout, 'echo: first question\n')
+  const cont = await agent(['chat', '-c', '-q', 'second question', '--json'])
+  assert.equal(cont.code, 0, cont.stderr)
+  const second = JSON.parse(cont.stdout)
+  const sent = chatBodies(model)[1].messages.filter((m: any) => m.role !== 'system').map((m: any) => m.content)
+  assert.deepEqual(sent, ['first question', 'echo: first question', 'second question'])
+  const renamed = await agent(['sessions', 'rename', second.session_id, 'Budget review'])
+  assert.equal(renamed.code, 0, renamed.stderr)
+  await agent(['chat', '-q', 'unrelated'])
+  const resumed = await agent(['chat', '--resume', 'Budget review', '-q', 'third', '--json'])
+  assert.equal(resumed.code, 0, resumed.stderr)
+  assert.equal(JSON.parse(resumed.stdout).session_id, second.session_id)
+  assert.equal(chatBodies(model).at(-1).messages.filter((m: any) => m.role === 'user').length, 3)
+  const byTitle = await agent(['chat', '-c', 'Budget', 'review', '-q', 'fourth', '--json'])
+  assert.equal(byTitle.code, 0, byTitle.stderr)
+  assert.equal(JSON.parse(byTitle.stdout).session_id, second.session_id, '-c takes a title of several words')
+  const missing = await agent(['chat', '--resume', 'no such title', '-q', 'x'])
+  assert.equal(missing.code, 2)
+  assert.match(missing.stderr, /no session has the id or title "no such title"/)
+  const empty = await agent(['chat'], { input: '' })
+  assert.equal(empty.code, 2)
+  assert.match(empty.stderr, /no prompt/)
+})
