@@ -41,7 +41,8 @@ async function create(spec: CompatProviderSpec, options: ProviderOptions): Promi
   const { createCompatClient } = await import('./client.ts')
   const build = (model: string) =>
     createCompatClient({
-      provider: spec.name,
+      // Another provider family may reuse this client for its chat-completions mode under its own name.
+      provider: typeof extra.label === 'string' ? extra.label : spec.name,
       model,
       baseUrl,
       apiKey,
@@ -51,7 +52,7 @@ async function create(spec: CompatProviderSpec, options: ProviderOptions): Promi
       retry: extra.retry as RetryPolicy | undefined,
       contextLength: typeof extra.contextLength === 'number' ? extra.contextLength : undefined,
       extraBody: extra.extraBody as Record<string, unknown> | undefined,
-      authHint: spec.keyEnv.length ? `check ${spec.keyEnv[0]}: ${keyHint(spec)}` : undefined,
+      authHint: typeof extra.authHint === 'string' ? extra.authHint : spec.keyEnv.length ? `check ${spec.keyEnv[0]}: ${keyHint(spec)}` : undefined,
     })
   const model = options.model ?? spec.defaultModel
   if (model) return build(model)

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { AgentError, type ModelsService } from 'agent/sdk'
 import { createTestKernel, makeTempHome, startFakeMessagesApi, type FakeMessagesApi, type FakeMessagesApiOptions } from 'agent/sdk/testing'
@@ -13,6 +13,7 @@ async function setup(t: any, env: Record<string, string>, options: { oauth?: Fak
   const fake = await startFakeMessagesApi({ oauth: options.oauth, models: ['claude-fake-1', 'claude-fake-2'] })
   t.after(() => fake.close())
   const userHome = makeTempHome('agent-vendor-home-')
+  t.after(() => rmSync(userHome, { recursive: true, force: true }))
   const credPath = join(userHome, '.claude', '.credentials.json')
   if (options.credentials) {
     mkdirSync(join(userHome, '.claude'), { recursive: true })
