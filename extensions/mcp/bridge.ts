@@ -1,0 +1,70 @@
+// MCP tools as agent tools: the namespaced name `mcp__<server>__<tool>` (model-safe, at most 64
+// characters), the server's JSON Schema as parameters, and the call result (text, images, resources,
+// structured content, isError) turned into what the model reads.
+
+import { createHash } from 'node:crypto'
+import { AgentError, defineTool, type ToolDefinition } from 'agent/sdk'
+import type { CachedTool } from './cache.ts'
+import type { McpManager } from './connection.ts'
+
+const MAX_NAME = 64
+const MAX_RESULT_CHARS = 100_000
+
+const clean = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_')
+
+/** `mcp__<server>__<tool>`, shortened with a hash suffix when longer than 64 characters. */
+export function bridgedName(server: string, tool: string): string {
+  const full = `mcp__${clean(server)}__${clean(tool)}`
+  if (full.length <= MAX_NAME) return full
+  const hash = createHash('sha256').update(`${server}\0${tool}`).digest('hex').slice(0, 8)
+  return `${full.slice(0, MAX_NAME - 9)}_${hash}`
+}
+
+export const toolsetOf = (server: string) => `mcp-${server}`
+
+/** An object schema the model APIs accept, whatever the server sent. */
+function objectSchema(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (schema && typeof schema === 'object' && schema.type === 'object') return schema
+  return { ...(schema ?? {}), type: 'object', properties: (schema?.properties as Record<string, unknown> | undefined) ?? {} }
+}
+
+interface ContentPart {
+  type: string
+  text?: string
+  data?: string
+  mimeType?: string
+  uri?: string
+  name?: string
+  resource?: { uri?: string; text?: string; blob?: string; mimeType?: string }
+}
+
+/** Text for the model from a CallToolResult; an isError result throws with the server's message. */
+export function resultText(result: unknown, tool: string): string {
+  const r = (result ?? {}) as { content?: ContentPart[]; structuredContent?: unknown; isError?: boolean; toolResult?: unknown }
+  const parts: string[] = []
+  for (const part of r.content ?? []) {
+    if (part.type === 'text') parts.push(part.text ?? '')
+    else if (part.type === 'image' || part.type === 'audio') parts.push(`[${part.type}: ${part.mimeType ?? 'unknown type'}, ${Math.floor(((part.data?.length ?? 0) * 3) / 4)} bytes]`)
+    else if (part.type === 'resource') parts.push(part.resource?.text ?? `[resource ${part.resource?.uri ?? ''} (${part.resource?.mimeType ?? 'binary'})]`)
+    else if (part.type === 'resource_link') parts.push(`[resource link: ${part.uri ?? ''}${part.name ? ` (${part.name})` : ''}]`)
+  }
+  let text = parts.join('\n')
+  if (!text && r.structuredContent !== undefined) text = JSON.stringify(r.structuredContent)
+  if (!text && r.toolResult !== undefined) text = typeof r.toolResult === 'string' ? r.toolResult : JSON.stringify(r.toolResult)
+  if (text.length > MAX_RESULT_CHARS) text = `${text.slice(0, MAX_RESULT_CHARS)}\n[truncated: the result had ${text.length} characters]`
+  if (r.isError) throw new AgentError('E_TOOL', text || `MCP tool "${tool}" reported an error`)
+  return text
+}
+
+export function bridgeTool(server: string, tool: CachedTool, manager: () => McpManager): ToolDefinition {
+  return defineTool<Record<string, unknown>>({
+    name: bridgedName(server, tool.name),
+    toolset: toolsetOf(server),
+    description: `[MCP ${server}] ${tool.description ?? tool.name}`.slice(0, 1024),
+    parameters: objectSchema(tool.inputSchema),
+    async execute({ input, signal }) {
+      const result = await manager().call(server, tool.name, input && typeof input === 'object' ? input : {}, signal)
+      return resultText(result, tool.name)
+    },
+  })
+}
