@@ -1,0 +1,70 @@
+// Runs git against a shadow repository: GIT_DIR under <agent_home>/checkpoints/<hash of the directory>,
+// GIT_WORK_TREE the working directory. The user's global and system git config are ignored, and the
+// project's own .git is never read or written.
+
+import { spawn } from 'node:child_process'
+
+export interface GitResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+export interface GitContext {
+  gitDir: string
+  workTree: string
+  env: Record<string, string>
+  timeoutMs: number
+}
+
+export function gitEnv(base: Record<string, string>, ctx: { gitDir: string; workTree: string }): Record<string, string> {
+  return {
+    ...base,
+    GIT_DIR: ctx.gitDir,
+    GIT_WORK_TREE: ctx.workTree,
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'agent checkpoints',
+    GIT_AUTHOR_EMAIL: 'checkpoints@agent.invalid',
+    GIT_COMMITTER_NAME: 'agent checkpoints',
+    GIT_COMMITTER_EMAIL: 'checkpoints@agent.invalid',
+    LC_ALL: 'C',
+  }
+}
+
+export function git(ctx: GitContext, args: string[], extraEnv: Record<string, string> = {}): Promise<GitResult> {
+  return new Promise((resolve) => {
+    let stdout = ''
+    let stderr = ''
+    let child
+    try {
+      child = spawn('git', ['-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', '-c', 'gc.auto=0', ...args], {
+        cwd: ctx.workTree,
+        env: { ...gitEnv(ctx.env, ctx), ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    } catch (error) {
+      resolve({ code: null, stdout: '', stderr: (error as Error).message })
+      return
+    }
+    const timer = setTimeout(() => child.kill('SIGKILL'), ctx.timeoutMs)
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      resolve({ code: null, stdout, stderr: error.message })
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+/** Throws a one-line error when git failed. */
+export async function gitOk(ctx: GitContext, args: string[], extraEnv?: Record<string, string>): Promise<string> {
+  const result = await git(ctx, args, extraEnv)
+  if (result.code !== 0) throw new Error(`git ${args[0]} failed: ${(result.stderr || result.stdout).trim().split('\n')[0] ?? `exit ${result.code}`}`)
+  return result.stdout
+}

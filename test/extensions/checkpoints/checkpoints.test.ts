@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { defineExtension, defineTool, type SlashContext, type ToolDefinition, type ToolSession } from 'agent/sdk'
+import { createTestKernel, makeTempHome, type TestKernelOptions } from 'agent/sdk/testing'
+
+/** A file-writing tool like the file toolset's: modifiesFiles, so checkpoints snapshot before it. */
+const writeTool = defineExtension({
+  name: 'test-write',
+  setup(api) {
+    api.tools.register(defineTool({
+      name: 'test_write_file',
+      description: 'write a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } },
+      modifiesFiles: true,
+      execute: ({ input, session }) => {
+        writeFileSync(join(session.cwd, input.path), input.content)
+        return 'ok'
+      },
+    }))
+  },
+})
+
+async function kernel(options: TestKernelOptions = {}) {
+  const k = await createTestKernel({ builtins: ['checkpoints', 'tools-terminal'], extensions: [writeTool], ...options })
+  async function call(tool: string, input: unknown, session: ToolSession) {
+    const definition = k.kernel.registries.tools.get(tool) as ToolDefinition
+    const event = { tool, toolset: definition.toolset ?? tool, callId: `c${Math.random()}`, input, session, modifiesFiles: Boolean(definition.modifiesFiles) }
+    const verdict = await k.kernel.hooks.beforeToolCall.promise(event)
+    assert.equal(verdict, undefined, 'checkpoints never block')
+    return definition.execute({ input, callId: event.callId, signal: new AbortController().signal, session })
+  }
+  async function rollback(args: string, sessionId: string, surface: 'cli' | 'gateway' = 'gateway'): Promise<string> {
+    const replies: string[] = []
+    const ctx: SlashContext = { args, invokedAs: 'rollback', surface, reply: (t) => void replies.push(t), chat: { sessionId } }
+    await (k.kernel.registries.commands.get('rollback') as { slash: (c: SlashContext) => Promise<void> }).slash(ctx)
+    return replies.join('\n')
+  }
+  const shadowRepos = () => (existsSync(join(k.home, 'checkpoints')) ? readdirSync(join(k.home, 'checkpoints')) : [])
+  return { ...k, call, rollback, shadowRepos }
+}
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@x', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@x' } }).trim()
+
+test('a file edit is rolled back by /rollback 1, and the rollback itself is undoable; the project .git is untouched', async (t) => {
+  const k = await kernel()
+  t.after(() => k.close())
+  const dir = realpathSync(makeTempHome('agent-ckpt-'))
+  t.after(() => execFileSync('rm', ['-rf', dir]))
+  writeFileSync(join(dir, 'app.txt'), 'original\n')
+  git(dir, 'init', '-q')
+  git(dir, 'add', '.')
+  git(dir, 'commit', '-qm', 'project commit')
+  const projectHead = git(dir, 'rev-parse', 'HEAD')
+  const session: ToolSession = { id: 'sess-ck', cwd: dir }
+
+  await k.call('terminal', { command: "printf 'edited\\n' > app.txt && echo new > added.txt" }, session)
+  assert.equal(readFileSync(join(dir, 'app.txt'), 'utf8'), 'edited\n')
+  const list = await k.rollback('', 'sess-ck')
+  assert.match(list, /1\. [0-9a-f]{8} .* before terminal: printf/)
+
+  const restored = await k.rollback('1', 'sess-ck')
+  assert.match(restored, /Restored .* \/rollback 1 undoes this/)
+  assert.equal(readFileSync(join(dir, 'app.txt'), 'utf8'), 'original\n')
+  assert.ok(!existsSync(join(dir, 'added.txt')), 'files created after the checkpoint are removed')
+
+  assert.match(await k.rollback('', 'sess-ck'), /1\. .*before rollback/)
+  await k.rollback('1', 'sess-ck')
+  assert.equal(readFileSync(join(dir, 'app.txt'), 'utf8'), 'edited\n')
+  assert.equal(readFileSync(join(dir, 'added.txt'), 'utf8'), 'new\n')
+
+  // The project's own repository saw none of this.
+  assert.equal(git(dir, 'rev-parse', 'HEAD'), projectHead)
+  assert.equal(git(dir, 'log', '--format=%s'), 'project commit')
+  assert.equal(k.shadowRepos().length, 1)
+  assert.equal(readFileSync(join(k.home, 'checkpoints', k.shadowRepos()[0]!, 'AGENT_WORKDIR'), 'utf8').trim(), dir)
+
+  assert.match(await k.rollback('9', 'sess-ck'), /Rollback failed: no checkpoint #9/)
+  assert.match(await k.rollback('x y', 'sess-ck'), /Usage/)
+  assert.match(await k.rollback('diff 1', 'sess-ck'), /app\.txt|No differences/)
+})
+
+test('checkpointing a directory of 50,001 files is skipped without blocking the write', async (t) => {
+  const k = await kernel()
+  t.after(() => k.close())
+  const dir = makeTempHome('agent-ckpt-big-')
+  t.after(() => execFileSync('rm', ['-rf', dir]))
+  for (let d = 0; d < 51; d++) {
+    const sub = join(dir, `d${d}`)
+    mkdirSync(sub)
+    for (let f = 0; f < (d === 50 ? 1 : 1000); f++) writeFileSync(join(sub, `f${f}`), '')
+  }
+  const result = await k.call('test_write_file', { path: 'written.txt', content: 'hello' }, { id: 's-big', cwd: dir })
+  assert.equal(result, 'ok')
+  assert.equal(readFileSync(join(dir, 'written.txt'), 'utf8'), 'hello')
+  assert.deepEqual(k.shadowRepos(), [])
+})
+
+test('home directory, missing git and checkpoints.enabled false are quiet skips; --checkpoints re-enables', async (t) => {
+  const home = makeTempHome('agent-ckpt-home-')
+  t.after(() => execFileSync('rm', ['-rf', home]))
+  const k1 = await kernel({ env: { HOME: home } })
+  t.after(() => k1.close())
+  assert.equal(await k1.call('test_write_file', { path: 'a.txt', content: 'x' }, { id: 's1', cwd: home }), 'ok')
+  assert.deepEqual(k1.shadowRepos(), [])
+
+  const dir = makeTempHome('agent-ckpt-nogit-')
+  t.after(() => execFileSync('rm', ['-rf', dir]))
+  const k2 = await kernel({ env: { PATH: join(dir, 'no-bin') } })
+  t.after(() => k2.close())
+  assert.equal(await k2.call('test_write_file', { path: 'a.txt', content: 'x' }, { id: 's2', cwd: dir }), 'ok')
+  assert.deepEqual(k2.shadowRepos(), [])
+
+  const k3 = await kernel({ config: { checkpoints: { enabled: false } } })
+  t.after(() => k3.close())
+  await k3.call('test_write_file', { path: 'b.txt', content: 'x' }, { id: 's3', cwd: dir })
+  assert.deepEqual(k3.shadowRepos(), [])
+  await k3.call('test_write_file', { path: 'b.txt', content: 'y' }, { id: 's3', cwd: dir, extra: { checkpoints: true } })
+  assert.equal(k3.shadowRepos().length, 1)
+  assert.equal(readFileSync(join(dir, 'b.txt'), 'utf8'), 'y')
+  // The snapshot holds the content from before the write.
+  await k3.rollback('1', 's3')
+  assert.equal(readFileSync(join(dir, 'b.txt'), 'utf8'), 'x')
+})
+
+test('max_snapshots bounds the history; unchanged directories take no new snapshot; .env is never copied', async (t) => {
+  const k = await kernel({ config: { checkpoints: { max_snapshots: 3 } } })
+  t.after(() => k.close())
+  const dir = makeTempHome('agent-ckpt-prune-')
+  t.after(() => execFileSync('rm', ['-rf', dir]))
+  writeFileSync(join(dir, '.env'), 'SECRET_TOKEN=abc\n')
+  const session = { id: 's-prune', cwd: dir }
+  for (let i = 0; i < 9; i++) await k.call('test_write_file', { path: 'n.txt', content: String(i) }, session)
+  const numbered = async () => (await k.rollback('', 's-prune')).split('\n').filter((l) => /^\s+\d+\./.test(l))
+  const lines = await numbered()
+  assert.ok(lines.length >= 3 && lines.length <= 4, lines.join('\n'))
+  await k.call('test_write_file', { path: 'n.txt', content: '8' }, session) // snapshots the state '8'
+  const count = (await numbered()).length
+  await k.call('test_write_file', { path: 'n.txt', content: '8' }, session) // nothing changed since: no snapshot
+  assert.equal((await numbered()).length, count)
+  assert.match(await k.rollback('2', 's-prune'), /^Restored/)
+  assert.equal(readFileSync(join(dir, 'n.txt'), 'utf8'), '7')
+  const gitDir = join(k.home, 'checkpoints', k.shadowRepos()[0]!)
+  const files = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '--name-only', 'main'], { encoding: 'utf8' })
+  assert.doesNotMatch(files, /\.env/)
+})
