@@ -197,7 +197,7 @@ export async function callProvider<T>(options: CallOptions, fn: (attempt: Attemp
       if (AgentError.isInstance(error)) throw error
       if (options.signal?.aborted) throw interrupted(options, error)
       if (timeout.signal.aborted) {
-        throw new AgentError('E_PROVIDER', `${options.provider}: no answer from ${options.baseUrl} within ${Math.round(options.timeoutMs / 1000)} s (AGENT_API_TIMEOUT)`, { cause: error })
+        throw new AgentError('E_PROVIDER', `${options.provider}: no answer from ${options.baseUrl} within ${seconds(options.timeoutMs)} s (AGENT_API_TIMEOUT)`, { cause: error })
       }
       if (!delivered && number < retries && isTransient(error)) {
         try {
@@ -214,6 +214,8 @@ export async function callProvider<T>(options: CallOptions, fn: (attempt: Attemp
     }
   }
 }
+
+const seconds = (ms: number) => (ms >= 1000 ? String(Math.round(ms / 1000)) : String(Number((ms / 1000).toFixed(2))))
 
 function interrupted(options: CallOptions, cause?: unknown): AgentError {
   return new AgentError('E_INTERRUPTED', `${options.provider}: model call interrupted`, { cause })
