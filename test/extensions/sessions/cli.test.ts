@@ -1,0 +1,62 @@
+// `agent sessions list|rename|search|show` through the real bin over a state.db seeded in process.
+
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { SESSIONS_SERVICE, type SessionStore } from 'agent/sdk'
+import { createTestKernel } from 'agent/sdk/testing'
+import { runAgent } from '../../helpers/agent-process.ts'
+import { tempDir } from '../../helpers/temp.ts'
+
+test('sessions list, rename, search and show', async (t) => {
+  const home = tempDir(t, 'agent-home-')
+  const tk = await createTestKernel({ builtins: ['state-db', 'sessions'], home })
+  const store = tk.kernel.services.require<SessionStore>(SESSIONS_SERVICE)
+  const a = await store.create({ title: 'Kitchen plans', source: 'cli', model: 'm1' })
+  await store.append(a.id, [{ role: 'user', content: 'Where should the new oven go?' }, { role: 'assistant', content: 'Next to the window.' }], { usage: { inputTokens: 7, outputTokens: 3 }, apiCalls: 1 })
+  await new Promise((r) => setTimeout(r, 5))
+  const b = await store.create({ source: 'telegram', userId: '42' })
+  await store.append(b.id, [{ role: 'user', content: 'Remind me about the oven delivery' }])
+  await tk.close()
+  const agent = (args: string[]) => runAgent(args, { home, timeoutMs: 30_000 })
+
+  const listed = await agent(['sessions', 'list', '--json'])
+  assert.equal(listed.code, 0, listed.stderr)
+  const rows = JSON.parse(listed.stdout)
+  assert.deepEqual(rows.map((r: any) => r.id), [b.id, a.id])
+  assert.deepEqual(rows[1].usage, { input_tokens: 7, output_tokens: 3, reasoning_tokens: 0, total_tokens: 10, cost_usd: 0 })
+  assert.equal(rows[1].title, 'Kitchen plans')
+  assert.equal(rows[0].user_id, '42')
+  assert.match(rows[0].started_at, /^\d{4}-\d\d-\d\dT/)
+  const text = await agent(['sessions', 'list', '--source', 'cli'])
+  assert.equal(text.stdout.trim().split('\n').length, 1)
+  assert.match(text.stdout, /"Kitchen plans"/)
+  assert.equal((await agent(['sessions', 'list', '--limit', '0'])).code, 2)
+
+  const renamed = await agent(['sessions', 'rename', 'Kitchen plans', 'Kitchen remodel'])
+  assert.equal(renamed.code, 0, renamed.stderr)
+  assert.match(renamed.stdout, /is now "Kitchen remodel"/)
+  const taken = await agent(['sessions', 'rename', b.id, 'Kitchen remodel'])
+  assert.equal(taken.code, 2)
+  assert.match(taken.stderr, /^agent: the title "Kitchen remodel" is already used by session /)
+  const missing = await agent(['sessions', 'rename', 'nobody', 'x'])
+  assert.equal(missing.code, 1)
+  assert.match(missing.stderr, /no session with id or title "nobody"/)
+
+  const search = await agent(['sessions', 'search', 'oven', '--json'])
+  assert.equal(search.code, 0, search.stderr)
+  const hits = JSON.parse(search.stdout)
+  assert.equal(hits.length, 2)
+  assert.ok(hits.every((h: any) => h.snippet.includes('[oven]')))
+  const filtered = await agent(['sessions', 'search', 'oven', 'delivery'])
+  assert.equal(filtered.stdout.trim().split('\n').length, 1)
+  assert.match(filtered.stdout, new RegExp(`^${b.id}`))
+  const bad = await agent(['sessions', 'search', '"oven', '--raw'])
+  assert.equal(bad.code, 2)
+  assert.match(bad.stderr, /invalid search query/)
+
+  const shown = await agent(['sessions', 'show', 'Kitchen remodel', '--json'])
+  assert.equal(shown.code, 0, shown.stderr)
+  const doc = JSON.parse(shown.stdout)
+  assert.equal(doc.id, a.id)
+  assert.deepEqual(doc.messages.map((m: any) => m.content), ['Where should the new oven go?', 'Next to the window.'])
+})
