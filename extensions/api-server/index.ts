@@ -3,7 +3,7 @@
 // is enabled (API_SERVER_ENABLED=true or platforms.api_server.enabled); the http extension serves
 // them with the listener's bearer key, CORS origins and error envelope.
 
-import { DATABASE_SERVICE, defineExtension, HTTP_SERVICE, RUNTIME_SERVICE, type DatabaseService, type HttpService } from 'agent/sdk'
+import { DATABASE_SERVICE, defineExtension, errorMessage, HTTP_SERVICE, RUNTIME_SERVICE, type DatabaseService, type HttpService } from 'agent/sdk'
 import { chatCompletions, type HandlerDeps } from './chat-completions.ts'
 import { CONFIG_SCHEMA, isEnabled, resolveOptions, type ApiServerConfig, type ServerOptions } from './options.ts'
 import { createResponse, deleteResponse, getResponse } from './responses.ts'
@@ -24,7 +24,12 @@ export default defineExtension<ApiServerConfig>({
     const deps: HandlerDeps = {
       options: () => (options ??= resolveOptions(api.config, api.settings)),
       runs: () => (runs ??= new Runs(deps.options().maxConcurrentRuns, api.services, api.settings, api.log)),
-      store: () => (store ??= new ApiStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE), deps.options().capacity)),
+      store: () =>
+        (store ??= new ApiStore(
+          () => api.services.require<DatabaseService>(DATABASE_SERVICE),
+          deps.options().capacity,
+          (error) => api.log.warn(`could not record session heads: ${errorMessage(error)}`),
+        )),
       services: api.services,
       warn: (message) => api.log.warn(message),
     }
@@ -43,6 +48,7 @@ export default defineExtension<ApiServerConfig>({
       },
       async stop() {
         await runs?.stop()
+        store?.flush()
       },
     })
     if (!enabled()) return
@@ -63,10 +69,15 @@ export default defineExtension<ApiServerConfig>({
     route('GET', '/v1/responses/:id', 'api-key', getResponse(deps))
     route('DELETE', '/v1/responses/:id', 'api-key', deleteResponse(deps))
 
-    // Runs in flight end (interrupted) before the runtime and the listener go away.
+    // Runs in flight end (interrupted) before the runtime and the listener go away; pending head
+    // writes reach state.db before it closes (state-db unloads after us: we depend on it).
     api.hooks.shutdown.tapPromise(async () => {
       await runs?.stop()
+      store?.flush()
     })
-    api.onDispose(() => runs?.stop())
+    api.onDispose(async () => {
+      await runs?.stop()
+      store?.flush()
+    })
   },
 })

@@ -1,8 +1,13 @@
 // What the API server keeps in state.db: stored responses (LRU-evicted past the capacity, surviving
 // restarts), conversation names pointing at the latest response of their chain, and the head of each
 // agent session the API server continues (the response id, or chat-conversation key, its stored
-// transcript ends at). Statements are prepared once per
-// database handle (a hot-reloaded state-db hands out a new one).
+// transcript ends at). Statements are prepared once per database handle (a hot-reloaded state-db
+// hands out a new one).
+//
+// Stored responses are written at once and durably: the API promises them. Session heads and LRU
+// read-stamps are conveniences, so they are written behind (batched every FLUSH_MS, and on stop):
+// with state.db fsyncing every commit, a synchronous write per request would cost more than the
+// rest of the server's work. Until flushed, the pending map answers in their place.
 
 import type BetterSqlite3 from 'better-sqlite3'
 import type { ChatMessage, DatabaseService, Migration, SqliteDatabase } from 'agent/sdk'
@@ -42,6 +47,8 @@ const MIGRATIONS: readonly Migration[] = [
 /** Session heads kept; older ones are pruned (a conversation idle that long is re-seeded into a new session). */
 const HEADS_MAX = 10_000
 const HEADS_PRUNE_EVERY = 500
+/** How long head and read-stamp writes may wait to be batched into one commit. */
+const FLUSH_MS = 100
 
 export interface StoredResponse {
   id: string
@@ -62,23 +69,30 @@ interface Prepared {
   count: Statement
   evict: Statement
   remove: Statement
-  head: Statement
-  setHead: Statement
-  claim: Statement
+  conversationHead: Statement
+  setConversation: Statement
   peek: Statement
   advance: Statement
+  drop: Statement
   prune: Statement
   putTx: (record: StoredResponse, createdAt: number) => void
+  flushTx: () => void
 }
 
 export class ApiStore {
   #prepared: Prepared | undefined
   #clock = 0
   #headWrites = 0
+  /** Head → session id, or null once claimed: written behind. */
+  readonly #heads = new Map<string, string | null>()
+  /** Response id → LRU stamp of its last read: written behind. */
+  readonly #touches = new Map<string, number>()
+  #timer: NodeJS.Timeout | undefined
 
   constructor(
     private readonly database: () => DatabaseService,
     private readonly capacity: number,
+    private readonly onFlushError: (error: unknown) => void = () => {},
   ) {}
 
   /** Opens (and migrates) on first use; cheap afterwards. */
@@ -87,8 +101,8 @@ export class ApiStore {
     const db = service.db()
     if (this.#prepared?.db === db) return this.#prepared
     service.migrate('api-server', MIGRATIONS)
-    const clock = (sql: string) => Number((db.prepare(sql).get() as { m: number | null }).m ?? 0)
-    this.#clock = Math.max(clock('SELECT MAX(used) AS m FROM api_server_responses'), clock('SELECT MAX(used) AS m FROM api_server_heads'))
+    const max = (sql: string) => Number((db.prepare(sql).get() as { m: number | null }).m ?? 0)
+    this.#clock = Math.max(this.#clock, max('SELECT MAX(used) AS m FROM api_server_responses'), max('SELECT MAX(used) AS m FROM api_server_heads'))
     const p = {
       db,
       get: db.prepare('SELECT response, transcript, instructions, session_id, conversation FROM api_server_responses WHERE id = ?'),
@@ -100,15 +114,29 @@ export class ApiStore {
       evict: db.prepare('DELETE FROM api_server_responses WHERE id IN (SELECT id FROM api_server_responses ORDER BY used ASC LIMIT ?)'),
       remove: db.prepare('DELETE FROM api_server_responses WHERE id = ?'),
       // A mapping whose response is gone (evicted) is no head: the name then starts a new chain.
-      head: db.prepare('SELECT c.response_id AS id FROM api_server_conversations c JOIN api_server_responses r ON r.id = c.response_id WHERE c.name = ?'),
-      setHead: db.prepare('INSERT OR REPLACE INTO api_server_conversations (name, response_id) VALUES (?, ?)'),
-      claim: db.prepare('DELETE FROM api_server_heads WHERE head = ? RETURNING session_id'),
+      conversationHead: db.prepare('SELECT c.response_id AS id FROM api_server_conversations c JOIN api_server_responses r ON r.id = c.response_id WHERE c.name = ?'),
+      setConversation: db.prepare('INSERT OR REPLACE INTO api_server_conversations (name, response_id) VALUES (?, ?)'),
       peek: db.prepare('SELECT session_id FROM api_server_heads WHERE head = ?'),
       // One head per session: replacing by either key drops the session's previous head.
       advance: db.prepare('INSERT OR REPLACE INTO api_server_heads (head, session_id, used) VALUES (?, ?, ?)'),
+      drop: db.prepare('DELETE FROM api_server_heads WHERE head = ?'),
       prune: db.prepare('DELETE FROM api_server_heads WHERE head IN (SELECT head FROM api_server_heads ORDER BY used DESC LIMIT -1 OFFSET ?)'),
-    } as Omit<Prepared, 'putTx'>
+    } as Omit<Prepared, 'putTx' | 'flushTx'>
+    const writePending = () => {
+      for (const [id, used] of this.#touches) p.touch.run(used, id)
+      this.#touches.clear()
+      for (const [head, sessionId] of this.#heads) {
+        if (sessionId === null) p.drop.run(head)
+        else {
+          p.advance.run(head, sessionId, ++this.#clock)
+          if (++this.#headWrites % HEADS_PRUNE_EVERY === 0) p.prune.run(HEADS_MAX)
+        }
+      }
+      this.#heads.clear()
+    }
     const putTx = db.transaction((record: StoredResponse, createdAt: number) => {
+      // Pending read-stamps first, so eviction sees what was read recently.
+      writePending()
       p.insert.run(
         record.id,
         JSON.stringify(record.response),
@@ -119,12 +147,33 @@ export class ApiStore {
         createdAt,
         ++this.#clock,
       )
-      if (record.conversation) p.setHead.run(record.conversation, record.id)
+      if (record.conversation) p.setConversation.run(record.conversation, record.id)
       const { n } = p.count.get() as { n: number }
       if (n > this.capacity) p.evict.run(n - this.capacity)
     })
-    this.#prepared = { ...p, putTx }
+    this.#prepared = { ...p, putTx, flushTx: db.transaction(writePending) }
     return this.#prepared
+  }
+
+  #later(): void {
+    if (this.#timer) return
+    this.#timer = setTimeout(() => this.flush(), FLUSH_MS)
+    this.#timer.unref()
+  }
+
+  /** Writes pending heads and read-stamps now (the adapter stops, the extension unloads). */
+  flush(): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#timer = undefined
+    if (this.#heads.size === 0 && this.#touches.size === 0) return
+    try {
+      this.#stmts().flushTx()
+    } catch (error) {
+      // Lost continuity at worst: the next request for such a conversation seeds a new session.
+      this.#heads.clear()
+      this.#touches.clear()
+      this.onFlushError(error)
+    }
   }
 
   /** Opens the database and applies migrations now (adapter start), so the first request does not pay. */
@@ -147,22 +196,30 @@ export class ApiStore {
       s.remove.run(id)
       return undefined
     }
-    s.touch.run(++this.#clock, id)
+    this.#touches.set(id, ++this.#clock)
+    this.#later()
     return { id, response, transcript, instructions: row.instructions ?? undefined, sessionId: row.session_id ?? undefined, conversation: row.conversation ?? undefined }
   }
 
-  /** Stores (or replaces) a response, moves its conversation's head to it, and evicts past capacity. */
+  /** Stores (or replaces) a response durably, moves its conversation's head to it, and evicts past capacity. */
   put(record: StoredResponse, createdAt: number): void {
     this.#stmts().putTx(record, createdAt)
   }
 
   delete(id: string): boolean {
+    this.#touches.delete(id)
     return this.#stmts().remove.run(id).changes > 0
   }
 
   /** Latest response id of a named conversation, if it still exists. */
   conversationHead(name: string): string | undefined {
-    return (this.#stmts().head.get(name) as { id: string } | undefined)?.id
+    return (this.#stmts().conversationHead.get(name) as { id: string } | undefined)?.id
+  }
+
+  /** The session whose transcript ends at `head`, without taking it (runs that store nothing). */
+  peekHead(head: string): string | undefined {
+    if (this.#heads.has(head)) return this.#heads.get(head) ?? undefined
+    return (this.#stmts().peek.get(head) as { session_id: string } | undefined)?.session_id
   }
 
   /**
@@ -171,18 +228,17 @@ export class ApiStore {
    * session's head (forked, superseded, or its run failed): the caller seeds a new session instead.
    */
   claimHead(head: string): string | undefined {
-    return (this.#stmts().claim.get(head) as { session_id: string } | undefined)?.session_id
-  }
-
-  /** Like claimHead, without taking it (runs that store nothing). */
-  peekHead(head: string): string | undefined {
-    return (this.#stmts().peek.get(head) as { session_id: string } | undefined)?.session_id
+    const sessionId = this.peekHead(head)
+    if (sessionId) {
+      this.#heads.set(head, null)
+      this.#later()
+    }
+    return sessionId
   }
 
   /** Records that `sessionId`'s transcript now ends at `head`. */
   setHead(head: string, sessionId: string): void {
-    const s = this.#stmts()
-    s.advance.run(head, sessionId, ++this.#clock)
-    if (++this.#headWrites % HEADS_PRUNE_EVERY === 0) s.prune.run(HEADS_MAX)
+    this.#heads.set(head, sessionId)
+    this.#later()
   }
 }

@@ -5,7 +5,9 @@
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { rmSync } from 'node:fs'
 import type { SessionStore } from '../../../sdk/index.ts'
+import { makeTempHome } from '../../../sdk/testing/index.ts'
 import { post, startServer } from './harness.ts'
 
 const convo = (body: any): string[] => body.messages.filter((m: any) => m.role === 'user' || m.role === 'assistant').map((m: any) => `${m.role}:${m.content}`)
@@ -96,4 +98,18 @@ test('responses: a chain is one session holding the whole conversation; a fork f
   const r4 = await client.responses.create({ model: 'agent', input: 'zeta', previous_response_id: r3.data.id }).withResponse()
   assert.equal(r4.response.headers.get('x-agent-session-id'), session)
   assert.deepEqual(convo(server.model.requests.at(-1)!.body), [...expected, 'assistant:echo: gamma', 'user:zeta'])
+})
+
+test('a chat conversation continues in its session after a restart', async (t) => {
+  const home = makeTempHome()
+  t.after(() => rmSync(home, { recursive: true, force: true }))
+  const first = await startServer(t, { home })
+  const opening = await post(`${first.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'before the restart' }] })
+  const session = opening.headers.get('x-agent-session-id')!
+  await first.stop()
+  const second = await startServer(t, { home, modelServer: first.model })
+  const messages = [{ role: 'user', content: 'before the restart' }, opening.body.choices[0].message, { role: 'user', content: 'after it' }]
+  const continued = await post(`${second.url}/v1/chat/completions`, { messages })
+  assert.equal(continued.headers.get('x-agent-session-id'), session)
+  assert.deepEqual(convo(second.model.requests.at(-1)!.body), ['user:before the restart', 'assistant:echo: before the restart', 'user:after it'])
 })

@@ -1,0 +1,106 @@
+// What the API server costs over calling the model directly, against a running `agent gateway run`
+// (real runtime, sessions in state.db, OpenAI-compatible provider) and a zero-latency scripted model:
+//   added latency of a non-streamed chat completion, p50 ≤ 5 ms (p99 reported);
+//   throughput at 16 concurrent clients ≥ 0.3 × the direct figure;
+//   server RSS warm ≤ 150 MiB, and growth over the next 1,000 requests ≤ 20 MiB.
+
+import { readFileSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { Agent, request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import YAML from 'yaml'
+import { startScriptedModel } from '../../sdk/testing/index.ts'
+import { startAgent } from '../helpers/agent-process.ts'
+
+const WARMUP = 100
+const SEQUENTIAL = 300
+const CONCURRENT_REQUESTS = 700 // with SEQUENTIAL: the 1,000 requests after warm-up
+const CONCURRENCY = 16
+const MiB = 1024 * 1024
+
+const agentPool = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+const body = JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'hello' }] })
+
+/** One POST over a kept-alive connection; resolves with the milliseconds it took. */
+function call(url: URL): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const req = request(url, { method: 'POST', agent: agentPool, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`${url} answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 300)}`))
+        resolve(performance.now() - started)
+      })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+async function sequential(url: URL, n: number): Promise<number[]> {
+  const times: number[] = []
+  for (let i = 0; i < n; i++) times.push(await call(url))
+  return times
+}
+
+/** Requests per second with CONCURRENCY clients in a loop. */
+async function throughput(url: URL, n: number): Promise<number> {
+  let next = 0
+  const started = performance.now()
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next++ < n) await call(url)
+  }))
+  return n / ((performance.now() - started) / 1000)
+}
+
+function rss(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!
+  return (Number(/(\d+)/.exec(line)![1]) * 1024) / MiB
+}
+
+const home = mkdtempSync(join(tmpdir(), 'agent-bench-api-'))
+const model = await startScriptedModel({ respond: () => ({ text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
+writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64 } } }, ...(process.env.BENCH_SYNC ? { state_db: { synchronous: process.env.BENCH_SYNC } } : {}) }))
+const agent = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'bench-key', AGENT_MODEL: 'scripted-model' } })
+try {
+  const [, base] = await agent.waitFor(/listening: api on (http:\/\/\S+)/, 30_000)
+  await agent.waitFor(/gateway running/, 30_000)
+  const direct = new URL(`${model.url}/chat/completions`)
+  const server = new URL(`${base}/v1/chat/completions`)
+  const pid = agent.child.pid!
+
+  await sequential(direct, WARMUP)
+  await sequential(server, WARMUP)
+  const rssWarm = rss(pid)
+
+  const directTimes = await sequential(direct, SEQUENTIAL)
+  const serverTimes = await sequential(server, SEQUENTIAL)
+  const directRps = await throughput(direct, CONCURRENT_REQUESTS)
+  const serverRps = await throughput(server, CONCURRENT_REQUESTS)
+  const rssAfter = rss(pid)
+
+  const added50 = percentile(serverTimes, 50) - percentile(directTimes, 50)
+  const added99 = percentile(serverTimes, 99) - percentile(directTimes, 99)
+  const ratio = serverRps / directRps
+  const growth = rssAfter - rssWarm
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT MET')
+  const lines = [
+    `api-server: non-streamed chat completion, zero-latency scripted model, loopback, 2 cores`,
+    `  direct to the model: p50 ${percentile(directTimes, 50).toFixed(2)} ms, p99 ${percentile(directTimes, 99).toFixed(2)} ms; through the server: p50 ${percentile(serverTimes, 50).toFixed(2)} ms, p99 ${percentile(serverTimes, 99).toFixed(2)} ms`,
+    `  added latency: p50 ${added50.toFixed(2)} ms (target ≤ 5 ms: ${verdict(added50 <= 5)}), p99 ${added99.toFixed(2)} ms`,
+    `  throughput at ${CONCURRENCY} clients: direct ${Math.round(directRps)} req/s, server ${Math.round(serverRps)} req/s, ratio ${ratio.toFixed(2)} (target ≥ 0.3: ${verdict(ratio >= 0.3)})`,
+    `  server RSS: warm ${rssWarm.toFixed(1)} MiB (target ≤ 150: ${verdict(rssWarm <= 150)}), after ${SEQUENTIAL + CONCURRENT_REQUESTS} more requests ${rssAfter.toFixed(1)} MiB, growth ${growth.toFixed(1)} MiB (target ≤ 20: ${verdict(growth <= 20)})`,
+  ]
+  console.log(lines.join('\n'))
+} finally {
+  agentPool.destroy()
+  await agent.stop('SIGINT')
+  await model.close()
+  rmSync(home, { recursive: true, force: true })
+}
