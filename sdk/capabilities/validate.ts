@@ -33,6 +33,9 @@ export function checkCapabilityFiles(files: readonly CapabilityFileText[], manif
     result.warnings.push(...p.warnings)
   }
   result.problems.push(...checkCapabilities(all, manifests))
+  // File by file, in the order given (the sort is stable: within a file, parse problems come first).
+  const order = new Map(files.map((f, i) => [f.file, i]))
+  result.problems.sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0))
   return result
 }
 

@@ -20,7 +20,10 @@ const manifests = builtinManifests(
   appManifest({
     commands: ['greet', 'save_note', 'read_note'],
     defaultCommands: ['greet'],
-    permissions: [{ identifier: 'notes-home', description: 'scope only', scope: { allow: [{ path: '$HOME/notes/**' }] } }],
+    permissions: [
+      { identifier: 'notes-home', description: 'scope only', scope: { allow: [{ path: '$HOME/notes/**' }] } },
+      { identifier: 'read-notes-scoped', commands: { allow: ['read_note'] }, scope: { allow: [{ path: '$DOCUMENT/**' }], deny: [{ path: '$DOCUMENT/private/**' }] } },
+    ],
     sets: [
       { identifier: 'notes', permissions: ['allow-read-note', 'allow-save-note'] },
       { identifier: 'everything', permissions: ['notes', 'default', 'core:window:allow-set-title'] },
@@ -233,6 +236,11 @@ describe('scopes', () => {
       assert.deepEqual(d.commandScope.allow, [{ path: '$HOME/n/*' }], command)
       assert.deepEqual(d.globalScope.allow, [{ path: '$HOME/notes/**' }], 'scope-only app permission → app global scope')
     }
+  })
+  test("an entry's scope comes first, then the permission's own scope", () => {
+    const a = acl([{ identifier: 'o', windows: ['main'], permissions: [{ identifier: 'read-notes-scoped', allow: [{ path: '$HOME/extra/*' }], deny: null }] }])
+    const d = a.check({ command: 'read_note', window: 'main', origin: local })
+    assert.deepEqual(d.commandScope, { allow: [{ path: '$HOME/extra/*' }, { path: '$DOCUMENT/**' }], deny: [{ path: '$DOCUMENT/private/**' }] })
   })
   test('a denied call carries no scope', () => {
     const a = acl([{ identifier: 's', windows: ['main'], permissions: [{ identifier: 'opener:allow-open-url', allow: [{ url: '*' }] }] }])
