@@ -84,6 +84,7 @@ export class AclState {
   private good: AclSnapshot | undefined
   private lastProblems: string[] = []
   private loading: Promise<void> | undefined
+  private stale = false
 
   constructor(
     private readonly folder: string,
@@ -94,8 +95,17 @@ export class AclState {
 
   /** The state calls are checked against; an empty (deny-all) ACL until a good set has loaded. */
   async current(): Promise<ResolvedAcl> {
+    if (this.stale) {
+      this.stale = false
+      await this.reload()
+    }
     if (!this.good) await (this.loading ??= this.reload())
     return this.good?.acl ?? new ResolvedAcl([], { platform: this.platform, manifests: currentManifests(this.layer) })
+  }
+
+  /** The command layer changed: resolve again before the next call (lazily, so setups stay I/O-free). */
+  invalidate(): void {
+    if (this.good || this.loading) this.stale = true
   }
 
   problems(): string[] {

@@ -12,7 +12,7 @@ import { createCommandLayer, isCommandLayerStore } from './command-layer.ts'
 import { ipcEndpoints } from './ipc.ts'
 import { createLauncher, splitCommand, type Launcher } from './launcher.ts'
 import { AGENT_INSTALL_DIR, machineBaseDirectories } from './machine-dirs.ts'
-import { loadSecret, verifyToken } from './token.ts'
+import { loadSecret, SECRET_FILE, verifyToken } from './token.ts'
 
 interface CapabilitiesConfig {
   ipc: boolean | 'auto'
@@ -50,7 +50,7 @@ export default defineExtension<CapabilitiesConfig>({
     api.services.provide(COMMAND_LAYER_SERVICE, layer)
 
     const acl = new AclState(folder, layer, currentTarget(), api.log)
-    api.onDispose(layer.subscribe(() => void acl.reload().catch((error) => api.log.error(errorMessage(error)))))
+    api.onDispose(layer.subscribe(() => acl.invalidate()))
 
     let dirs: ReturnType<typeof machineBaseDirectories> | undefined
     const baseDirs = () => (dirs ??= machineBaseDirectories(api.settings))
@@ -71,15 +71,22 @@ export default defineExtension<CapabilitiesConfig>({
       return exposed ? (call: Parameters<typeof exposed.command.handler>[0]) => exposed.command.handler(call) : undefined
     }
 
-    let secret: Buffer | undefined
+    // The secret is re-read when its file changes: deleting it revokes every token issued so far.
+    let secret: { key: Buffer; stamp: string } | undefined
     const verify = (token: string) => {
       try {
-        secret ??= loadSecret(api.settings.home)
+        const stat = statSync(join(api.settings.home, SECRET_FILE), { throwIfNoEntry: false })
+        const stamp = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : ''
+        if (!secret || secret.stamp !== stamp || !stamp) {
+          const key = loadSecret(api.settings.home)
+          const now = statSync(join(api.settings.home, SECRET_FILE))
+          secret = { key, stamp: `${now.ino}:${now.mtimeMs}:${now.size}` }
+        }
       } catch (error) {
         api.log.error(errorMessage(error))
         throw new HttpError(503, 'Capability tokens cannot be verified: the agent has no usable token secret', { type: 'server_error', code: 'token_secret_unavailable' })
       }
-      return verifyToken(secret, token)
+      return verifyToken(secret.key, token)
     }
 
     const ipcOn = api.config.ipc === 'auto' ? statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true : api.config.ipc

@@ -3,7 +3,7 @@
 // capability files hot-reloaded (a broken set keeps the previous one).
 
 import assert from 'node:assert/strict'
-import { realpathSync } from 'node:fs'
+import { realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { issueToken, loadSecret } from '../../../extensions/capabilities/token.ts'
@@ -80,6 +80,11 @@ test('tokens: required, unforgeable, expiring; a webview token gets the webview\
   assert.equal(saved.status, 200)
   assert.deepEqual(saved.body.scope.allow, [{ path: '$HOME/notes/**' }], 'the entry scope reaches the handler')
   assert.equal((await a.invoke('greet', {}, { token: panel })).status, 403, 'window "editor" has no capability')
+
+  // Deleting the secret revokes every token issued so far; new ones work.
+  rmSync(join(a.home, 'capability-token.secret'))
+  assert.equal((await a.invoke('greet', {}, { token: a.main })).status, 401)
+  assert.equal((await a.invoke('greet', {}, { token: await a.token('main') })).status, 200)
 })
 
 test('local vs remote comes from the Origin header; remote needs a matching remote.urls pattern', async (t) => {
