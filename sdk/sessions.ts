@@ -79,6 +79,8 @@ export interface AppendOptions {
   /** Added to the session's totals in the same transaction. */
   usage?: Partial<Usage>
   apiCalls?: number
+  /** Records the run's exit reason in the same transaction (saves a write at the end of a turn). */
+  lastExitReason?: string
 }
 
 export interface SessionListOptions {

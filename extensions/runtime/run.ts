@@ -99,9 +99,12 @@ export async function runConversation(api: ExtensionApi<any>, request: RunReques
     content: buildSystemPrompt({ base: config.systemPrompt, personality, skills, caller: request.systemPrompt, summaries: conv.summaries, cwd }),
   })
 
-  const persist = async (messages: ChatMessage[], usage?: Usage, apiCalls?: number) => {
+  let exitRecorded = false
+  const persist = async (messages: ChatMessage[], usage?: Usage, apiCalls?: number, lastExitReason?: RunResult['exitReason']) => {
     conv.messages.push(...messages)
-    if (store) await store.append(conv.sessionId, messages, usage || apiCalls ? { usage, apiCalls } : undefined)
+    if (!store) return
+    await store.append(conv.sessionId, messages, usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined)
+    if (lastExitReason) exitRecorded = true
   }
 
   const usage = emptyUsage()
@@ -175,7 +178,8 @@ export async function runConversation(api: ExtensionApi<any>, request: RunReques
       if (calls.length) assistant.toolCalls = calls
       if (response.reasoning) assistant.reasoning = response.reasoning
       measured = { tokens: callUsage.inputTokens, messages: conv.messages.length }
-      await persist([assistant], callUsage, 1)
+      // A final answer records the exit in the same write as the message.
+      await persist([assistant], callUsage, 1, calls.length === 0 ? 'completed' : undefined)
       if (typeof response.content === 'string' && response.content) answer = response.content
       if (calls.length === 0) {
         answer = response.content ?? ''
@@ -201,7 +205,7 @@ export async function runConversation(api: ExtensionApi<any>, request: RunReques
     throw AgentError.isInstance(error) ? error : new AgentError('E_RUNTIME', errorMessage(error), { cause: error })
   }
 
-  if (store) await store.update(conv.sessionId, { lastExitReason: exitReason })
+  if (store && !exitRecorded) await store.update(conv.sessionId, { lastExitReason: exitReason })
   observe({ type: 'run.end', sessionId: conv.sessionId, exitReason, apiCalls, usage })
   const result: RunResult = { sessionId: conv.sessionId, answer, exitReason, usage, apiCalls, model: client.model, provider: client.provider, toolTrace: trace }
   if (lastReasoning !== undefined) result.lastReasoning = lastReasoning

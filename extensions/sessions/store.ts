@@ -161,6 +161,7 @@ export class SqliteSessionStore implements SessionStore {
       const now = Date.now()
       const touched = this.bump(db, sessionId, messages.length, options.usage, options.apiCalls, now)
       if (!touched) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+      if (options.lastExitReason !== undefined) db.prepare('UPDATE sessions SET last_exit_reason = ? WHERE id = ?').run(options.lastExitReason, sessionId)
       for (const message of messages) ids.push(Number(insert.run({ session_id: sessionId, created_at: now, ...messageColumns(message) }).lastInsertRowid))
     })
     write.immediate()

@@ -36,6 +36,8 @@ test('sessions and messages round-trip with usage totals', async (t) => {
   assert.equal(messages[2]!.toolCallId, 'c1')
   assert.deepEqual(messages[3]!.content, [{ type: 'text', text: 'look at' }, { type: 'image_url', image_url: { url: 'data:x' } }])
   assert.deepEqual((await s.messages(session.id, { limit: 2 })).map((m) => m.role), ['tool', 'user'])
+  await s.append(session.id, [], { lastExitReason: 'completed' })
+  assert.equal((await s.get(session.id))!.lastExitReason, 'completed', 'recorded in the append transaction')
   await s.addUsage(session.id, { inputTokens: 1, outputTokens: 1 }, 1)
   const after = (await s.get(session.id))!
   assert.equal(after.messageCount, 4)
