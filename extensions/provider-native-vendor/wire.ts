@@ -48,7 +48,11 @@ export function toWireBody(model: string, request: Omit<ModelRequest, 'model'>, 
     }
   }
   const effort = request.reasoningEffort
-  const budget = effort && effort !== 'none' ? THINKING_BUDGET[effort] : undefined
+  // With thinking on, the API wants the signed thinking block back before a tool_use of the last
+  // assistant turn; signatures are not kept in ChatMessage, so such a continuation runs without thinking.
+  const lastAssistant = [...request.messages].reverse().find((m) => m.role === 'assistant')
+  const midToolLoop = !!lastAssistant?.toolCalls?.length
+  const budget = effort && effort !== 'none' && !midToolLoop ? THINKING_BUDGET[effort] : undefined
   const body: Record<string, unknown> = {
     model,
     max_tokens: Math.max(request.maxTokens ?? DEFAULT_MAX_TOKENS, budget ? budget + 4096 : 0),

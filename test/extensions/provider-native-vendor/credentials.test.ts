@@ -99,7 +99,7 @@ test('a failed refresh and missing credentials are one line each, saying what to
   await assert.rejects(none.models.resolve(), /anthropic: no credentials: run `agent model`, or `agent config set ANTHROPIC_API_KEY <key>`/)
 })
 
-test('wire shape: system joined, tool results merged into one user turn, images, thinking budget', async (t) => {
+test('wire shape: system joined, tool results merged into one user turn, images, thinking budget (not mid tool loop)', async (t) => {
   const { fake, models } = await setup(t, { ANTHROPIC_API_KEY: 'sk-ant-api03-abcdefghij' })
   const client = await models.resolve({ model: 'claude-fake-2' })
   await client.complete({
@@ -122,9 +122,14 @@ test('wire shape: system joined, tool results merged into one user turn, images,
   assert.deepEqual(body.messages[1].content.map((b: any) => b.type), ['text', 'tool_use', 'tool_use'])
   assert.deepEqual(body.messages[1].content[1].input, { path: 'a' })
   assert.deepEqual(body.messages[2].content.map((b: any) => [b.type, b.tool_use_id, b.content]), [['tool_result', 'toolu_1', 'A'], ['tool_result', 'toolu_2', 'B']])
-  assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 8192 })
-  assert.ok(body.max_tokens > 8192)
-  assert.equal(body.temperature, undefined, 'thinking needs the default temperature')
+  // The last assistant turn used tools and its signed thinking is not kept: this continuation runs without thinking.
+  assert.equal(body.thinking, undefined)
+  assert.equal(body.temperature, 0.2)
+  await client.complete({ messages: [{ role: 'user', content: 'think hard' }], reasoningEffort: 'medium', temperature: 0.2 })
+  const fresh = messages(fake)[1]!.body
+  assert.deepEqual(fresh.thinking, { type: 'enabled', budget_tokens: 8192 })
+  assert.ok(fresh.max_tokens > 8192)
+  assert.equal(fresh.temperature, undefined, 'thinking needs the default temperature')
 })
 
 test('/model validation uses the vendor model list', async (t) => {
