@@ -2,9 +2,7 @@
 // API server, gateway, cron, delegation), plus compression, personalities and the offered tools.
 
 import { defineExtension, RUNTIME_SERVICE, SESSIONS_SERVICE, type RuntimeService, type SessionStore } from 'agent/sdk'
-import { compressStored } from './compaction.ts'
 import { personalityList, personalityPrompt } from './prompt.ts'
-import { runConversation } from './run.ts'
 import { offeredTools, toolSchemas } from './tools.ts'
 
 export default defineExtension({
@@ -13,8 +11,9 @@ export default defineExtension({
   description: 'The agent loop: model calls, tool calls through the hooks, sessions, compression',
   setup(api) {
     const service: RuntimeService = {
-      run: (request) => runConversation(api, request),
-      compress: (sessionId, options = {}) => compressStored(api, sessionId, options.signal),
+      // The loop's modules load on first use: every `agent` command sets this extension up.
+      run: async (request) => (await import('./run.ts')).runConversation(api, request),
+      compress: async (sessionId, options = {}) => (await import('./compaction.ts')).compressStored(api, sessionId, options.signal),
       personalities: () => personalityList(api.settings),
       async setPersonality(sessionId, name) {
         if (name) personalityPrompt(api.settings, name)

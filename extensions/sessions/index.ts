@@ -3,7 +3,8 @@
 
 import { DATABASE_SERVICE, defineExtension, SESSIONS_SERVICE, type DatabaseService, type SessionStore } from 'agent/sdk'
 import { sessionsCli } from './cli.ts'
-import { SqliteSessionStore } from './store.ts'
+
+const METHODS = ['create', 'get', 'resolve', 'list', 'latest', 'append', 'messages', 'setTitle', 'nextTitle', 'update', 'addUsage', 'end', 'reopen', 'tip', 'search', 'delete'] as const satisfies ReadonlyArray<keyof SessionStore>
 
 export default defineExtension({
   name: 'sessions',
@@ -11,8 +12,11 @@ export default defineExtension({
   description: 'Stored sessions and messages with full-text search',
   dependsOn: ['state-db'],
   setup(api) {
-    const store = new SqliteSessionStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE))
-    api.services.provide<SessionStore>(SESSIONS_SERVICE, store)
+    // The store's modules load on first use: every `agent` command sets this extension up.
+    let loading: Promise<SessionStore> | undefined
+    const load = () => (loading ??= import('./store.ts').then(({ SqliteSessionStore }) => new SqliteSessionStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE))))
+    const store = Object.fromEntries(METHODS.map((name) => [name, async (...args: unknown[]) => ((await load())[name] as (...a: unknown[]) => unknown)(...args)])) as unknown as SessionStore
+    api.services.provide<SessionStore>(SESSIONS_SERVICE, Object.freeze(store))
     api.commands.register({
       name: 'sessions',
       category: 'Sessions',
