@@ -160,7 +160,7 @@ describe('agent plugins', () => {
 
     it('/plugins lists what is installed', async () => {
       const replies: string[] = []
-      await t.kernel.registries.commands.get('plugins')!.slash!({ args: '', invokedAs: 'plugins', surface: 'cli', reply: (text) => void replies.push(text) })
+      await t.kernel.registries.commands.get('plugins')!.slash!({ args: '', invokedAs: 'plugins', surface: 'cli', reply: (text: string) => void replies.push(text) })
       assert.match(replies.join('\n'), /agent-plugin-hello@1\.1\.0 {2}\[path .*\] {2}hello-plugin: loaded/)
     })
   })
