@@ -51,18 +51,24 @@ const inSpecs = (specs: CharSpec[], c: string) =>
 export class Glob {
   readonly source: string
   private readonly tokens: Token[]
+  /** A pattern without metacharacters matches only itself. */
+  private readonly literal: boolean
 
   /** Throws GlobSyntaxError for `a**`, `***`, an unclosed `[` … */
   constructor(pattern: string) {
     this.source = pattern
     this.tokens = tokenize(pattern)
+    this.literal = this.tokens.every((t) => t.t === 'char')
   }
 
   matches(text: string, options: GlobOptions = {}): boolean {
-    return this.matchFrom(true, Array.from(text), 0, 0, options) === MATCH
+    if (this.literal) return text === this.source
+    // Characters are code points; a string without surrogates can be indexed as it is.
+    const file: ArrayLike<string> = /[\uD800-\uDFFF]/.test(text) ? Array.from(text) : text
+    return this.matchFrom(true, file, 0, 0, options) === MATCH
   }
 
-  private matchFrom(followsSeparator: boolean, file: string[], fi: number, ti: number, o: GlobOptions): number {
+  private matchFrom(followsSeparator: boolean, file: ArrayLike<string>, fi: number, ti: number, o: GlobOptions): number {
     for (let k = ti; k < this.tokens.length; k++) {
       const token = this.tokens[k]!
       if (token.t === 'seq' || token.t === 'rec') {

@@ -95,11 +95,9 @@ export interface AppManifestInput {
 }
 
 export function appManifest(input: AppManifestInput): Manifest {
-  const sets = [...(input.sets ?? [])]
   const defaults = (input.defaultCommands ?? []).map((c) => `allow-${commandToIdentifier(c)}`)
-  const declaredDefault = sets.find((s) => s.identifier === 'default')
-  if (declaredDefault) declaredDefault.permissions = [...declaredDefault.permissions, ...defaults]
-  else if (defaults.length > 0) sets.push({ identifier: 'default', description: 'Default permissions of the app commands.', permissions: defaults })
+  const sets = (input.sets ?? []).map((s) => (s.identifier === 'default' ? { ...s, permissions: [...s.permissions, ...defaults] } : s))
+  if (!sets.some((s) => s.identifier === 'default') && defaults.length > 0) sets.push({ identifier: 'default', description: 'Default permissions of the app commands.', permissions: defaults })
   return createManifest({ key: APP_MANIFEST_KEY, invoke: (command) => command, commands: input.commands, permissions: input.permissions, sets })
 }
 
@@ -120,6 +118,8 @@ const fullId = (key: string, base: string) => (key === APP_MANIFEST_KEY ? base :
 /** The manifests an ACL is resolved against, by key. */
 export class ManifestSet {
   private readonly byKey = new Map<string, Manifest>()
+  /** Manifests do not change once given, so expansions are computed once per identifier. */
+  private readonly expanded = new Map<string, ExpandResult>()
 
   constructor(manifests: readonly Manifest[]) {
     for (const m of manifests) this.byKey.set(m.key, m)
@@ -152,6 +152,15 @@ export class ManifestSet {
 
   /** Expands an identifier into single permissions (sets recursively; `default` of a manifest without one is empty). */
   expand(identifier: string): ExpandResult {
+    let result = this.expanded.get(identifier)
+    if (!result) {
+      result = this.expandNow(identifier)
+      this.expanded.set(identifier, result)
+    }
+    return result
+  }
+
+  private expandNow(identifier: string): ExpandResult {
     const error = identifierError(identifier)
     if (error) return { ok: false, kind: 'invalid-permission-identifier', message: error }
     const { prefix, base } = parseIdentifier(identifier)

@@ -17,19 +17,7 @@ export class RemoteUrlPattern {
   /** Throws with the parser's reason when the string is not a URL pattern. */
   constructor(source: string) {
     this.source = source
-    const URLPattern = urlPatternClass()
-    const parsed = new URLPattern(source)
-    const emptyOr = (value: string, ...alsoWild: string[]) => (value === '' || alsoWild.includes(value) ? '*' : value)
-    this.pattern = new URLPattern({
-      protocol: parsed.protocol,
-      username: parsed.username,
-      password: parsed.password,
-      hostname: parsed.hostname,
-      port: parsed.port,
-      pathname: emptyOr(parsed.pathname, '/'),
-      search: emptyOr(parsed.search),
-      hash: emptyOr(parsed.hash),
-    })
+    this.pattern = compile(source)
   }
 
   /** Tests a page URL (parsed first, so scheme and host are lower-cased and an empty path is `/`). */
@@ -42,6 +30,36 @@ export class RemoteUrlPattern {
     }
     return this.pattern.test(parsed.href)
   }
+}
+
+// The polyfill takes about a quarter of a millisecond to compile a pattern, and a file set is
+// checked and then resolved: compiled patterns are immutable, so they are kept (bounded).
+const compiled = new Map<string, URLPatternClass>()
+const COMPILED_MAX = 1024
+
+function compile(source: string): URLPatternClass {
+  const hit = compiled.get(source)
+  if (hit) return hit
+  const URLPattern = urlPatternClass()
+  const parsed = new URLPattern(source)
+  const wild = (value: string, ...alsoWild: string[]) => value === '' || alsoWild.includes(value)
+  // Only when a default applies is a second pattern needed.
+  const pattern =
+    wild(parsed.pathname, '/') || wild(parsed.search) || wild(parsed.hash)
+      ? new URLPattern({
+          protocol: parsed.protocol,
+          username: parsed.username,
+          password: parsed.password,
+          hostname: parsed.hostname,
+          port: parsed.port,
+          pathname: wild(parsed.pathname, '/') ? '*' : parsed.pathname,
+          search: wild(parsed.search) ? '*' : parsed.search,
+          hash: wild(parsed.hash) ? '*' : parsed.hash,
+        })
+      : parsed
+  if (compiled.size >= COMPILED_MAX) compiled.clear()
+  compiled.set(source, pattern)
+  return pattern
 }
 
 /** The parse error of a remote URL pattern, or undefined. */

@@ -99,12 +99,14 @@ export class ResolvedAcl {
           webviews: capability.webviews,
         }
         const hasScope = scope.allow.length > 0 || scope.deny.length > 0
+        // One entry per context, shared by every command of the permission (entries are read-only).
+        const entries: Entry[] = contexts.map((context) => (hasScope ? { grant, context, windows, webviews, scope } : { grant, context, windows, webviews }))
         for (const [commands, table] of [[allowCommands, this.allowed], [denyCommands, this.denied]] as const) {
           for (const command of commands) {
             const invoke = this.manifests.invoke(permission.key, command)
-            const list = table.get(invoke) ?? []
-            for (const context of contexts) list.push({ grant, context, windows, webviews, ...(hasScope ? { scope } : {}) })
-            table.set(invoke, list)
+            const list = table.get(invoke)
+            if (list) list.push(...entries)
+            else table.set(invoke, [...entries])
           }
         }
       }
