@@ -6,6 +6,7 @@ import {
   AgentError,
   errorMessage,
   MODELS_SERVICE,
+  pricingFor,
   RUNTIME_SERVICE,
   SESSIONS_SERVICE,
   toolEnabled,
@@ -193,6 +194,15 @@ export class CliConversation implements ChatConversation {
     u.reasoningTokens += result.usage.reasoningTokens ?? 0
     u.totalTokens += result.usage.totalTokens
     if (result.usage.costUsd !== undefined) u.costUsd = (u.costUsd ?? 0) + result.usage.costUsd
+    // The breakdown by direction is known only while every turn's model has a configured price.
+    const price = pricingFor(this.options.settings, result.model)
+    if (price && (u.turns === 0 || u.inputCostUsd !== undefined)) {
+      u.inputCostUsd = (u.inputCostUsd ?? 0) + (result.usage.inputTokens * price.input) / 1e6
+      u.outputCostUsd = (u.outputCostUsd ?? 0) + (result.usage.outputTokens * price.output) / 1e6
+    } else {
+      delete u.inputCostUsd
+      delete u.outputCostUsd
+    }
     u.apiCalls += result.apiCalls
     u.turns += 1
     const last = lastCall ?? result.usage

@@ -1,6 +1,10 @@
 // The terminal layout of the interactive chat: a scrolling output region on top (DECSTBM), the input
 // lines below it and the status bar on the last row. Output is written at the saved output cursor
 // (DECSC/DECRC) so streaming text and typing never mix; every write ends at the input cursor.
+// Output is wrapped here, not by the terminal: a saved cursor loses the terminal's pending wrap, and
+// the next character would overwrite the last column.
+
+import { charWidth } from './theme.ts'
 
 export interface TtyOut {
   write(text: string): boolean
@@ -17,6 +21,8 @@ export class Screen {
   private statusVisible: boolean
   private statusText = ''
   private started = false
+  /** Display column of the output cursor. */
+  private outCol = 0
   private rows: number
   private cols: number
 
@@ -64,12 +70,41 @@ export class Screen {
   /** Writes text into the output region (where the last output ended). */
   print(text: string): void {
     if (!this.started) return void this.out.write(text)
-    this.out.write(`${ESC}[?25l${ESC}8${text}${ESC}7${this.toCursor()}${ESC}[?25h`)
+    this.out.write(`${ESC}[?25l${ESC}8${this.wrap(text)}${ESC}7${this.toCursor()}${ESC}[?25h`)
   }
 
-  /** Prints whole lines: starts on a fresh line unless the output already is at one. */
-  printLines(text: string, atLineStart: boolean): void {
-    this.print(`${atLineStart ? '' : '\r\n'}${text.replace(/\r?\n/g, '\r\n')}\r\n`)
+  /** Breaks text at the terminal width (escape sequences take no room; \n becomes \r\n). */
+  private wrap(text: string): string {
+    let out = ''
+    for (let i = 0; i < text.length; ) {
+      const ch = text[i]!
+      if (ch === ESC) {
+        const m = /^\x1b(\[[0-9;?]*[ -\/]*[@-~]|[78])/.exec(text.slice(i))
+        const seq = m ? m[0] : ch
+        out += seq
+        i += seq.length
+        continue
+      }
+      const cp = text.codePointAt(i)!
+      const c = String.fromCodePoint(cp)
+      i += c.length
+      if (c === '\n') {
+        out += '\r\n'
+        this.outCol = 0
+      } else if (c === '\r') {
+        out += '\r'
+        this.outCol = 0
+      } else {
+        const w = charWidth(c)
+        if (w > 0 && this.outCol + w > this.cols) {
+          out += '\r\n'
+          this.outCol = 0
+        }
+        out += c
+        this.outCol += w
+      }
+    }
+    return out
   }
 
   setInput(lines: string[], cursor: { row: number; col: number }): void {
@@ -106,6 +141,7 @@ export class Screen {
     this.rows = Math.max(4, rows)
     if (!this.started) return
     this.out.write(`${ESC}[r${at(this.bottom)}\r\n${ESC}[J${ESC}7${ESC}[1;${this.bottom}r${ESC}8${ESC}7`)
+    this.outCol = 0
     this.redraw()
   }
 

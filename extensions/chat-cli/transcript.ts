@@ -30,7 +30,7 @@ export class Transcript {
 
   private write(text: string): void {
     if (!text) return
-    this.screen.print(text.replace(/\r?\n/g, '\r\n'))
+    this.screen.print(text)
     this.atLineStart = text.endsWith('\n')
   }
 
