@@ -1,7 +1,7 @@
 // `agent capabilities explain`: a decision in words — which capability and permission granted or
 // denied the call, which ones almost applied and why not, and what the scope says.
 
-import { ResolvedAcl, type AccessDecision, type AccessRequest, type Capability, type Grant, type ManifestSet, type ScopeVerdict } from 'agent/sdk'
+import { RemoteUrlPattern, ResolvedAcl, type AccessDecision, type AccessRequest, type Capability, type Grant, type ManifestSet, type ScopeVerdict } from 'agent/sdk'
 
 const fileOf = (capabilities: readonly Capability[], id: string) => capabilities.find((c) => c.identifier === id)?.source.file
 const via = (g: Grant) => (g.entry === g.permission ? `permission ${g.permission}` : `entry "${g.entry}" → permission ${g.permission}`)
@@ -39,7 +39,8 @@ export function explain(input: ExplainInput): string {
     lines.push(`  ${decision.reason.replace(/^\S+ not allowed: /, '')}`)
   } else {
     for (const g of decision.nearMisses) {
-      const originOk = request.origin.kind === 'local' ? g.local : g.remote.length > 0
+      const url = request.origin.kind === 'remote' ? request.origin.url : undefined
+      const originOk = url === undefined ? g.local : g.remote.some((u) => new RemoteUrlPattern(u).test(url))
       lines.push(`  ${where(g)} grants it through ${via(g)}, but only to ${labels(g)}, for ${contexts(g)}${originOk ? '' : ` — not for ${origin}`}`)
     }
   }
