@@ -165,8 +165,9 @@ test('an abort during the model call interrupts the run at once', async (t) => {
 })
 
 test('an abort during tools interrupts them; every call still gets a result in the transcript', async (t) => {
+  let count = 0
   let started!: () => void
-  const began = new Promise<void>((r) => (started = r))
+  const bothBegan = new Promise<void>((r) => (started = () => ++count === 2 && r()))
   const waiting = {
     name: 'waiting',
     description: 'Waits for its signal',
@@ -177,7 +178,7 @@ test('an abort during tools interrupts them; every call still gets a result in t
         signal.addEventListener('abort', () => reject(new Error('stopped by signal')), { once: true })
       }),
   }
-  const stubborn = { name: 'stubborn', description: 'Ignores its signal', parameters: { type: 'object' }, execute: () => new Promise(() => undefined) }
+  const stubborn = { name: 'stubborn', description: 'Ignores its signal', parameters: { type: 'object' }, execute: () => new Promise(() => void started()) }
   const { runtime, sessions, model } = await runtimeFixture(t, {
     extensions: [toolsExtension('test-tools', [waiting, stubborn])],
     config: { agent: { tool_abort_grace_ms: 200 } },
@@ -185,7 +186,7 @@ test('an abort during tools interrupts them; every call still gets a result in t
   })
   const controller = new AbortController()
   const events: RunEvent[] = []
-  void began.then(() => setTimeout(() => controller.abort(), 20))
+  void bothBegan.then(() => controller.abort())
   const result = await runtime.run({ input: 'go', signal: controller.signal, onEvent: (e) => events.push(e) })
   assert.equal(result.exitReason, 'interrupted')
   assert.equal(result.apiCalls, 1)
