@@ -3,14 +3,40 @@
 //   added latency of a non-streamed chat completion, p50 ≤ 5 ms (p99 reported);
 //   throughput at 16 concurrent clients ≥ 0.3 × the direct figure;
 //   server RSS warm ≤ 150 MiB, and growth over the next 1,000 requests ≤ 20 MiB.
+// A second server with an instant stand-in runtime (no model call, nothing stored) shows what the
+// HTTP layer itself adds, apart from the agent run. `--stub-host` is that server (spawned by this file).
+// BENCH_SYNC=normal runs the gateway with state_db.synchronous: normal (default full: fsync per commit).
 
+import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import YAML from 'yaml'
-import { startScriptedModel } from '../../sdk/testing/index.ts'
+import { defineExtension, type AgentRuntime, type HttpService } from '../../sdk/index.ts'
+import { createTestKernel, startScriptedModel } from '../../sdk/testing/index.ts'
 import { startAgent } from '../helpers/agent-process.ts'
+
+if (process.argv.includes('--stub-host')) {
+  // The API server over an instant runtime: everything of the HTTP layer, none of the agent run.
+  const stub = defineExtension({
+    name: 'stub-runtime',
+    setup(api) {
+      const usage = { inputTokens: 12, outputTokens: 6, totalTokens: 18 }
+      api.services.provide<AgentRuntime>('runtime', {
+        run: async () => ({ sessionId: 'stub', answer: 'Hello! How can I help?', exitReason: 'completed', usage, apiCalls: 1, model: 'stub', provider: 'stub', toolTrace: [] }),
+      })
+    },
+  })
+  const host = await createTestKernel({ builtins: ['http', 'state-db', 'api-server'], extensions: [stub], config: { platforms: { api_server: { extra: { max_concurrent_runs: 64 } } } }, env: { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0' } })
+  await host.kernel.start('command')
+  const ctx = { signal: new AbortController().signal, log: host.kernel.log, settings: host.kernel.settings, services: host.kernel.services as never }
+  await host.kernel.registries.adapters.get('api_server')!.start(ctx)
+  console.log(`listening: api on ${host.kernel.services.require<HttpService>('http').address('api')!.url}`)
+  process.on('SIGINT', () => void host.close().then(() => process.exit(0)))
+  await new Promise(() => {})
+}
 
 const WARMUP = 100
 const SEQUENTIAL = 300
@@ -65,8 +91,9 @@ function rss(pid: number): number {
 }
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-api-'))
+const sync = process.env.BENCH_SYNC === 'normal' ? 'normal' : 'full'
 const model = await startScriptedModel({ respond: () => ({ text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
-writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64 } } }, ...(process.env.BENCH_SYNC ? { state_db: { synchronous: process.env.BENCH_SYNC } } : {}) }))
+writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64 } } }, state_db: { synchronous: sync } }))
 const agent = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'bench-key', AGENT_MODEL: 'scripted-model' } })
 try {
   const [, base] = await agent.waitFor(/listening: api on (http:\/\/\S+)/, 30_000)
@@ -85,16 +112,34 @@ try {
   const serverRps = await throughput(server, CONCURRENT_REQUESTS)
   const rssAfter = rss(pid)
 
+  // The HTTP layer alone: the same requests against the server over an instant runtime.
+  const stubHost = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--stub-host'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const stubUrl = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    stubHost.stdout!.on('data', (d) => {
+      out += d
+      const match = /listening: api on (\S+)/.exec(out)
+      if (match) resolve(match[1]!)
+    })
+    stubHost.on('exit', (code) => reject(new Error(`stub host exited (${code})`)))
+  })
+  const stub = new URL(`${stubUrl}/v1/chat/completions`)
+  await sequential(stub, WARMUP)
+  const stubTimes = await sequential(stub, SEQUENTIAL)
+  const stubRps = await throughput(stub, CONCURRENT_REQUESTS)
+  stubHost.kill('SIGINT')
+
   const added50 = percentile(serverTimes, 50) - percentile(directTimes, 50)
   const added99 = percentile(serverTimes, 99) - percentile(directTimes, 99)
   const ratio = serverRps / directRps
   const growth = rssAfter - rssWarm
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT MET')
   const lines = [
-    `api-server: non-streamed chat completion, zero-latency scripted model, loopback, 2 cores`,
+    `api-server: non-streamed chat completion, zero-latency scripted model, loopback, state_db.synchronous ${sync}`,
     `  direct to the model: p50 ${percentile(directTimes, 50).toFixed(2)} ms, p99 ${percentile(directTimes, 99).toFixed(2)} ms; through the server: p50 ${percentile(serverTimes, 50).toFixed(2)} ms, p99 ${percentile(serverTimes, 99).toFixed(2)} ms`,
     `  added latency: p50 ${added50.toFixed(2)} ms (target ≤ 5 ms: ${verdict(added50 <= 5)}), p99 ${added99.toFixed(2)} ms`,
     `  throughput at ${CONCURRENCY} clients: direct ${Math.round(directRps)} req/s, server ${Math.round(serverRps)} req/s, ratio ${ratio.toFixed(2)} (target ≥ 0.3: ${verdict(ratio >= 0.3)})`,
+    `  of which the HTTP layer (server over an instant runtime, no model call): p50 ${percentile(stubTimes, 50).toFixed(2)} ms, p99 ${percentile(stubTimes, 99).toFixed(2)} ms, ${Math.round(stubRps)} req/s at ${CONCURRENCY} clients; the rest is the agent run (runtime, session store, provider client)`,
     `  server RSS: warm ${rssWarm.toFixed(1)} MiB (target ≤ 150: ${verdict(rssWarm <= 150)}), after ${SEQUENTIAL + CONCURRENT_REQUESTS} more requests ${rssAfter.toFixed(1)} MiB, growth ${growth.toFixed(1)} MiB (target ≤ 20: ${verdict(growth <= 20)})`,
   ]
   console.log(lines.join('\n'))
