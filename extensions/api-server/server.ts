@@ -1,0 +1,50 @@
+// The working parts of the API server, built on first use (a request, or the adapter starting) so
+// that loading the extension (every `agent --help`) stays cheap: the request handlers, the run
+// admission, and the state.db store.
+
+import { DATABASE_SERVICE, errorMessage, HTTP_SERVICE, RUNTIME_SERVICE, type AdapterContext, type DatabaseService, type ExtensionApi, type HttpContext, type HttpService } from 'agent/sdk'
+import { chatCompletions, type HandlerDeps } from './chat-completions.ts'
+import type { ApiServerConfig, ServerOptions } from './options.ts'
+import { createResponse, deleteResponse, getResponse } from './responses.ts'
+import { Runs } from './runs.ts'
+import { ApiStore } from './store.ts'
+
+type Handler = (ctx: HttpContext) => unknown
+
+export interface ApiServer {
+  chatCompletions: Handler
+  createResponse: Handler
+  getResponse: Handler
+  deleteResponse: Handler
+  /** Admits runs again, opens state.db, makes sure the listener is up. */
+  start(ctx: AdapterContext): Promise<void>
+  /** Refuses new runs, interrupts the running ones, writes pending heads. */
+  stop(): Promise<void>
+}
+
+export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () => ServerOptions): ApiServer {
+  const runs = new Runs(options().maxConcurrentRuns, api.services, api.settings, api.log)
+  const store = new ApiStore(
+    () => api.services.require<DatabaseService>(DATABASE_SERVICE),
+    options().capacity,
+    (error) => api.log.warn(`could not record session heads: ${errorMessage(error)}`),
+  )
+  const deps: HandlerDeps = { options, runs: () => runs, store: () => store, services: api.services, warn: (message) => api.log.warn(message) }
+  return {
+    chatCompletions: chatCompletions(deps),
+    createResponse: createResponse(deps),
+    getResponse: getResponse(deps),
+    deleteResponse: deleteResponse(deps),
+    async start(ctx) {
+      runs.resume()
+      if (!ctx.services.has(RUNTIME_SERVICE)) ctx.log.warn('api_server: no agent runtime is loaded; requests that run the agent will fail')
+      // Open state.db and apply migrations now rather than on the first request.
+      store.warm()
+      await ctx.services.get<HttpService>(HTTP_SERVICE)?.start()
+    },
+    async stop() {
+      await runs.stop()
+      store.flush()
+    },
+  }
+}
