@@ -186,19 +186,21 @@ test('an agent failure is a 500 (plain) or an error chunk (stream), with secrets
   await assertHealthy(server.url)
 })
 
-test('a client that disconnects interrupts its run', async (t) => {
-  const gate = gateTool()
-  const server = await startServer(t, { extensions: [gate.extension] })
-  // Only the tool call is scripted: an interrupted run must not ask the model again (the health check would get that answer).
-  server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] })
-  const controller = new AbortController()
-  const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'wait' }] }) })
-  assert.equal(res.status, 200)
-  await until(() => gate.state.started === 1, 'the run to reach its tool')
-  controller.abort()
-  await until(() => gate.state.aborted === 1, 'the run to be interrupted')
-  await assertHealthy(server.url)
-})
+for (const stream of [true, false]) {
+  test(`a client that disconnects interrupts its run (${stream ? 'streamed' : 'plain'})`, async (t) => {
+    const gate = gateTool()
+    const server = await startServer(t, { extensions: [gate.extension] })
+    // Only the tool call is scripted: an interrupted run must not ask the model again (the health check would get that answer).
+    server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] })
+    const controller = new AbortController()
+    const pending = fetch(`${server.url}/v1/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream, messages: [{ role: 'user', content: 'wait' }] }) })
+    pending.catch(() => {})
+    await until(() => gate.state.started === 1, 'the run to reach its tool')
+    controller.abort()
+    await until(() => gate.state.aborted === 1, 'the run to be interrupted')
+    await assertHealthy(server.url)
+  })
+}
 
 test('keepalive comments flow while the agent is silent', async (t) => {
   const gate = gateTool()

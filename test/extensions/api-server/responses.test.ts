@@ -140,3 +140,44 @@ test('stored responses survive a restart; past the capacity the least recently u
   const continued = await again.responses.create({ model: 'agent', input: 'more', conversation: 'c-three' } as any)
   assert.equal(continued.previous_response_id, ids[2])
 })
+
+test('a streamed response whose client disconnects is interrupted and stored as incomplete', async (t) => {
+  let aborted = false
+  const tools = defineExtension({
+    name: 'test-wait',
+    setup(api) {
+      api.tools.register({
+        name: 'wait_forever',
+        description: 'Waits until interrupted',
+        parameters: { type: 'object' },
+        execute: ({ signal }) =>
+          new Promise((resolve) => {
+            const timer = setTimeout(() => resolve('timed out'), 10_000)
+            signal.addEventListener('abort', () => ((aborted = true), clearTimeout(timer), resolve('interrupted')), { once: true })
+          }),
+      })
+    },
+  })
+  const server = await startServer(t, { extensions: [tools] })
+  server.model.enqueue({ text: 'Working on it.', toolCalls: [{ name: 'wait_forever', arguments: {} }] })
+  const controller = new AbortController()
+  const res = await fetch(`${server.url}/v1/responses`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'take your time', stream: true }) })
+  const reader = res.body!.getReader()
+  let seen = ''
+  while (!seen.includes('response.function_call_arguments.done')) seen += Buffer.from((await reader.read()).value!).toString()
+  const id = /"id":"(resp_[0-9a-f]+)"/.exec(seen)![1]!
+  controller.abort()
+  for (let i = 0; i < 250 && !aborted; i++) await new Promise((r) => setTimeout(r, 20))
+  assert.ok(aborted, 'the run was interrupted')
+  let stored: any
+  for (let i = 0; i < 250; i++) {
+    stored = await fetch(`${server.url}/v1/responses/${id}`).then((r) => (r.status === 200 ? r.json() : undefined))
+    if (stored) break
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  assert.equal(stored?.status, 'incomplete')
+  assert.equal(stored.output[0].content[0].text, 'Working on it.')
+  // It can still be chained from.
+  const next = await server.client().responses.create({ model: 'agent', input: 'go on', previous_response_id: id })
+  assert.equal(next.status, 'completed')
+})
