@@ -1,0 +1,87 @@
+// Cron: jobs (a prompt, a schedule, skills, a delivery target) stored in state.db, run by the
+// scheduler in gateway mode and delivered through the gateway's delivery service; `agent cron …`
+// and the `cronjob` tool create and manage them.
+
+import { DATABASE_SERVICE, defineExtension, type DatabaseService } from 'agent/sdk'
+import { cronSubcommands } from './cli.ts'
+import { configuredZone, type JobsContext } from './jobs.ts'
+import type { RunnerContext } from './runner.ts'
+import type { Scheduler } from './scheduler.ts'
+import { CronStore } from './store.ts'
+import { cronTool } from './tool.ts'
+
+interface CronConfig {
+  timezone?: string
+  poll_seconds: number
+  missed_run_grace_minutes: number
+  run_timeout_minutes: number
+  max_jobs: number
+}
+
+export default defineExtension<CronConfig>({
+  name: 'cron',
+  version: '1.0.0',
+  description: 'Scheduled jobs: prompts with skills on a schedule, results delivered to a platform',
+  // Loaded after (so unloaded before) the database its runs are recorded in.
+  dependsOn: ['state-db'],
+  configKey: 'cron',
+  config: {
+    type: 'object',
+    properties: {
+      timezone: { type: 'string', description: 'IANA zone for cron expressions and times without an offset (default: top-level timezone, else the system zone)' },
+      poll_seconds: { type: 'number', minimum: 1, default: 15 },
+      missed_run_grace_minutes: { type: 'number', minimum: 0, default: 60 },
+      run_timeout_minutes: { type: 'number', exclusiveMinimum: 0, default: 30 },
+      max_jobs: { type: 'integer', minimum: 1, default: 100 },
+    },
+    additionalProperties: false,
+  },
+  setup(api) {
+    const config = api.config
+    // Opened on first use: setup stays free of the database.
+    const store = new CronStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE))
+    let scheduler: Scheduler | undefined
+
+    const jobs = (): JobsContext => ({
+      store,
+      services: api.services,
+      settings: api.settings,
+      adapters: api.adapters,
+      timezone: () => configuredZone(api.settings, config.timezone),
+      maxJobs: config.max_jobs,
+      changed: () => scheduler?.wake(),
+    })
+    const runner = (signal: AbortSignal = api.signal): RunnerContext => ({
+      services: api.services,
+      settings: api.settings,
+      store,
+      timeoutMs: config.run_timeout_minutes * 60_000,
+      signal,
+    })
+
+    api.tools.register(cronTool(jobs))
+    api.commands.register({
+      name: 'cron',
+      category: 'Automation',
+      description: 'Scheduled jobs: list, add, remove, pause, resume, run',
+      cli: { subcommands: cronSubcommands(jobs, (ctx) => runner(AbortSignal.any([api.signal, ctx.signal]))) },
+    })
+
+    const stopping = new AbortController()
+    const stop = async () => {
+      // Runs in progress are interrupted and recorded as such while state.db is still open.
+      stopping.abort()
+      await scheduler?.stop()
+      scheduler = undefined
+    }
+    api.hooks.ready.tapPromise(async ({ mode }) => {
+      if (mode !== 'gateway' || scheduler) return
+      const { Scheduler } = await import('./scheduler.ts')
+      scheduler = new Scheduler({ ...runner(AbortSignal.any([api.signal, stopping.signal])), log: api.log, pollMs: config.poll_seconds * 1000, graceMs: config.missed_run_grace_minutes * 60_000 })
+      scheduler.start()
+      api.log.info('cron scheduler started')
+    })
+    api.hooks.shutdown.tapPromise(stop)
+    api.onDispose(stop)
+  },
+})
