@@ -1,0 +1,66 @@
+// `agent insights` over a real state.db: sessions inside and outside the window, per source, tokens,
+// cost, models and tool calls; bad --days is a usage error; /insights through the registry.
+
+import assert from 'node:assert/strict'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import { DATABASE_SERVICE, SESSIONS_SERVICE, type DatabaseService, type SessionStore } from '../../../sdk/index.ts'
+import { createTestKernel, makeTempHome } from '../../../sdk/testing/index.ts'
+import { runAgent } from '../../helpers/agent-process.ts'
+
+let home: string
+
+before(async () => {
+  home = makeTempHome('agent-insights-')
+  writeFileSync(join(home, 'config.yaml'), '_config_version: 10\n')
+  const tk = await createTestKernel({ home, builtins: ['state-db', 'sessions'] })
+  const store = tk.kernel.services.get<SessionStore>(SESSIONS_SERVICE)!
+  const add = async (source: string, model: string, tokens: [number, number], cost: number, tools: string[]) => {
+    const s = await store.create({ source, model, provider: 'custom' })
+    await store.append(s.id, [{ role: 'user', content: 'hi' }])
+    await store.append(
+      s.id,
+      [{ role: 'assistant', content: null, toolCalls: tools.map((name, i) => ({ id: `c${i}`, name, arguments: '{}' })) }, { role: 'assistant', content: 'done' }],
+      { usage: { inputTokens: tokens[0], outputTokens: tokens[1], totalTokens: tokens[0] + tokens[1], costUsd: cost }, apiCalls: 2 },
+    )
+    return s.id
+  }
+  await add('cli', 'alpha', [1000, 100], 0.5, ['terminal', 'read_file', 'terminal'])
+  await add('cli', 'alpha', [2000, 200], 0.25, ['terminal'])
+  await add('telegram', 'beta', [500, 50], 0.125, [])
+  const old = await add('cli', 'gamma', [9000, 900], 9, ['patch'])
+  // Forty days ago: outside a 30-day window.
+  tk.kernel.services.get<DatabaseService>(DATABASE_SERVICE)!.db().prepare('UPDATE sessions SET updated_at = ?, started_at = ? WHERE id = ?').run(Date.now() - 40 * 86_400_000, Date.now() - 40 * 86_400_000, old)
+  await tk.close()
+})
+after(() => rmSync(home, { recursive: true, force: true }))
+
+test('the last 30 days, all sources', async () => {
+  const r = await runAgent(['insights', '--json'], { home, timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const i = JSON.parse(r.stdout)
+  assert.equal(i.sessions, 3)
+  assert.deepEqual(i.bySource, { cli: 2, telegram: 1 })
+  assert.deepEqual(i.tokens, { input: 3500, output: 350, reasoning: 0, total: 3850 })
+  assert.equal(i.costUsd, 0.875)
+  assert.equal(i.apiCalls, 6)
+  assert.equal(i.messages, 9)
+  assert.deepEqual(i.models.map((m: any) => [m.model, m.sessions]), [['custom:alpha', 2], ['custom:beta', 1]])
+  assert.deepEqual(i.tools, [{ tool: 'terminal', calls: 3 }, { tool: 'read_file', calls: 1 }])
+})
+
+test('--days 60 --source cli includes the old session; text output names it all', async () => {
+  const r = await runAgent(['insights', '--days', '60', '--source', 'cli'], { home, timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stdout, /Usage in the last 60 days \(source cli\)/)
+  assert.match(r.stdout, /sessions:\s+3\n/)
+  assert.match(r.stdout, /cost:\s+\$9\.75/)
+  assert.match(r.stdout, /tools:\s+terminal 3, patch 1, read_file 1/)
+})
+
+test('bad --days is a usage error', async () => {
+  const r = await runAgent(['insights', '--days', '0'], { home, timeoutMs: 60_000 })
+  assert.equal(r.code, 2)
+  assert.match(r.stderr, /days must be a whole number from 1 to 3650/)
+})
