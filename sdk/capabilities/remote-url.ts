@@ -30,6 +30,11 @@ export class RemoteUrlPattern {
     }
     return this.pattern.test(parsed.href)
   }
+
+  /** Tests an already normalised URL (`new URL(x).href`). */
+  testHref(href: string): boolean {
+    return this.pattern.test(href)
+  }
 }
 
 // The polyfill takes about a quarter of a millisecond to compile a pattern, and a file set is

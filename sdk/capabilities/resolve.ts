@@ -144,9 +144,19 @@ export class ResolvedAcl {
     })
 
     const candidates = this.allowed.get(command) ?? []
-    const contextMatches = (e: Entry) => (e.context.local ? origin.kind === 'local' : origin.kind === 'remote' && e.context.pattern.test(origin.url))
+    // Entries of one capability share their context object: a URL pattern is tested once per call.
+    const href = origin.kind === 'remote' ? parseHref(origin.url) : undefined
+    const contextSeen = new Map<Entry['context'], boolean>()
+    const contextMatches = (e: Entry) => {
+      if (e.context.local) return origin.kind === 'local'
+      if (href === undefined) return false
+      let hit = contextSeen.get(e.context)
+      if (hit === undefined) contextSeen.set(e.context, (hit = e.context.pattern.testHref(href)))
+      return hit
+    }
     const labelMatches = (e: Entry) => e.webviews.some((g) => g.matches(webview)) || e.windows.some((g) => g.matches(window))
-    const matched = candidates.filter((e) => contextMatches(e) && labelMatches(e))
+    // Labels are cheap to test, URL patterns are not: for remote content, labels first.
+    const matched = candidates.filter((e) => (origin.kind === 'local' ? contextMatches(e) && labelMatches(e) : labelMatches(e) && contextMatches(e)))
     const denials = this.denied.get(command) ?? []
     if (denials.length > 0) {
       const by = denials.map((d) => `capability "${d.grant.capability}" (permission ${d.grant.entry === d.grant.permission ? d.grant.permission : `${d.grant.permission} via ${d.grant.entry}`})`)
@@ -176,11 +186,24 @@ export class ResolvedAcl {
       ...base,
       allowed: true,
       grants,
-      reason: `${command} allowed on ${where} by ${[...new Set(grants.map((g) => `capability "${g.capability}" (permission ${g.entry === g.permission ? g.permission : `${g.permission} via ${g.entry}`})`))].join(', ')}`,
+      // Built on demand: most allowed calls never show their reason.
+      get reason() {
+        const by = new Set(grants.map((g) => `capability "${g.capability}" (permission ${g.entry === g.permission ? g.permission : `${g.permission} via ${g.entry}`})`))
+        return `${command} allowed on ${where} by ${[...by].join(', ')}`
+      },
       scopes: { allow: [...commandScope.allow, ...globalScope.allow], deny: [...commandScope.deny, ...globalScope.deny] },
       commandScope,
       globalScope,
     }
+  }
+}
+
+/** The normalised page URL, or undefined when it does not parse (it then matches no pattern). */
+function parseHref(url: string): string | undefined {
+  try {
+    return new URL(url).href
+  } catch {
+    return undefined
   }
 }
 
