@@ -12,7 +12,7 @@ import { createCommandLayer, isCommandLayerStore } from './command-layer.ts'
 import { ipcEndpoints } from './ipc.ts'
 import { createLauncher, splitCommand, type Launcher } from './launcher.ts'
 import { AGENT_INSTALL_DIR, machineBaseDirectories } from './machine-dirs.ts'
-import { loadSecret, SECRET_FILE, verifyToken } from './token.ts'
+import { secretSource, verifyToken } from './token.ts'
 
 interface CapabilitiesConfig {
   ipc: boolean | 'auto'
@@ -71,22 +71,16 @@ export default defineExtension<CapabilitiesConfig>({
       return exposed ? (call: Parameters<typeof exposed.command.handler>[0]) => exposed.command.handler(call) : undefined
     }
 
-    // The secret is re-read when its file changes: deleting it revokes every token issued so far.
-    let secret: { key: Buffer; stamp: string } | undefined
+    const secret = secretSource(api.settings.home)
     const verify = (token: string) => {
+      let key: Buffer
       try {
-        const stat = statSync(join(api.settings.home, SECRET_FILE), { throwIfNoEntry: false })
-        const stamp = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : ''
-        if (!secret || secret.stamp !== stamp || !stamp) {
-          const key = loadSecret(api.settings.home)
-          const now = statSync(join(api.settings.home, SECRET_FILE))
-          secret = { key, stamp: `${now.ino}:${now.mtimeMs}:${now.size}` }
-        }
+        key = secret()
       } catch (error) {
         api.log.error(errorMessage(error))
         throw new HttpError(503, 'Capability tokens cannot be verified: the agent has no usable token secret', { type: 'server_error', code: 'token_secret_unavailable' })
       }
-      return verifyToken(secret.key, token)
+      return verifyToken(key, token)
     }
 
     const ipcOn = api.config.ipc === 'auto' ? statSync(folder, { throwIfNoEntry: false })?.isDirectory() === true : api.config.ipc

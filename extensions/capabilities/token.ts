@@ -4,7 +4,7 @@
 // constant-time and refuses expired tokens. A page cannot forge or relabel one.
 
 import { createHmac, randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync, writeFileSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
 import { AgentError, safeEqual } from 'agent/sdk'
 
@@ -50,6 +50,24 @@ export function loadSecret(home: string): Buffer {
   const secret = text.trim()
   if (!/^[0-9a-f]{64,}$/.test(secret)) throw new AgentError('E_CONFIG', `${path} does not hold a valid secret; delete it to create a new one (issued tokens stop working)`)
   return Buffer.from(secret, 'hex')
+}
+
+/**
+ * The secret, re-read whenever its file changes: deleting the file revokes every token issued so
+ * far (a new secret is created on the next use).
+ */
+export function secretSource(home: string): () => Buffer {
+  const path = join(home, SECRET_FILE)
+  const stamp = (s: Stats | undefined) => (s ? `${s.ino}:${s.mtimeMs}:${s.size}` : '')
+  let cached: { key: Buffer; stamp: string } | undefined
+  return () => {
+    const now = stamp(statSync(path, { throwIfNoEntry: false }))
+    if (!cached || !now || cached.stamp !== now) {
+      const key = loadSecret(home)
+      cached = { key, stamp: stamp(statSync(path)) }
+    }
+    return cached.key
+  }
 }
 
 const b64 = (value: string | Buffer) => Buffer.from(value).toString('base64url')
