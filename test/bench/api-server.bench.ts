@@ -125,8 +125,10 @@ try {
   })
   const stub = new URL(`${stubUrl}/v1/chat/completions`)
   await sequential(stub, WARMUP)
+  const stubRssWarm = rss(stubHost.pid!)
   const stubTimes = await sequential(stub, SEQUENTIAL)
   const stubRps = await throughput(stub, CONCURRENT_REQUESTS)
+  const stubGrowth = rss(stubHost.pid!) - stubRssWarm
   stubHost.kill('SIGINT')
 
   const added50 = percentile(serverTimes, 50) - percentile(directTimes, 50)
@@ -139,7 +141,7 @@ try {
     `  direct to the model: p50 ${percentile(directTimes, 50).toFixed(2)} ms, p99 ${percentile(directTimes, 99).toFixed(2)} ms; through the server: p50 ${percentile(serverTimes, 50).toFixed(2)} ms, p99 ${percentile(serverTimes, 99).toFixed(2)} ms`,
     `  added latency: p50 ${added50.toFixed(2)} ms (target ≤ 5 ms: ${verdict(added50 <= 5)}), p99 ${added99.toFixed(2)} ms`,
     `  throughput at ${CONCURRENCY} clients: direct ${Math.round(directRps)} req/s, server ${Math.round(serverRps)} req/s, ratio ${ratio.toFixed(2)} (target ≥ 0.3: ${verdict(ratio >= 0.3)})`,
-    `  of which the HTTP layer (server over an instant runtime, no model call): p50 ${percentile(stubTimes, 50).toFixed(2)} ms, p99 ${percentile(stubTimes, 99).toFixed(2)} ms, ${Math.round(stubRps)} req/s at ${CONCURRENCY} clients; the rest is the agent run (runtime, session store, provider client)`,
+    `  of which the HTTP layer (server over an instant runtime, no model call): p50 ${percentile(stubTimes, 50).toFixed(2)} ms, p99 ${percentile(stubTimes, 99).toFixed(2)} ms, ${Math.round(stubRps)} req/s at ${CONCURRENCY} clients, RSS growth over the 1,000 requests ${stubGrowth.toFixed(1)} MiB; the rest is the agent run (runtime, session store, provider client)`,
     `  server RSS: warm ${rssWarm.toFixed(1)} MiB (target ≤ 150: ${verdict(rssWarm <= 150)}), after ${SEQUENTIAL + CONCURRENT_REQUESTS} more requests ${rssAfter.toFixed(1)} MiB, growth ${growth.toFixed(1)} MiB (target ≤ 20: ${verdict(growth <= 20)})`,
   ]
   console.log(lines.join('\n'))
