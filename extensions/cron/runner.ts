@@ -65,18 +65,21 @@ export async function runJob(ctx: RunnerContext, job: CronJob, trigger: RunTrigg
       extra: { cronJobId: job.id },
     })
     const answer = result.answer
-    if (SILENT.test(answer)) {
+    if (result.exitReason === 'interrupted') {
+      const why = ctx.signal.aborted ? 'interrupted (the agent is stopping)' : `timed out after ${Math.round(ctx.timeoutMs / 1000)} s`
+      outcome = { status: 'error', error: why, sessionId: result.sessionId, ...(answer ? { answer } : {}), deliveries: [] }
+    } else if (!answer.trim()) {
+      outcome = { status: 'error', error: 'the run produced no answer', sessionId: result.sessionId, deliveries: [] }
+    } else if (SILENT.test(answer)) {
       outcome = { status: 'silent', answer, sessionId: result.sessionId, deliveries: [] }
     } else {
       const deliveries = await deliver(ctx, job, answer)
       const failed = deliveries.filter((d) => !d.ok)
-      outcome = {
-        status: failed.length ? 'error' : 'ok',
-        answer,
-        sessionId: result.sessionId,
-        deliveries,
-        ...(failed.length ? { error: `delivery failed: ${failed.map((d) => `${d.target}: ${d.error}`).join('; ')}` } : {}),
-      }
+      const problems = [
+        ...(result.exitReason === 'max_iterations' ? ['the run stopped at the iteration cap (partial answer)'] : []),
+        ...(failed.length ? [`delivery failed: ${failed.map((d) => `${d.target}: ${d.error}`).join('; ')}`] : []),
+      ]
+      outcome = { status: problems.length ? 'error' : 'ok', answer, sessionId: result.sessionId, deliveries, ...(problems.length ? { error: problems.join('; ') } : {}) }
     }
   } catch (error) {
     const aborted = ctx.signal.aborted ? 'interrupted (the agent is stopping)' : undefined
