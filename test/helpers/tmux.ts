@@ -47,8 +47,9 @@ export interface Terminal {
 }
 
 export function openTerminal(options: TerminalOptions): Terminal {
-  const socket = `agent-test-${process.pid}`
   const name = `t${Math.random().toString(36).slice(2, 8)}`
+  // A server per terminal: closing one never races with opening the next.
+  const socket = `agent-test-${process.pid}-${name}`
   const env = hermeticEnv({ TERM: 'xterm-256color', ...options.env }, options.home)
   const launcher = join(options.home, `launch-${name}.sh`)
   const stderrLog = join(options.home, `stderr-${name}.log`)
@@ -101,14 +102,9 @@ export function openTerminal(options: TerminalOptions): Terminal {
     resize: (columns, rows) => void tmux('resize-window', '-t', name, '-x', String(columns), '-y', String(rows)),
     close() {
       try {
-        tmux('kill-session', '-t', name)
+        tmux('kill-server')
       } catch {
         // already gone
-      }
-      try {
-        if (tmux('list-sessions').trim() === '') tmux('kill-server')
-      } catch {
-        // no server left
       }
     },
   }
