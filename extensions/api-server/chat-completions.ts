@@ -26,7 +26,7 @@ export async function planSession(deps: HandlerDeps, request: LinkRequest): Prom
     return await linkSession(deps.store(), deps.services, request)
   } catch (error) {
     deps.warn(`session continuity unavailable: ${errorMessage(error)}`)
-    return { history: [...request.context, ...request.extra] }
+    return { history: [...request.context, ...request.extra], continuable: false }
   }
 }
 
@@ -52,11 +52,12 @@ export function chatCompletions(deps: HandlerDeps) {
     const run = deps.runs().begin(ctx)
     try {
       const plan = await planSession(deps, { head: turn.history.length ? chatHead(turn.history) : undefined, context: turn.history, extra: [], persist: true })
-      const request: RunRequest = { input: turn.input, systemPrompt: turn.systemPrompt, ...plan, source: { platform: 'api_server' } }
+      const { continuable, ...session } = plan
+      const request: RunRequest = { input: turn.input, systemPrompt: turn.systemPrompt, ...session, source: { platform: 'api_server' } }
       const outcome = stream ? await streamed(ctx, deps, run, request, model) : await deps.runs().execute(run, request).then((result) => ({ result, delivered: result.answer }))
       if (!outcome) return
       const { result } = outcome
-      rememberHead(deps, turn, result, outcome.delivered)
+      if (continuable) rememberHead(deps, turn, result, outcome.delivered)
       if (stream) return
       ctx.set('X-Agent-Session-Id', result.sessionId)
       ctx.body = {

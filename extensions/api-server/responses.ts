@@ -85,7 +85,8 @@ export function createResponse(deps: HandlerDeps) {
         ...extra,
       })
       const plan = await planSession(deps, { head: previous?.id, context: previous?.transcript ?? [], extra: turn.history, persist: store })
-      const request: RunRequest = { input: turn.input, systemPrompt: instructions, ...plan, persist: store, source: { platform: 'api_server' } }
+      const { continuable, ...session } = plan
+      const request: RunRequest = { input: turn.input, systemPrompt: instructions, ...session, persist: store, source: { platform: 'api_server' } }
 
       // What a finished run leaves: the response object, stored (when asked) with the transcript it continues.
       const conclude = (result: RunResult, builder: OutputBuilder): Record<string, unknown> => {
@@ -99,7 +100,7 @@ export function createResponse(deps: HandlerDeps) {
           const transcript = [...history, turn.inputMessage, ...(result.answer ? [{ role: 'assistant' as const, content: result.answer }] : [])]
           deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation }, createdAt)
           // The session's transcript now ends at this response: chaining from it continues the session.
-          if (complete && result.answer) deps.store().setHead(id, result.sessionId)
+          if (continuable && complete && result.answer) deps.store().setHead(id, result.sessionId)
         }
         return response
       }

@@ -11,6 +11,8 @@ export interface SessionPlan {
   sessionId?: string
   /** Context the runtime places before the input without storing it (only when nothing is stored). */
   history?: ChatMessage[]
+  /** The run's session will hold the whole conversation: its new head may be recorded. */
+  continuable: boolean
 }
 
 export interface LinkRequest {
@@ -28,21 +30,21 @@ export async function linkSession(store: ApiStore, services: Services, request: 
   const everything = () => [...request.context, ...request.extra]
   if (!request.persist) {
     const sessionId = request.head ? store.peekHead(request.head) : undefined
-    return sessionId ? { sessionId, history: [...request.extra] } : { history: everything() }
+    return sessionId ? { sessionId, history: [...request.extra], continuable: false } : { history: everything(), continuable: false }
   }
   const sessions = services.get<SessionStore>(SESSIONS_SERVICE)
   // Without a session store nothing is kept: the conversation travels as history every time.
-  if (!sessions) return { history: everything() }
+  if (!sessions) return { history: everything(), continuable: false }
   let sessionId = request.head ? store.claimHead(request.head) : undefined
   // Deleted meanwhile (agent sessions delete …): seed a new one rather than fail the run.
   if (sessionId && !(await sessions.get(sessionId))) sessionId = undefined
   if (sessionId) {
     if (request.extra.length) await sessions.append(sessionId, request.extra)
-    return { sessionId }
+    return { sessionId, continuable: true }
   }
   const seed = everything()
-  if (seed.length === 0) return {}
+  if (seed.length === 0) return { continuable: true }
   const created = await sessions.create({ source: 'api_server' })
   await sessions.append(created.id, seed)
-  return { sessionId: created.id }
+  return { sessionId: created.id, continuable: true }
 }
