@@ -103,6 +103,11 @@ export interface SessionSearchOptions {
   role?: ChatMessage['role']
   /** The query is FTS5 syntax as is (AND/OR/NEAR, "phrases", prefix*); default: plain words, all required. */
   raw?: boolean
+  /**
+   * `rank` (default): best bm25 match first; every matching message is scored, so a word found in
+   * half a million messages takes about a second. `recent`: newest first, fast for any word.
+   */
+  order?: 'rank' | 'recent'
 }
 
 export interface SessionSearchHit {

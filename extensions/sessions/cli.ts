@@ -97,12 +97,13 @@ export function sessionsCli(store: () => SessionStore): Record<string, CliSubcom
         limit: { type: 'number', default: 20, describe: 'How many hits' },
         source: { type: 'string', describe: 'Only sessions from this platform' },
         raw: { type: 'boolean', describe: 'The query is FTS5 syntax (OR, NEAR, "phrases", prefix*)' },
+        recent: { type: 'boolean', describe: 'Newest matches first instead of best matches first' },
       },
       async run(ctx: CliContext) {
         const query = ([] as unknown[]).concat(ctx.argv.query ?? []).join(' ')
         const limit = Number(ctx.argv.limit)
         if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer')
-        const hits = await store().search(query, { limit, source: ctx.argv.source as string | undefined, raw: Boolean(ctx.argv.raw) })
+        const hits = await store().search(query, { limit, source: ctx.argv.source as string | undefined, raw: Boolean(ctx.argv.raw), order: ctx.argv.recent ? 'recent' : 'rank' })
         if (ctx.argv.json) {
           return void ctx.json(hits.map((h) => ({ session_id: h.sessionId, message_id: h.messageId, role: h.role, title: h.title ?? null, source: h.source, created_at: iso(h.createdAt), snippet: h.snippet, rank: h.rank })))
         }

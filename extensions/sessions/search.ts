@@ -31,6 +31,7 @@ interface HitRow {
 export function searchMessages(db: SqliteDatabase, query: string, options: SessionSearchOptions = {}): SessionSearchHit[] {
   const match = options.raw ? query.trim() : toFtsQuery(query)
   if (!match) throw new UsageError('the search query has no words to look for')
+  if (options.order !== undefined && options.order !== 'rank' && options.order !== 'recent') throw new UsageError('search order must be "rank" or "recent"')
   const limit = Math.min(500, Math.max(1, Math.floor(options.limit ?? 20)))
   const where = ['messages_fts MATCH ?']
   const params: unknown[] = [match]
@@ -53,7 +54,7 @@ export function searchMessages(db: SqliteDatabase, query: string, options: Sessi
     JOIN messages m ON m.id = messages_fts.rowid
     JOIN sessions s ON s.id = m.session_id
     WHERE ${where.join(' AND ')}
-    ORDER BY rank
+    ORDER BY ${options.order === 'recent' ? 'messages_fts.rowid DESC' : 'rank'}
     LIMIT ?`
   let rows: HitRow[]
   try {
