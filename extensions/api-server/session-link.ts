@@ -4,7 +4,7 @@
 // the middle of a conversation, a fork from an older response, a retry after a failed run) a new
 // session is seeded with the conversation, so it stays one session from then on.
 
-import { SESSIONS_SERVICE, type ChatMessage, type Services, type SessionStore } from 'agent/sdk'
+import { MODELS_SERVICE, SESSIONS_SERVICE, type ChatMessage, type ModelsService, type ModelSelection, type Services, type SessionStore } from 'agent/sdk'
 import type { ApiStore } from './store.ts'
 
 export interface SessionPlan {
@@ -44,7 +44,18 @@ export async function linkSession(store: ApiStore, services: Services, request: 
   }
   const seed = everything()
   if (seed.length === 0) return { continuable: true }
-  const created = await sessions.create({ source: 'api_server' })
+  const created = await sessions.create({ source: 'api_server', ...currentModel(services) })
   await sessions.append(created.id, seed)
   return { sessionId: created.id, continuable: true }
+}
+
+/** The model a run would use, for the seeded session's record (what the runtime records for the sessions it creates). */
+function currentModel(services: Services): { model?: string; provider?: string } {
+  let selection: ModelSelection | undefined
+  try {
+    selection = services.get<ModelsService>(MODELS_SERVICE)?.select()
+  } catch {
+    // Nothing configured: the run itself will say so.
+  }
+  return selection ? { model: selection.model, provider: selection.provider } : {}
 }

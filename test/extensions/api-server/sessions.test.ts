@@ -45,6 +45,8 @@ test('chat: first contact mid-conversation seeds a session; a regenerate forks; 
   const session = seeded.headers.get('x-agent-session-id')!
   assert.deepEqual(convo(server.model.requests.at(-1)!.body), ['user:earlier question', 'assistant:earlier answer', 'user:now'])
   assert.deepEqual(await storedConvo(server, session), ['user:earlier question', 'assistant:earlier answer', 'user:now', 'assistant:echo: now'])
+  const record = await server.test.kernel.services.require<SessionStore>('sessions').get(session)
+  assert.deepEqual([record?.source, record?.provider, record?.model], ['api_server', 'custom', 'scripted-model'])
 
   const next = [...history, { role: 'user', content: 'now' }, { role: 'assistant', content: 'echo: now' }, { role: 'user', content: 'later' }]
   const continued = await post(url, { messages: next })
