@@ -206,9 +206,12 @@ test('keepalive comments flow while the agent is silent', async (t) => {
   const gate = gateTool()
   const server = await startServer(t, { extensions: [gate.extension], config: { platforms: { api_server: { extra: { keepalive_seconds: 0.05 } } } } })
   server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] }, { text: 'done waiting' })
-  setTimeout(() => gate.state.release(), 400).unref()
-  const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'wait' }] }) })
-  const raw = await res.text()
+  const answer = fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'wait' }] }) }).then((res) => res.text())
+  // Silence while the tool runs: six keepalive intervals before it is released.
+  await until(() => gate.state.started === 1, 'the run to reach its tool')
+  await new Promise((r) => setTimeout(r, 300))
+  gate.state.release()
+  const raw = await answer
   assert.ok((raw.match(/^: keepalive$/gm) ?? []).length >= 2, raw)
   assert.match(raw, /"finish_reason":"stop"/)
 })
