@@ -91,6 +91,8 @@ export interface SessionListOptions {
   userId?: string
   chatId?: string
   parentId?: string
+  /** Exactly this (sanitised) title. */
+  title?: string
   /** Sessions that ended (compressed, closed) are listed too unless false. */
   includeEnded?: boolean
 }

@@ -54,7 +54,7 @@ function messageText(m: StoredMessage): string {
 
 /** An exact id or exact title first (renaming must not jump along a lineage), else the resolver. */
 async function findForEdit(store: SessionStore, idOrTitle: string): Promise<SessionRecord> {
-  const direct = (await store.get(idOrTitle)) ?? (await store.list({ limit: 10_000 })).find((s) => s.title === idOrTitle.trim())
+  const direct = (await store.get(idOrTitle)) ?? (await store.list({ title: idOrTitle, limit: 1 }))[0]
   const found = direct ?? (await store.resolve(idOrTitle))
   if (!found) throw new AgentError('E_NOT_FOUND', `no session with id or title "${idOrTitle}"`)
   return found

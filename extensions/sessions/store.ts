@@ -131,7 +131,16 @@ export class SqliteSessionStore implements SessionStore {
   async list(options: SessionListOptions = {}): Promise<SessionRecord[]> {
     const where: string[] = []
     const params: unknown[] = []
-    for (const [column, value] of [['source', options.source], ['user_id', options.userId], ['chat_id', options.chatId], ['parent_id', options.parentId]] as const) {
+    let title: string | undefined
+    if (options.title !== undefined) {
+      try {
+        title = sanitizeTitle(options.title)
+      } catch {
+        return []
+      }
+      if (!title) return []
+    }
+    for (const [column, value] of [['source', options.source], ['user_id', options.userId], ['chat_id', options.chatId], ['parent_id', options.parentId], ['title', title]] as const) {
       if (value !== undefined) {
         where.push(`${column} = ?`)
         params.push(value)
