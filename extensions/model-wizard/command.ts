@@ -24,7 +24,7 @@ function showCurrent(ctx: CliContext): void {
     ctx.out('configure with: agent model --provider <name> [--model <id>] [--api-key <key>], or agent model --base-url <url> (run in a terminal to be asked)')
     return
   }
-  if (ctx.argv.json) return ctx.json({ configured: true, ...selection })
+  if (ctx.argv.json) return ctx.json({ configured: true, ...selection, provider: selection.customName ? `custom:${selection.customName}` : selection.provider })
   ctx.out(`provider: ${selection.customName ? `custom:${selection.customName}` : selection.provider} (from ${selection.source})`)
   ctx.out(`model:    ${selection.model || '(provider default / served model)'}`)
   if (selection.baseUrl) ctx.out(`endpoint: ${selection.baseUrl}`)

@@ -98,7 +98,8 @@ export async function askModelChoice(ask: Ask, ctx: CliContext): Promise<ModelCh
     description: p.configured === true ? 'ready' : p.name === 'custom' ? 'any OpenAI-compatible server' : String(p.configured),
     value: p.name,
   }))
-  const provider = await ask({ type: 'select', message: 'Model provider', choices, initial: Math.max(0, providers.findIndex((p) => p.name === selected)) })
+  // Autocomplete: typing filters the list by name (`cust`, `open` …).
+  const provider = await ask({ type: 'autocomplete', message: 'Model provider (type to filter)', choices, initial: Math.max(0, providers.findIndex((p) => p.name === selected)), limit: 12 })
   return provider === 'custom' ? customChoice(ask, ctx, models) : providerChoice(ask, ctx, models, provider)
 }
 
