@@ -14,7 +14,8 @@ async function smartKernel(t: import('node:test').TestContext) {
   t.after(() => model.close())
   const k = await approvalsKernel({
     builtins: ['model-resolver', 'provider-openai-compat'],
-    config: { approvals: { mode: 'smart' } },
+    // No provider retries: a failing judge must fail fast in tests.
+    config: { approvals: { mode: 'smart' }, extensions: { 'model-resolver': { retries: 0 } } },
     env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test-judge' },
   })
   t.after(() => k.close())
