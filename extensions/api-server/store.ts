@@ -48,7 +48,7 @@ const MIGRATIONS: readonly Migration[] = [
 const HEADS_MAX = 10_000
 const HEADS_PRUNE_EVERY = 500
 /** How long head and read-stamp writes may wait to be batched into one commit. */
-const FLUSH_MS = 100
+const FLUSH_MS = 500
 
 export interface StoredResponse {
   id: string
