@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { hermeticEnv, makeTempHome } from '../../../sdk/testing/index.ts'
+import OpenAI from 'openai'
+import { hermeticEnv, makeTempHome, startScriptedModel } from '../../../sdk/testing/index.ts'
 import { startServer } from './harness.ts'
 
 const apiEndpoints = (server: Awaited<ReturnType<typeof startServer>>) =>
@@ -41,12 +42,26 @@ test('binding a non-loopback address without API_SERVER_KEY refuses to start, wi
   await assert.rejects(adapter.start(ctx), /refusing to serve the "api" listener on 0\.0\.0\.0.*API_SERVER_KEY/)
 })
 
-test('`agent gateway run` starts the api_server adapter and serves /health and /v1/models', async (t) => {
+test('`agent gateway run` starts the api_server adapter and answers the official client', async (t) => {
   const home = makeTempHome()
   t.after(() => rmSync(home, { recursive: true, force: true }))
+  const model = await startScriptedModel()
+  t.after(() => model.close())
   const bin = join(import.meta.dirname, '..', '..', '..', 'kernel', 'bin', 'agent.mjs')
   const child = spawn(process.execPath, [bin, 'gateway', 'run'], {
-    env: hermeticEnv({ API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', API_SERVER_MODEL_NAME: 'gw-agent', API_SERVER_KEY: 'gateway-test-key-0123456789' }, home),
+    env: hermeticEnv(
+      {
+        API_SERVER_ENABLED: 'true',
+        API_SERVER_PORT: '0',
+        API_SERVER_MODEL_NAME: 'gw-agent',
+        API_SERVER_KEY: 'gateway-test-key-0123456789',
+        AGENT_INFERENCE_PROVIDER: 'custom',
+        OPENAI_BASE_URL: model.url,
+        OPENAI_API_KEY: 'sk-gateway-model-key-0000',
+        AGENT_MODEL: 'scripted-model',
+      },
+      home,
+    ),
     cwd: home,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -70,8 +85,13 @@ test('`agent gateway run` starts the api_server adapter and serves /health and /
   }
   assert.match(output, /adapters: [^\n]*api_server/)
   assert.equal((await fetch(`${url}/health`)).status, 200)
-  const models = await fetch(`${url}/v1/models`, { headers: { authorization: 'Bearer gateway-test-key-0123456789' } })
-  assert.deepEqual(((await models.json()) as any).data.map((m: any) => m.id), ['gw-agent'])
+  const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'gateway-test-key-0123456789', maxRetries: 0 })
+  assert.deepEqual((await client.models.list()).data.map((m) => m.id), ['gw-agent'])
+  const completion = await client.chat.completions.create({ model: 'gw-agent', messages: [{ role: 'user', content: 'through the real gateway' }] })
+  assert.equal(completion.choices[0]!.message.content, 'echo: through the real gateway')
+  assert.ok(completion.usage!.total_tokens > 0)
+  const response = await client.responses.create({ model: 'gw-agent', input: 'and a response' })
+  assert.equal((await client.responses.retrieve(response.id)).output_text, 'echo: and a response')
   child.kill('SIGINT')
   assert.equal(await exited, 0, output)
 })
