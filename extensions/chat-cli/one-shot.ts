@@ -56,20 +56,29 @@ export async function runOneShot(ctx: CliContext, options: ChatOptions): Promise
   const runtime = ctx.services.get<RuntimeService>(RUNTIME_SERVICE)
   if (!runtime) throw new AgentError('E_STATE', 'the agent runtime is not available (the runtime extension is not loaded)')
   const sessionId = await sessionToContinue(ctx, options)
+  // -w: the turn runs in an isolated git worktree, removed afterwards unless it changed something.
+  let cwd = process.cwd()
+  const worktree = options.extra.worktree ? await (await import('./worktree.ts')).createWorktree(cwd) : undefined
+  if (worktree) cwd = worktree.path
   // `chat` mode: extensions that bring tools up on ready (MCP servers …) do so before the run.
   await ctx.start('chat')
-  const result = await runtime.run({
-    input: options.query,
-    ...(sessionId ? { sessionId } : {}),
-    source: { platform: 'cli' },
-    provider: options.provider,
-    model: options.model,
-    skills: options.skills.length ? options.skills : undefined,
-    personality: options.personality,
-    cwd: process.cwd(),
-    signal: ctx.signal,
-    extra: options.extra,
-  })
+  let result: RunResult
+  try {
+    result = await runtime.run({
+      input: options.query,
+      ...(sessionId ? { sessionId } : {}),
+      source: { platform: 'cli' },
+      provider: options.provider,
+      model: options.model,
+      skills: options.skills.length ? options.skills : undefined,
+      personality: options.personality,
+      cwd,
+      signal: ctx.signal,
+      extra: options.extra,
+    })
+  } finally {
+    if (worktree) ctx.err(await worktree.finish().catch((error: Error) => `worktree: ${error.message}`))
+  }
   await ctx.services.get<SessionStore>(SESSIONS_SERVICE)?.end(result.sessionId, 'one_shot').catch(() => undefined)
   const code = result.exitReason === 'interrupted' ? 130 : 0
   if (options.json) {

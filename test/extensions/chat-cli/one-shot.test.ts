@@ -1,30 +1,16 @@
 // `agent chat -q` end to end: the real bin in a child process, a temporary AGENT_HOME, the custom
 // endpoint pointed at a scripted model on loopback. Covers the read_file round trip (answer built
 // from the real file), the session in `sessions list --json` and in state.db, the iteration cap,
-// an unreachable endpoint, no provider, a piped prompt, -c and --resume by title.
+// an unreachable endpoint and no provider. continue.test.ts covers stdin, -c, --resume and -w.
 
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { test, type TestContext } from 'node:test'
-import { startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
-import { runAgent } from '../../helpers/agent-process.ts'
-import { tempDir } from '../../helpers/temp.ts'
-
-async function setup(t: TestContext, options: Parameters<typeof startScriptedModel>[0] = {}) {
-  const model = await startScriptedModel(options)
-  t.after(() => model.close())
-  const home = tempDir(t, 'agent-home-')
-  const project = tempDir(t, 'agent-project-')
-  const env = { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url }
-  const agent = (args: string[], extra: { env?: Record<string, string>; input?: string } = {}) =>
-    runAgent(args, { home, cwd: project, env: { ...env, ...extra.env }, input: extra.input, timeoutMs: 60_000 })
-  return { model, home, project, agent }
-}
-
-const chatBodies = (model: ScriptedModelServer) => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => r.body)
+import { test } from 'node:test'
+import type { startScriptedModel } from 'agent/sdk/testing'
+import { chatBodies, setup } from './helpers.ts'
 
 /** The model reads notes.txt, then answers with what the tool returned. */
 function readingModel(): Parameters<typeof startScriptedModel>[0] {
@@ -122,32 +108,4 @@ test('without a provider, one line says how to configure one', async (t) => {
   assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr)
   assert.match(run.stderr, /agent model/)
   assert.match(run.stderr, /AGENT_INFERENCE_PROVIDER=custom/)
-})
-
-test('a piped prompt, then -c continues the latest session and --resume finds one by title', async (t) => {
-  const { model, agent } = await setup(t)
-  const piped = await agent(['chat'], { input: 'first question\n' })
-  assert.equal(piped.code, 0, piped.stderr)
-  assert.equal(piped.stdout, 'echo: first question\n')
-  const cont = await agent(['chat', '-c', '-q', 'second question', '--json'])
-  assert.equal(cont.code, 0, cont.stderr)
-  const second = JSON.parse(cont.stdout)
-  const sent = chatBodies(model)[1].messages.filter((m: any) => m.role !== 'system').map((m: any) => m.content)
-  assert.deepEqual(sent, ['first question', 'echo: first question', 'second question'])
-  const renamed = await agent(['sessions', 'rename', second.session_id, 'Budget review'])
-  assert.equal(renamed.code, 0, renamed.stderr)
-  await agent(['chat', '-q', 'unrelated'])
-  const resumed = await agent(['chat', '--resume', 'Budget review', '-q', 'third', '--json'])
-  assert.equal(resumed.code, 0, resumed.stderr)
-  assert.equal(JSON.parse(resumed.stdout).session_id, second.session_id)
-  assert.equal(chatBodies(model).at(-1).messages.filter((m: any) => m.role === 'user').length, 3)
-  const byTitle = await agent(['chat', '-c', 'Budget', 'review', '-q', 'fourth', '--json'])
-  assert.equal(byTitle.code, 0, byTitle.stderr)
-  assert.equal(JSON.parse(byTitle.stdout).session_id, second.session_id, '-c takes a title of several words')
-  const missing = await agent(['chat', '--resume', 'no such title', '-q', 'x'])
-  assert.equal(missing.code, 2)
-  assert.match(missing.stderr, /no session has the id or title "no such title"/)
-  const empty = await agent(['chat'], { input: '' })
-  assert.equal(empty.code, 2)
-  assert.match(empty.stderr, /no prompt/)
 })
