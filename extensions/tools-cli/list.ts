@@ -46,6 +46,12 @@ export function listTools(ctx: CliContext): void {
   }
 }
 
+/** Writes a name list, or removes the key when the list is empty (and only if it is there). */
+export async function saveList(settings: Settings, key: string, names: Set<string>): Promise<void> {
+  if (names.size) await settings.set(key, [...names].sort())
+  else if (settings.get(key) !== undefined) await settings.set(key, undefined)
+}
+
 /** Adds or removes names from tools.disabled; unknown names are refused and nothing changes. */
 export async function switchTools(ctx: CliContext, enable: boolean): Promise<void> {
   const names = ((ctx.argv.names as string[] | undefined) ?? []).map(String).filter(Boolean)
@@ -65,7 +71,7 @@ export async function switchTools(ctx: CliContext, enable: boolean): Promise<voi
       on.delete(name)
     }
   }
-  await ctx.settings.set(TOOLS_DISABLED_KEY, disabled.size ? [...disabled].sort() : undefined)
-  await ctx.settings.set(TOOLS_ENABLED_KEY, on.size ? [...on].sort() : undefined)
+  await saveList(ctx.settings, TOOLS_DISABLED_KEY, disabled)
+  await saveList(ctx.settings, TOOLS_ENABLED_KEY, on)
   ctx.out(`${enable ? 'enabled' : 'disabled'}: ${names.join(', ')} (saved to ${ctx.settings.configPath})`)
 }

@@ -72,7 +72,7 @@ export async function toolsWizard(ctx: CliContext): Promise<number> {
     )
     if (!cancelled && Array.isArray(on)) {
       for (const t of toolsets) on.includes(t) ? disabled.delete(t) : disabled.add(t)
-      settings.push([TOOLS_DISABLED_KEY, disabled.size ? [...disabled].sort() : undefined])
+      if (disabled.size || ctx.settings.get(TOOLS_DISABLED_KEY) !== undefined) settings.push([TOOLS_DISABLED_KEY, disabled.size ? [...disabled].sort() : undefined])
     }
   }
 
