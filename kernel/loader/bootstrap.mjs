@@ -65,6 +65,9 @@ const interopCache = new WeakMap()
 function esmInterop(value) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value
   if (Object.prototype.toString.call(value) === '[object Module]' || !value.__esModule) return value
+  // A non-configurable `default` is how loaders (tsx under tests) shape a real ES module namespace:
+  // its default export is the default, as under Node.
+  if (Object.getOwnPropertyDescriptor(value, 'default')?.configurable === false) return value
   let wrapped = interopCache.get(value)
   if (!wrapped) {
     wrapped = Object.defineProperties({}, Object.getOwnPropertyDescriptors(value))
