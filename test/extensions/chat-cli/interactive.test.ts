@@ -3,7 +3,8 @@
 // status bar at 60 and 160 columns, Ctrl-C.
 
 import assert from 'node:assert/strict'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import YAML from 'yaml'
@@ -41,8 +42,8 @@ describe('interactive chat in a terminal', { skip: hasTmux() ? false : 'tmux is 
     return dir
   }
 
-  function open(dir: string, columns = 120, rows = 32, args: string[] = []): Terminal {
-    const t = openTerminal({ home: dir, columns, rows, args, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url } })
+  function open(dir: string, columns = 120, rows = 32, args: string[] = [], cwd?: string): Terminal {
+    const t = openTerminal({ home: dir, columns, rows, args, cwd, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url } })
     terminals.push(t)
     return t
   }
@@ -147,5 +148,72 @@ describe('interactive chat in a terminal', { skip: hasTmux() ? false : 'tmux is 
     t.send('C-c')
     const end = await t.waitFor(/\[agent exited 0\]/, 10_000, 'the exit')
     assert.match(flat(end), /session\S+saved;continueitwith:agent--resume\S+/)
+  })
+
+  async function leave(t: Terminal): Promise<string> {
+    t.send('C-c')
+    await t.waitFor(/Ctrl-C again to exit/, 5_000, 'the exit hint')
+    t.send('C-c')
+    return t.waitFor(/\[agent exited 0\]/, 10_000, 'the exit')
+  }
+
+  test('-c continues the latest session, --resume finds one by title, an unknown one says so', async () => {
+    const dir = home()
+    const first = open(dir)
+    await ready(first)
+    first.type('remember the word tangerine')
+    first.send('Enter')
+    await first.waitFor(answered('remember the word tangerine'), 15_000, 'the answer')
+    first.type('/title fruit talk')
+    first.send('Enter')
+    await first.waitFor(shows('Session titled "fruit talk".'), 10_000, 'the title')
+    await leave(first)
+
+    const again = open(dir, 120, 32, ['-c'])
+    await again.waitFor(shows('resumed "fruit talk"'), 20_000, 'the resume line')
+    assert.ok(shows('› remember the word tangerine')(again.capture()), 'the recap shows the earlier turn')
+    again.type('and now?')
+    again.send('Enter')
+    await again.waitFor(answered('and now?'), 15_000, 'the answer')
+    const call = [...model.requests].reverse().find((r) => JSON.stringify(r.body?.messages ?? '').includes('and now?'))
+    assert.ok(JSON.stringify(call?.body.messages).includes('remember the word tangerine'), 'the model saw the earlier turn')
+    await leave(again)
+
+    const byTitle = open(dir, 120, 32, ['--resume', 'fruit talk'])
+    await byTitle.waitFor(shows('resumed "fruit talk"'), 20_000, 'the resume by title')
+    await leave(byTitle)
+    const unknown = open(dir, 120, 32, ['--resume', 'vegetables'])
+    await unknown.waitFor(shows('no session matches "vegetables"; starting a new one'), 20_000, 'the notice')
+  })
+
+  test('-w runs in a new git worktree: untouched it is removed, changed it is kept', async () => {
+    const dir = home()
+    const repo = join(dir, 'repo')
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: repo, encoding: 'utf8' }).trim()
+    execFileSync('git', ['init', '--quiet', repo])
+    writeFileSync(join(repo, 'README.md'), 'hello\n')
+    git('add', '.')
+    git('commit', '--quiet', '-m', 'first')
+
+    const clean = open(dir, 140, 32, ['-w'], repo)
+    const shown = await clean.waitFor(/working in worktree/, 20_000, 'the worktree line')
+    assert.match(flat(shown), /\.worktrees\/agent-/)
+    const end = await leave(clean)
+    assert.match(flat(end), /hadnochangesandwasremoved/)
+    assert.equal(git('worktree', 'list').split('\n').length, 1)
+    assert.equal(git('status', '--porcelain'), '', 'the project itself stays clean')
+
+    model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content: 'from the agent\n' } }] }, { text: 'Wrote notes.txt.' })
+    const changed = open(dir, 140, 32, ['-w'], repo)
+    await changed.waitFor(/working in worktree/, 20_000, 'the worktree line')
+    changed.type('write the notes')
+    changed.send('Enter')
+    await changed.waitFor(shows('Wrote notes.txt.'), 15_000, 'the answer')
+    const kept = await leave(changed)
+    const path = flat(kept).match(/worktreekept:(\S+?)\(branch/)?.[1]
+    assert.ok(path, flat(kept))
+    assert.equal(readFileSync(join(path!, 'notes.txt'), 'utf8'), 'from the agent\n')
+    assert.equal(existsSync(join(repo, 'notes.txt')), false, 'the project checkout is untouched')
+    assert.equal(git('status', '--porcelain'), '')
   })
 })
