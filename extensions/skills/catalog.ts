@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { UsageError, type LoadedSkills, type Skill, type SkillProblem, type SkillSource, type SkillSummary, type SkillsService } from 'agent/sdk'
-import { parseSkill, SKILL_FILE } from './skill-file.ts'
+import { parseSkill, SKILL_FILE, type ParsedSkill } from './skill-file.ts'
 
 export interface SkillRoot {
   dir: string
@@ -29,7 +29,7 @@ function skillDirs(root: string): string[] {
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
       const path = join(dir, entry.name)
-      if (!isDirectory(path)) continue
+      if (!entry.isDirectory() && !(entry.isSymbolicLink() && isDirectory(path))) continue
       if (existsSync(join(path, SKILL_FILE))) out.push(path)
       else if (depth < 2) visit(path, depth + 1)
     }
@@ -78,31 +78,63 @@ function hubInstalled(userDir: string): Set<string> {
   }
 }
 
+interface Found {
+  parsed: ParsedSkill
+  source: SkillSource
+  dir: string
+}
+
 interface Scan {
-  skills: Map<string, Skill>
+  skills: Map<string, Found>
   problems: SkillProblem[]
 }
 
-export function scan(roots: readonly SkillRoot[], userDir: string): Scan {
-  const skills = new Map<string, Skill>()
+/** SKILL.md parses by path, reused while the file's mtime and size are unchanged. */
+export type ParseCache = Map<string, { mtimeMs: number; size: number; parsed?: ParsedSkill; error?: string }>
+
+function parseCached(file: string, cache: ParseCache): ParsedSkill {
+  const stat = statSync(file)
+  const hit = cache.get(file)
+  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) {
+    if (hit.error !== undefined) throw new Error(hit.error)
+    return hit.parsed!
+  }
+  try {
+    const parsed = parseSkill(readFileSync(file, 'utf8'))
+    cache.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, parsed })
+    return parsed
+  } catch (error) {
+    const reason = (error as Error).message.split('\n')[0] ?? String(error)
+    cache.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, error: reason })
+    throw new Error(reason)
+  }
+}
+
+export function scan(roots: readonly SkillRoot[], userDir: string, cache: ParseCache = new Map()): Scan {
+  const skills = new Map<string, Found>()
   const problems: SkillProblem[] = []
   const fromHub = hubInstalled(userDir)
   for (const root of roots) {
     for (const dir of skillDirs(root.dir)) {
       try {
-        const parsed = parseSkill(readFileSync(join(dir, SKILL_FILE), 'utf8'))
+        const parsed = parseCached(join(dir, SKILL_FILE), cache)
         if (skills.has(parsed.name)) continue
         const source: SkillSource = root.source === 'user' && fromHub.has(parsed.name) ? 'hub' : root.source
-        skills.set(parsed.name, { ...parsed, source, dir, files: supportingFiles(dir) })
+        skills.set(parsed.name, { parsed, source, dir })
       } catch (error) {
-        problems.push({ dir, reason: (error as Error).message.split('\n')[0] ?? String(error) })
+        problems.push({ dir, reason: (error as Error).message })
       }
     }
   }
   return { skills, problems }
 }
 
-const summary = ({ name, description, version, tags, source, dir }: Skill): SkillSummary => ({ name, description, ...(version ? { version } : {}), tags, source, dir })
+/** The full skill, with its supporting files listed (only for the skills actually used). */
+function complete(found: Found): Skill {
+  return { ...found.parsed, source: found.source, dir: found.dir, files: supportingFiles(found.dir) }
+}
+
+const summary = ({ parsed: { name, description, version, tags }, source, dir }: Found): SkillSummary => ({ name, description, ...(version ? { version } : {}), tags, source, dir })
 
 /** The prompt block of one skill. */
 function skillBlock(skill: Skill): string {
@@ -113,11 +145,15 @@ function skillBlock(skill: Skill): string {
 }
 
 export function createSkillsService(roots: () => readonly SkillRoot[], userDir: string): SkillsService {
-  const current = () => scan(roots(), userDir)
+  const cache: ParseCache = new Map()
+  const current = () => scan(roots(), userDir, cache)
   return {
     userDir,
     list: () => [...current().skills.values()].map(summary),
-    get: (name) => current().skills.get(name),
+    get(name) {
+      const found = current().skills.get(name)
+      return found ? complete(found) : undefined
+    },
     missing(names) {
       const { skills } = current()
       return [...new Set(names)].filter((n) => !skills.has(n))
@@ -131,17 +167,17 @@ export function createSkillsService(roots: () => readonly SkillRoot[], userDir: 
         const available = [...skills.keys()].sort().join(', ') || 'none'
         throw new UsageError(`unknown skill${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (available: ${available})`)
       }
-      const loaded = wanted.map((n) => skills.get(n)!)
+      const loaded = wanted.map((n) => complete(skills.get(n)!))
       const prompt = [
         `The following skill${loaded.length > 1 ? 's are' : ' is'} loaded for this task. Follow ${loaded.length > 1 ? 'their' : 'its'} instructions.`,
         ...loaded.map(skillBlock),
       ].join('\n\n')
-      return { prompt, skills: loaded.map(summary) }
+      return { prompt, skills: wanted.map((n) => summary(skills.get(n)!)) }
     },
     catalog() {
       const list = [...current().skills.values()]
       if (list.length === 0) return ''
-      return ['Skills you can load with the skill_view tool when a task matches:', ...list.map((s) => `- ${s.name}: ${s.description}`)].join('\n')
+      return ['Skills you can load with the skill_view tool when a task matches:', ...list.map((s) => `- ${s.parsed.name}: ${s.parsed.description}`)].join('\n')
     },
     problems: () => current().problems,
     parse: (text) => parseSkill(text),

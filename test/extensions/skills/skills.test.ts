@@ -92,6 +92,10 @@ describe('skills extension', () => {
   it('sees a skill written after start (directories are read at call time)', () => {
     writeSkill(join(t.home, 'skills'), 'late', '---\nname: late\ndescription: Arrived later\n---\nhello\n')
     assert.equal(skills.get('late')?.description, 'Arrived later')
+    // An edit is seen too (parses are cached by mtime and size).
+    writeSkill(join(t.home, 'skills'), 'late', '---\nname: late\ndescription: Edited since\n---\nhello again\n')
+    assert.equal(skills.get('late')?.description, 'Edited since')
+    assert.match(skills.load(['late']).prompt, /hello again/)
   })
 
   it('parse() checks SKILL.md text without touching the disk', () => {
