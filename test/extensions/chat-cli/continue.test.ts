@@ -47,5 +47,5 @@ test('-w runs the turn in a git worktree and removes it when nothing changed', a
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /worktree .*\.worktrees\/agent-.* had no changes and was removed/)
   assert.match(chatBodies(model)[0].messages[0].content, /Working directory: .*\.worktrees\/agent-/)
-  assert.doesNotMatch(git('worktree', 'list'), /agent-/)
+  assert.doesNotMatch(git('worktree', 'list'), /\.worktrees/)
 })
