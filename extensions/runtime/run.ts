@@ -86,6 +86,10 @@ export async function runConversation(api: ExtensionApi<any>, request: RunReques
     personalityPrompt(api.settings, request.personality)
     await store.update(conv.sessionId, { personality: request.personality })
   }
+  // A continued session records the model it now runs on (after `/model`).
+  if (store && conv.session && (conv.session.model !== client.model || conv.session.provider !== client.provider)) {
+    await store.update(conv.sessionId, { model: client.model, provider: client.provider })
+  }
   const personalityName = request.personality || conv.session?.personality || config.personality
   const personality = personalityName ? personalityPrompt(api.settings, personalityName) : undefined
 

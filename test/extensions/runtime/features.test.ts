@@ -135,10 +135,13 @@ test('cost comes from pricing.<model> and adds up per session', async (t) => {
   const first = await runtime.run({ input: 'one' })
   assert.ok(Math.abs(first.usage.costUsd! - 0.003) < 1e-12)
   await runtime.run({ input: 'two', sessionId: first.sessionId })
+  await runtime.run({ input: 'three', sessionId: first.sessionId, model: 'other-model' })
+  assert.equal((await sessions.get(first.sessionId))!.model, 'other-model', 'the session records the model it now runs on')
   const session = (await sessions.get(first.sessionId))!
+  // The third call (other-model) has no price and the scripted default usage.
   assert.ok(Math.abs(session.usage.costUsd - 0.009) < 1e-12)
-  assert.equal(session.usage.inputTokens, 3000)
-  assert.equal(session.apiCalls, 2)
+  assert.equal(session.usage.inputTokens, 3010)
+  assert.equal(session.apiCalls, 3)
 })
 
 test('a provider failure rejects with one line; the session keeps the prompt and records the error', async (t) => {
