@@ -66,6 +66,17 @@ function skillsPrompt(api: ExtensionApi<any>, names: readonly string[] | undefin
   return parts.length ? parts.join('\n\n') : undefined
 }
 
+/** The overlay of a remembered or configured personality; one that no longer exists is skipped with a warning. */
+function resolvePersonality(api: ExtensionApi<any>, name: string | undefined): string | undefined {
+  if (!name) return undefined
+  try {
+    return personalityPrompt(api.settings, name)
+  } catch (error) {
+    api.log.warn(`${errorMessage(error)}; running without it`)
+    return undefined
+  }
+}
+
 export async function runConversation(api: ExtensionApi<any>, request: RunRequest): Promise<RunResult> {
   if (typeof request.input !== 'string' && !Array.isArray(request.input)) throw new UsageError('a run needs an input (text or content parts)')
   const config = runtimeSettings(api.settings)
@@ -77,25 +88,26 @@ export async function runConversation(api: ExtensionApi<any>, request: RunReques
   const observe = observeFn(api)
 
   const client: ModelClient = await resolveClient(api, { provider: request.provider, model: request.model })
+  // Bad input fails here, before a session is created or anything is stored.
+  if (request.personality) personalityPrompt(api.settings, request.personality)
+  const tools = offeredTools(api, { toolsets: request.toolsets, enableTools: request.enableTools, disableTools: request.disableTools })
+  const schemas = toolSchemas(tools)
+  const skills = skillsPrompt(api, request.skills, tools.some((t) => t.definition.name === 'skill_view'))
+
   const cwd = request.cwd ?? process.cwd()
   const conv = await openConversation(api, request, { cwd, model: client.model, provider: client.provider })
   const store = conv.store
 
   // Personality: asked for now (and remembered by the session), else the session's, else config's.
   if (request.personality && store && conv.session?.personality !== request.personality) {
-    personalityPrompt(api.settings, request.personality)
     await store.update(conv.sessionId, { personality: request.personality })
   }
   // A continued session records the model it now runs on (after `/model`).
   if (store && conv.session && (conv.session.model !== client.model || conv.session.provider !== client.provider)) {
     await store.update(conv.sessionId, { model: client.model, provider: client.provider })
   }
-  const personalityName = request.personality || conv.session?.personality || config.personality
-  const personality = personalityName ? personalityPrompt(api.settings, personalityName) : undefined
+  const personality = resolvePersonality(api, request.personality || conv.session?.personality || config.personality)
 
-  const tools = offeredTools(api, { toolsets: request.toolsets, enableTools: request.enableTools, disableTools: request.disableTools })
-  const schemas = toolSchemas(tools)
-  const skills = skillsPrompt(api, request.skills, tools.some((t) => t.definition.name === 'skill_view'))
   const reasoningEffort = request.reasoningEffort ?? config.reasoningEffort
   const source = request.source ? { platform: request.source.platform, userId: request.source.userId, chatId: request.source.chatId } : undefined
   const systemMessage = (): ChatMessage => ({

@@ -45,6 +45,12 @@ test('system prompt layers: the agent prompt, the personality, the caller, then 
   assert.ok((sentMessages(model, 2)[0].content as string).includes('Be formal.'))
   await assert.rejects(runtime.run({ input: 'x', personality: 'nope' }), (e: Error) => /unknown personality "nope" \(configured: pirate, formal\)/.test(e.message))
   await assert.rejects(runtime.setPersonality(first.sessionId, 'nope'), /unknown personality/)
+  await assert.rejects(runtime.run({ input: 'x', skills: ['no-such-skill'] }), /skill/)
+  assert.equal((await sessions.list()).length, 1, 'rejected runs created no session')
+  // A remembered personality that was since removed from config is skipped, not fatal.
+  await sessions.update(first.sessionId, { personality: 'retired' })
+  const after = await runtime.run({ input: 'still works', sessionId: first.sessionId })
+  assert.equal(after.exitReason, 'completed')
 })
 
 test('history is placed before the input without being stored; persist:false stores nothing', async (t) => {
