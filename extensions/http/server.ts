@@ -65,6 +65,13 @@ export async function startListener(
   const app = new Koa({ proxy: false })
   app.silent = true
   app.use(errorEnvelope(log, secrets) as never)
+  // Every answer is data for programs, never a page to render or frame.
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff')
+    ctx.set('X-Frame-Options', 'DENY')
+    ctx.set('Referrer-Policy', 'no-referrer')
+    await next()
+  })
   app.use(async (ctx, next) => {
     if (draining) {
       ctx.set('Connection', 'close')
@@ -90,7 +97,7 @@ export async function startListener(
         return origin && originAllowed(origin) ? origin : ''
       },
       allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Requested-With', 'OpenAI-Organization', 'OpenAI-Project'],
-      exposeHeaders: ['Retry-After', 'X-Request-Id'],
+      exposeHeaders: ['Retry-After', 'X-Request-Id', 'X-Agent-Session-Id'],
       maxAge: 600,
     }),
   )

@@ -33,6 +33,8 @@ test('only listeners with endpoints start; requests reach the live registry', as
   assert.deepEqual(http.running(), ['api'])
   const res = await fetch(`${http.address('api')!.url}/echo`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } })
   assert.equal(res.status, 200)
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
+  assert.equal(res.headers.get('x-frame-options'), 'DENY')
   assert.deepEqual(await res.json(), { got: { a: 1 } })
 })
 
