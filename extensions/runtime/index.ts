@@ -10,10 +10,12 @@ export default defineExtension({
   version: '1.0.0',
   description: 'The agent loop: model calls, tool calls through the hooks, sessions, compression',
   setup(api) {
+    // The loop's modules load on first use (every `agent` command sets this extension up), once.
+    let loop: Promise<typeof import('./run.ts')> | undefined
+    let compaction: Promise<typeof import('./compaction.ts')> | undefined
     const service: RuntimeService = {
-      // The loop's modules load on first use: every `agent` command sets this extension up.
-      run: async (request) => (await import('./run.ts')).runConversation(api, request),
-      compress: async (sessionId, options = {}) => (await import('./compaction.ts')).compressStored(api, sessionId, options.signal),
+      run: async (request) => (await (loop ??= import('./run.ts'))).runConversation(api, request),
+      compress: async (sessionId, options = {}) => (await (compaction ??= import('./compaction.ts'))).compressStored(api, sessionId, options.signal),
       personalities: () => personalityList(api.settings),
       async setPersonality(sessionId, name) {
         if (name) personalityPrompt(api.settings, name)
