@@ -35,7 +35,8 @@ import {
 export interface ChatUi {
   turnStarted(prompt: string): void
   event(event: RunEvent): void
-  turnEnded(result: RunResult | undefined, error?: unknown): void
+  /** `stoppedByUser` false for an interrupt that came from elsewhere (an extension reload, shutdown). */
+  turnEnded(result: RunResult | undefined, error: unknown, stoppedByUser: boolean): void
   backgroundDone(task: BackgroundTask): void
   /** Usage, model, queue or busy state changed. */
   changed(): void
@@ -183,7 +184,7 @@ export class CliConversation implements ChatConversation {
     } finally {
       this.current = undefined
     }
-    this.ui?.turnEnded(result, failure)
+    this.ui?.turnEnded(result, failure, controller.signal.aborted)
     this.ui?.changed()
   }
 

@@ -104,8 +104,8 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   chat.ui = {
     turnStarted: (prompt) => transcript.user(prompt),
     event: (event) => transcript.event(event),
-    turnEnded: (result, error) => {
-      transcript.end(result, error)
+    turnEnded: (result, error, byUser) => {
+      transcript.end(result, error, byUser)
       drawInput()
     },
     backgroundDone: (task) => transcript.background(task),

@@ -87,12 +87,12 @@ export class Transcript {
     }
   }
 
-  end(result: RunResult | undefined, error: unknown): void {
+  end(result: RunResult | undefined, error: unknown, stoppedByUser = true): void {
     if (error) {
       this.line(this.theme.error(`✗ ${errorMessage(error)}`))
     } else if (result) {
       if (!this.streamed && result.answer) this.line(result.answer)
-      if (result.exitReason === 'interrupted') this.line(this.theme.dim('⏹ interrupted'))
+      if (result.exitReason === 'interrupted') this.line(this.theme.dim(stoppedByUser ? '⏹ interrupted' : '⏹ interrupted (not by you: the agent was reloaded or is shutting down); send it again to retry'))
       if (result.exitReason === 'max_iterations') this.line(this.theme.warn(`stopped after ${result.apiCalls} model calls (iteration cap); say "continue" to go on`))
     }
     this.blank()
