@@ -64,3 +64,22 @@ test('bad --days is a usage error', async () => {
   assert.equal(r.code, 2)
   assert.match(r.stderr, /days must be a whole number from 1 to 3650/)
 })
+
+test('/insights [days] through the registry', async () => {
+  const tk = await createTestKernel({ home, builtins: ['state-db', 'sessions', 'insights'] })
+  try {
+    const { resolveSlash } = await import('../../../sdk/index.ts')
+    const run = async (text: string) => {
+      const r = resolveSlash(tk.kernel.registries.commands.list(), text, 'gateway')
+      assert.ok(r && !('unknown' in r))
+      const replies: string[] = []
+      await r.command.slash!({ args: r.args, invokedAs: r.invokedAs, surface: 'gateway', reply: (t) => void replies.push(t) })
+      return replies.join('\n')
+    }
+    assert.match(await run('/insights'), /Usage in the last 30 days \(all sources\):\n\s+sessions:\s+3 \(cli 2, telegram 1\)/)
+    assert.match(await run('/insights 60'), /sessions:\s+4/)
+    assert.match(await run('/insights lots'), /Usage: \/insights \[days\]/)
+  } finally {
+    await tk.close()
+  }
+})
