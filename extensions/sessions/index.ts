@@ -5,6 +5,9 @@ import { DATABASE_SERVICE, defineExtension, SESSIONS_SERVICE, type DatabaseServi
 import { sessionsCli } from './cli.ts'
 
 const METHODS = ['create', 'get', 'resolve', 'list', 'latest', 'append', 'messages', 'setTitle', 'nextTitle', 'update', 'addUsage', 'end', 'reopen', 'tip', 'search', 'delete'] as const satisfies ReadonlyArray<keyof SessionStore>
+// Fails to compile when SessionStore gains a method that the lazy service below would not forward.
+const complete: Exclude<keyof SessionStore, (typeof METHODS)[number]> extends never ? true : never = true
+void complete
 
 export default defineExtension({
   name: 'sessions',
