@@ -98,6 +98,25 @@ const FUNCTION_FIELDS: Record<RegistryKind, string[]> = {
   endpoints: ['handler'],
 }
 
+/**
+ * A service as its consumers see it: every method call is counted against the providing version,
+ * so a hot reload lets those calls finish before the old version is stopped.
+ */
+function trackedService(record: StagedRecord, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  const wrapped = new Map<PropertyKey, unknown>()
+  return new Proxy(value, {
+    get(target, property) {
+      // The target as receiver keeps getters and private fields of class instances working.
+      const member = Reflect.get(target, property, target)
+      if (typeof member !== 'function') return member
+      let fn = wrapped.get(property)
+      if (!fn) wrapped.set(property, (fn = tracked(record, member.bind(target))))
+      return fn
+    },
+  })
+}
+
 function wrapItem(kind: RegistryKind, record: StagedRecord, item: any): any {
   if (typeof item !== 'object' || item === null) throw new AgentError('E_STATE', `${kind}.register needs an object`)
   const copy = { ...item }
@@ -179,7 +198,7 @@ export function createExtensionApi(ctx: ApiContext, record: StagedRecord): Exten
       if ((holder && holder.owner !== ctx.owner) || record.services.has(name)) {
         throw new AgentError('E_DUPLICATE', `service "${name}" of extension "${ctx.owner}" is already provided by extension "${holder?.owner ?? ctx.owner}"`)
       }
-      record.services.set(name, value)
+      record.services.set(name, trackedService(record, value))
     },
     // During setup, a service this very setup provides is visible to it.
     get: <T>(name: string) => (record.services.has(name) ? (record.services.get(name) as T) : lookup.get<T>(name)),

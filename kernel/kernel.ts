@@ -172,12 +172,13 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     }
   }
 
-  /** Tears a version down: abort, let in-flight calls settle, run disposers LIFO, drop subscriptions. */
+  /** Tears a version down: drop subscriptions, let in-flight calls settle, abort, run disposers LIFO. */
   async function discard(staged: StagedRecord, drain = false): Promise<void> {
     staged.open = false
-    staged.controller.abort(new AgentError('E_INTERRUPTED', 'extension unloaded'))
     for (const sub of staged.subscriptions.splice(0)) registries[sub.kind].unsubscribe(sub.listener)
+    // Calls already running finish on this version (bounded); only then is it told to stop.
     if (drain) await whenSettled(staged, drainTimeoutMs)
+    staged.controller.abort(new AgentError('E_INTERRUPTED', 'extension unloaded'))
     for (const dispose of staged.disposers.splice(0).reverse()) {
       try {
         await dispose()

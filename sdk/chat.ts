@@ -84,10 +84,9 @@ export interface CompressResult {
 }
 
 /**
- * The typed ChatController: what a chat surface lets slash commands do to its conversation. Both the
- * CLI chat and the gateway implement every required member; optional members are surface-specific
- * (a command that needs a missing one says so). `SlashContext.chat` (sdk/types.ts) is typed loosely
- * as `ChatController`; cast it with `chatOf(ctx)`.
+ * What a chat surface lets slash commands do to its conversation (`SlashContext.chat`). Both the CLI
+ * chat and the gateway implement every required member; optional members are surface-specific (a
+ * command that needs a missing one says so).
  */
 export interface ChatConversation {
   readonly surface: 'cli' | 'gateway'
@@ -147,9 +146,9 @@ export interface ChatConversation {
   exit?(): void
 }
 
-/** The ChatController of a slash context, or a one-line error when the surface has none. */
+/** The conversation of a slash context, or a one-line error when the surface has none. */
 export function chatOf(ctx: SlashContext): ChatConversation {
-  const chat = ctx.chat as unknown as ChatConversation | undefined
+  const chat = ctx.chat
   if (!chat || typeof chat.model !== 'function') {
     throw new AgentError('E_STATE', `/${ctx.invokedAs} needs a conversation, and this surface has none`)
   }

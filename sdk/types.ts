@@ -5,6 +5,7 @@
 import type { Context as KoaContext, Next as KoaNext } from 'koa'
 import type { HookHandles } from './hooks.ts'
 import type { ModelClient } from './model.ts'
+import type { ChatConversation } from './chat.ts'
 
 export type JsonSchema = { [key: string]: unknown }
 export type Dispose = () => void | Promise<void>
@@ -144,18 +145,9 @@ export interface SlashContext {
   surface: 'cli' | 'gateway'
   reply(text: string): Promise<void> | void
   /** The conversation the command acts on, provided by the chat surface (CLI chat, gateway). */
-  chat?: ChatController
+  chat?: ChatConversation
   /** Platform identity on the gateway. */
   source?: MessageSource
-}
-
-/**
- * What a chat surface lets slash commands do to its conversation. Surfaces implement what they
- * can; a command that needs a missing capability says so.
- */
-export interface ChatController {
-  readonly sessionId: string | undefined
-  [capability: string]: unknown
 }
 
 export type CliOptionType = 'string' | 'boolean' | 'number' | 'array'

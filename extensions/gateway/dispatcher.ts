@@ -5,7 +5,7 @@
 
 import {
   AgentError, DELIVERY_SERVICE, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE,
-  type AgentRuntime, type ChatController, type CommandDefinition, type DeliveryService, type DispatchResult, type GatewayAdapter, type GatewayAuthService,
+  type AgentRuntime, type CommandDefinition, type DeliveryService, type DispatchResult, type GatewayAdapter, type GatewayAuthService,
   type GatewayInbound, type HookHandles, type Logger, type RunResult, type Services, type SessionStore, type Settings, type ToolDefinition,
 } from 'agent/sdk'
 import { ChatState, type ChatHost } from './chat.ts'
@@ -123,7 +123,7 @@ export class Dispatcher implements ChatHost {
 
   private async runCommand(chat: ChatState, command: CommandDefinition, invokedAs: string, args: string): Promise<void> {
     try {
-      await command.slash!({ args, invokedAs, surface: 'gateway', reply: (text) => this.send(chat, text), chat: chat.controller() as unknown as ChatController, source: chat.source })
+      await command.slash!({ args, invokedAs, surface: 'gateway', reply: (text) => this.send(chat, text), chat: chat.controller(), source: chat.source })
     } catch (error) {
       await this.send(chat, `/${invokedAs}: ${this.safe(errorMessage(error))}`)
     }

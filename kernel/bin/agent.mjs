@@ -7,6 +7,14 @@
 import { readFileSync } from 'node:fs'
 
 const args = process.argv.slice(2)
+
+// `agent … | head` closes the pipe early: that is the reader's choice, not an error to report.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    throw error
+  })
+}
 const version = () => JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
 
 async function run() {

@@ -3,12 +3,18 @@
 // command is one registry entry; nothing here lists commands by name. Plain JS so that `--help`
 // can be answered from a registry snapshot before any TypeScript is loaded.
 
+// yargs treats a key that is present but undefined as a setting (`default: undefined` drops a bare
+// string option and makes an unpassed array `[undefined]`), so only defined keys are passed.
+function defined(spec) {
+  return Object.fromEntries(Object.entries(spec).filter(([, value]) => value !== undefined))
+}
+
 function applyShape(y, command) {
   for (const [name, spec] of Object.entries(command.positionals ?? {})) {
-    y = y.positional(name, { type: spec.type ?? 'string', describe: spec.describe, choices: spec.choices, array: spec.array })
+    y = y.positional(name, defined({ type: spec.type ?? 'string', describe: spec.describe, choices: spec.choices, array: spec.array }))
   }
   for (const [name, spec] of Object.entries(command.options ?? {})) {
-    y = y.option(name, {
+    y = y.option(name, defined({
       type: spec.type,
       alias: spec.alias,
       describe: spec.describe,
@@ -16,7 +22,7 @@ function applyShape(y, command) {
       choices: spec.choices,
       demandOption: spec.demandOption,
       hidden: spec.hidden,
-    })
+    }))
   }
   for (const [example, description] of command.examples ?? []) y = y.example(example, description)
   return y

@@ -137,8 +137,13 @@ export class FileSettings implements Settings {
 
   async set(path: string, value: unknown): Promise<void> {
     const parts = splitPath(path)
-    if (value === undefined) this.doc.deleteIn(parts)
-    else this.doc.setIn(parts, value)
+    if (value === undefined) {
+      // Removing what is not there changes nothing (and the yaml library would throw on a missing parent).
+      if (getIn(this.data, parts) === undefined) return
+      this.doc.deleteIn(parts)
+    } else {
+      this.doc.setIn(parts, value)
+    }
     mkdirSync(dirname(this.configPath), { recursive: true })
     await writeFileAtomic(this.configPath, this.doc.toString(), { mode: 0o600 })
     this.data = (this.doc.toJS() as Record<string, unknown> | null) ?? {}

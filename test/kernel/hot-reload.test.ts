@@ -104,3 +104,26 @@ test('built-in extensions hot-reload too', async (t) => {
     return value === 11
   })
 })
+
+test('a reload lets running service calls finish before the old version is aborted', async (t) => {
+  const home = tempDir(t)
+  const dir = join(home, 'extensions', 'svc')
+  mkdirSync(dir, { recursive: true })
+  const source = (version: number) => `
+import { defineExtension } from 'agent/sdk'
+class Runner { #version = ${version}; get version() { return this.#version }
+  constructor(signal) { this.signal = signal }
+  async run(ms) { await new Promise((r) => setTimeout(r, ms)); return this.signal.aborted ? 'aborted' : 'finished on ' + this.#version } }
+export default defineExtension({ name: 'svc', setup(api) { api.services.provide('runner', new Runner(api.signal)) } })`
+  writeFileSync(join(dir, 'index.ts'), source(1))
+  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'silent' })
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  const runner = kernel.services.require<{ run(ms: number): Promise<string>; version: number }>('runner')
+  assert.equal(runner.version, 1, 'getters and private fields work through the tracking proxy')
+  const running = runner.run(300)
+  writeFileSync(join(dir, 'index.ts'), source(2))
+  assert.equal((await kernel.reload('svc')).ok, true)
+  assert.equal(await running, 'finished on 1')
+  assert.equal(kernel.services.require<{ version: number }>('runner').version, 2)
+})

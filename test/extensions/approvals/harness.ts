@@ -43,7 +43,7 @@ export async function approvalsKernel(options: TestKernelOptions & { builtins?: 
     const replies: string[] = []
     const resolved = resolveSlash(kernel.registries.commands.list(), text, 'gateway')
     if (!resolved || 'unknown' in resolved) throw new Error(`not a gateway command: ${text}`)
-    const ctx: SlashContext = { args: resolved.args, invokedAs: resolved.invokedAs, surface: 'gateway', reply: (t) => void replies.push(t), source, chat: { sessionId } }
+    const ctx: SlashContext = { args: resolved.args, invokedAs: resolved.invokedAs, surface: 'gateway', reply: (t) => void replies.push(t), source, chat: { sessionId } as never }
     await resolved.command.slash!(ctx)
     return replies
   }

@@ -34,7 +34,7 @@ async function kernel(options: TestKernelOptions = {}) {
   }
   async function rollback(args: string, sessionId: string, surface: 'cli' | 'gateway' = 'gateway'): Promise<string> {
     const replies: string[] = []
-    const ctx: SlashContext = { args, invokedAs: 'rollback', surface, reply: (t) => void replies.push(t), chat: { sessionId } }
+    const ctx: SlashContext = { args, invokedAs: 'rollback', surface, reply: (t) => void replies.push(t), chat: { sessionId } as never }
     await (k.kernel.registries.commands.get('rollback') as { slash: (c: SlashContext) => Promise<void> }).slash(ctx)
     return replies.join('\n')
   }

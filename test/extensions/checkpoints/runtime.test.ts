@@ -24,7 +24,7 @@ test('a write_file edit made by the model is rolled back by /rollback 1, and the
 
   const rollback = async (args: string) => {
     const replies: string[] = []
-    const ctx: SlashContext = { args, invokedAs: 'rollback', surface: 'cli', reply: (text) => void replies.push(text), chat: { sessionId: result.sessionId } }
+    const ctx: SlashContext = { args, invokedAs: 'rollback', surface: 'cli', reply: (text) => void replies.push(text), chat: { sessionId: result.sessionId } as never }
     await (k.kernel.registries.commands.get('rollback') as { slash: (c: SlashContext) => Promise<void> }).slash(ctx)
     return replies.join('\n')
   }
