@@ -104,16 +104,27 @@ const FUNCTION_FIELDS: Record<RegistryKind, string[]> = {
  */
 function trackedService(record: StagedRecord, value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
+  const target = value as object
   const wrapped = new Map<PropertyKey, unknown>()
-  return new Proxy(value, {
-    get(target, property) {
-      // The target as receiver keeps getters and private fields of class instances working.
+  // The proxy stands on a blank object and forwards to the service: Proxy invariants bind to the
+  // blank target, so frozen services (whose properties may not be replaced) can be tracked too.
+  return new Proxy(Object.create(null) as object, {
+    get(_blank, property) {
+      // The service as receiver keeps getters and private fields of class instances working.
       const member = Reflect.get(target, property, target)
       if (typeof member !== 'function') return member
       let fn = wrapped.get(property)
       if (!fn) wrapped.set(property, (fn = tracked(record, member.bind(target))))
       return fn
     },
+    has: (_blank, property) => Reflect.has(target, property),
+    ownKeys: () => Reflect.ownKeys(target),
+    getOwnPropertyDescriptor(_blank, property) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(target, property)
+      return descriptor && { ...descriptor, configurable: true }
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(target),
+    set: (_blank, property, value) => Reflect.set(target, property, value, target),
   })
 }
 
