@@ -78,6 +78,14 @@ describe('agent mcp (CLI: configure, HTTP, failures)', () => {
     assert.match(test.stderr, /broken: .*fixture: refusing to start/)
   })
 
+  it('gives up on a server that never answers after connect_timeout', async () => {
+    const add = await agent('mcp', 'add', 'hang', '--connect-timeout', '1', '--no-test', '--', process.execPath, '-e', 'setInterval(() => {}, 1000)')
+    assert.equal(add.code, 0, add.stderr)
+    const test = await agent('mcp', 'test', 'hang')
+    assert.equal(test.code, 1)
+    assert.match(test.stderr, /hang: MCP server "hang" could not be started: no answer within 1 s/)
+  })
+
   it('refuses bad input and changes nothing', async () => {
     const before = readFileSync(join(home, 'config.yaml'), 'utf8')
     for (const args of [
