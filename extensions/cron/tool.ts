@@ -20,7 +20,7 @@ export function cronTool(jobs: () => JobsContext): ToolDefinition {
     name: 'cronjob',
     toolset: 'cron',
     description:
-      `Schedule prompts to run later or repeatedly; results are delivered to a chat. Actions: create (schedule, prompt, optional name, skills, deliver), list, pause, resume, remove (job_id). Schedule: ${FORMS}. ` +
+      `Schedule prompts to run later or repeatedly (jobs run while the gateway is running); results are delivered to a chat. Actions: create (schedule, prompt, optional name, skills, deliver), list, pause, resume, remove (job_id). Schedule: ${FORMS}. ` +
       'deliver: "origin" (this chat, the default in a chat), "local" (stored only), "<platform>" (its home channel) or "<platform>:<chat_id>"; comma-separate several.',
     parameters: {
       type: 'object',
