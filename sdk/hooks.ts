@@ -31,6 +31,8 @@ export interface ToolCallEvent {
   input: unknown
   session: ToolSession
   modifiesFiles: boolean
+  /** Aborted when the run stops (/stop, /new, a client that hangs up): guards that wait give up then. */
+  signal?: AbortSignal
 }
 
 /** A bail value from beforeToolCall: block the call with a reason shown to the model. */

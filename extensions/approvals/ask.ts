@@ -21,7 +21,7 @@ export function requestText(request: ApprovalRequest): string {
 }
 
 export async function askPerson(
-  deps: { services: Services; pending: PendingApprovals; timeoutMs: number; isTTY: () => boolean },
+  deps: { services: Services; pending: PendingApprovals; timeoutMs: number; isTTY: () => boolean; signal?: AbortSignal },
   request: Omit<ApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>,
   prompt: ApprovalPrompt | undefined,
 ): Promise<{ choice: ApprovalChoice; reason?: string }> {
@@ -31,7 +31,7 @@ export async function askPerson(
   if (!prompt && inChat) {
     const delivery = deps.services.get<DeliveryService>(DELIVERY_SERVICE)
     if (!delivery) return { choice: 'deny', reason: 'the gateway delivery service is not available to ask for approval' }
-    const { request: full, answer } = deps.pending.add(request, deps.timeoutMs)
+    const { request: full, answer } = deps.pending.add(request, deps.timeoutMs, deps.signal)
     try {
       await delivery.send(source, requestText(full))
     } catch (error) {
@@ -40,7 +40,7 @@ export async function askPerson(
     return answer
   }
   // A surface prompt, or the terminal: also registered as pending, so the service can answer it too.
-  const { request: full, answer } = deps.pending.add(request, deps.timeoutMs)
+  const { request: full, answer } = deps.pending.add(request, deps.timeoutMs, deps.signal)
   if (prompt) {
     prompt(full).then(
       (choice) => deps.pending.settle(full.id, choice),

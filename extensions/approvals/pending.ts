@@ -13,14 +13,21 @@ interface Entry {
 export class PendingApprovals {
   private readonly entries: Entry[] = []
 
-  /** Registers a request; resolves with the answer, or `deny` at `timeoutMs`. */
-  add(request: Omit<ApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>, timeoutMs: number): { request: ApprovalRequest; answer: Promise<{ choice: ApprovalChoice; reason?: string }> } {
+  /** Registers a request; resolves with the answer, or `deny` at `timeoutMs` or when `signal` (the run) aborts. */
+  add(request: Omit<ApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>, timeoutMs: number, signal?: AbortSignal): { request: ApprovalRequest; answer: Promise<{ choice: ApprovalChoice; reason?: string }> } {
     const now = Date.now()
     const full: ApprovalRequest = { ...request, id: `appr_${randomBytes(4).toString('hex')}`, createdAt: now, expiresAt: now + timeoutMs }
-    let settle!: Entry['settle']
-    const answer = new Promise<{ choice: ApprovalChoice; reason?: string }>((resolve) => (settle = resolve))
+    let resolveAnswer!: Entry['settle']
+    const answer = new Promise<{ choice: ApprovalChoice; reason?: string }>((resolve) => (resolveAnswer = resolve))
+    const onAbort = () => this.settle(full.id, 'deny', 'the run was stopped')
+    const settle: Entry['settle'] = (result) => {
+      signal?.removeEventListener('abort', onAbort)
+      resolveAnswer(result)
+    }
     const timer = setTimeout(() => this.settle(full.id, 'deny', `no answer within ${Math.round(timeoutMs / 1000)} s`), timeoutMs)
     this.entries.push({ request: full, settle, timer })
+    if (signal?.aborted) onAbort()
+    else signal?.addEventListener('abort', onAbort, { once: true })
     return { request: full, answer }
   }
 

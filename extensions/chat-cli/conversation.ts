@@ -10,6 +10,7 @@ import {
   RUNTIME_SERVICE,
   SESSIONS_SERVICE,
   toolEnabled,
+  type ApprovalPrompt,
   type BackgroundTask,
   type ChatConversation,
   type ChatModel,
@@ -103,6 +104,9 @@ export class CliConversation implements ChatConversation {
     return { provider: this.options.provider, model: this.options.model }
   }
 
+  /** How dangerous commands are confirmed in this terminal (set by the interactive chat). */
+  approvalPrompt: ApprovalPrompt | undefined
+
   private runRequest(input: string, signal: AbortSignal): RunRequest {
     return {
       input,
@@ -114,7 +118,7 @@ export class CliConversation implements ChatConversation {
       disableTools: [...this.disableTools],
       ...(this.options.skills?.length ? { skills: this.options.skills } : {}),
       ...(this.options.personality ? { personality: this.options.personality } : {}),
-      ...(this.options.checkpoints ? { extra: { checkpoints: true } } : {}),
+      extra: { ...(this.options.checkpoints ? { checkpoints: true } : {}), ...(this.approvalPrompt ? { approvalPrompt: this.approvalPrompt } : {}) },
       signal,
     }
   }

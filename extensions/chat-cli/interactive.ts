@@ -4,6 +4,7 @@
 
 import { emitKeypressEvents } from 'node:readline'
 import { AgentError, errorMessage, resolveSlash, SESSIONS_SERVICE, type CliContext, type SessionStore, type SlashContext } from 'agent/sdk'
+import { ApprovalQuestions } from './approval-prompt.ts'
 import { complete, suggest } from './completion.ts'
 import { CliConversation } from './conversation.ts'
 import { InputHistory } from './history.ts'
@@ -52,6 +53,11 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   const editor = new LineEditor(history.entries)
   const chat = new CliConversation({ services: ctx.services, settings, tools: ctx.tools, cwd, provider: options.provider, model: options.model, skills: options.skills, personality: options.personality, checkpoints: options.checkpoints })
   const transcript = new Transcript(screen, theme, () => chat.showReasoning())
+  const approvals = new ApprovalQuestions((lines) => {
+    for (const line of lines) transcript.line(theme.warn(line))
+    drawInput()
+  })
+  chat.approvalPrompt = approvals.prompt
 
   let note: { text: string; until: number } | undefined
   let lastInterrupt = 0
@@ -145,6 +151,12 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   const submit = async (line: string) => {
     const text = line.trim()
     if (!text) return
+    if (approvals.pending) {
+      const choice = approvals.answer(text)
+      transcript.line(theme.dim(choice === 'deny' ? '✗ denied' : `✓ approved (${choice})`))
+      drawInput()
+      return
+    }
     editor.remember(line)
     history.save(line)
     if (await runSlash(text)) return
@@ -260,6 +272,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
 
   // --- leave -----------------------------------------------------------------------------------
   clearInterval(ticker)
+  approvals.denyAll()
   ctx.signal.removeEventListener('abort', onAbort)
   stdin.off('keypress', onKey)
   stdout.off('resize', onResize)

@@ -128,7 +128,7 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
       ...ctx.session,
       progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name: call.name, text: line }),
     }
-    const event: ToolCallEvent = { tool: call.name, toolset: offered.toolset, callId: call.id, input: parsed.input, session, modifiesFiles: offered.definition.modifiesFiles === true }
+    const event: ToolCallEvent = { tool: call.name, toolset: offered.toolset, callId: call.id, input: parsed.input, session, modifiesFiles: offered.definition.modifiesFiles === true, signal: ctx.signal }
     const outcome = await guardedExecute(offered.definition, event, ctx)
     ok = outcome.ok
     text = outcome.result

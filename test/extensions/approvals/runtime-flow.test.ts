@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { createTestKernel, fakeAdapter, makeTempHome, startScriptedModel } from 'agent/sdk/testing'
 
-const BUILTINS = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'sessions', 'runtime', 'model-resolver', 'provider-openai-compat', 'tools-terminal', 'approvals', 'checkpoints']
+const BUILTINS = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'sessions', 'runtime', 'model-resolver', 'provider-openai-compat', 'tools-terminal', 'approvals', 'checkpoints', 'slash-commands']
 
 async function chatFixture(t: import('node:test').TestContext, approvals: Record<string, unknown> = {}) {
   const model = await startScriptedModel()
@@ -84,4 +84,19 @@ test('gateway chat, smart mode: an ambiguous judge verdict escalates to /approve
   await turn.done
   await waitFor(/Done after approval\./)
   assert.ok(!existsSync(join(work, 'build')))
+})
+
+test('gateway chat: /new stops the run, which releases its pending approval at once (denied) instead of leaving it to time out', async (t) => {
+  const { model, work, fake, k, waitFor, alice } = await chatFixture(t, { timeout: 600 })
+  model.enqueue({ toolCalls: [{ name: 'terminal', arguments: { command: 'rm -rf build' } }] }, { text: 'Left it alone.' })
+  const turn = await fake.inbound(alice, 'remove build')
+  await waitFor(/Approval needed/)
+  const approvals = k.kernel.services.require<{ pending(): unknown[] }>('approvals')
+  assert.equal(approvals.pending().length, 1)
+  const reset = await fake.inbound(alice, '/new')
+  assert.equal(reset.status, 'command')
+  await reset.done
+  await turn.done
+  assert.equal(approvals.pending().length, 0)
+  assert.ok(existsSync(join(work, 'build')), 'the denied command did not run')
 })
