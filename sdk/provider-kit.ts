@@ -2,6 +2,7 @@
 // bounded retries of transient failures, and the single clear line a failure becomes. Providers
 // only translate their wire format; the failure policy lives here so all of them behave alike.
 
+import { linkAbort } from './abort.ts'
 import { AgentError } from './errors.ts'
 import { redactSecrets } from './redact.ts'
 
@@ -187,16 +188,20 @@ export async function callProvider<T>(options: CallOptions, fn: (attempt: Attemp
   const retries = Math.max(0, options.retries ?? 3)
   for (let number = 0; ; number++) {
     if (options.signal?.aborted) throw interrupted(options)
-    const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(new Error('timeout')), options.timeoutMs)
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal
+    // Not AbortSignal.any: the client's listener on a composite signal would pin it (sdk/abort.ts).
+    const attempt = linkAbort(options.signal)
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      attempt.abort(new Error('timeout'))
+    }, options.timeoutMs)
     let delivered = false
     try {
-      return await fn({ signal, number, markDelivered: () => void (delivered = true) })
+      return await fn({ signal: attempt.signal, number, markDelivered: () => void (delivered = true) })
     } catch (error) {
       if (AgentError.isInstance(error)) throw error
       if (options.signal?.aborted) throw interrupted(options, error)
-      if (timeout.signal.aborted) {
+      if (timedOut) {
         throw new AgentError('E_PROVIDER', `${options.provider}: no answer from ${options.baseUrl} within ${seconds(options.timeoutMs)} s (AGENT_API_TIMEOUT)`, { cause: error })
       }
       if (!delivered && number < retries && isTransient(error)) {
@@ -211,6 +216,7 @@ export async function callProvider<T>(options: CallOptions, fn: (attempt: Attemp
       throw new AgentError('E_PROVIDER', number > 0 ? `${line} (after ${number + 1} attempts)` : line, { cause: error })
     } finally {
       clearTimeout(timer)
+      attempt.dispose()
     }
   }
 }

@@ -8,6 +8,7 @@ import {
   AgentError,
   errorCode,
   errorMessage,
+  linkAbort,
   UsageError,
   type ChatMessage,
   type ExtensionApi,
@@ -78,12 +79,23 @@ function resolvePersonality(api: ExtensionApi<any>, name: string | undefined): s
 }
 
 export async function runConversation(api: ExtensionApi<any>, request: RunRequest): Promise<RunResult> {
+  // The run's own signal follows the caller's and the extension's (unload) while the run lasts.
+  // Not AbortSignal.any: on Node 20 that pinned every run's signal (and the provider client's
+  // listener on it) for the life of the process, ~10 KB a run (sdk/abort.ts).
+  const link = linkAbort(request.signal, api.signal)
+  try {
+    return await converse(api, request, link.signal)
+  } finally {
+    link.dispose()
+  }
+}
+
+async function converse(api: ExtensionApi<any>, request: RunRequest, signal: AbortSignal): Promise<RunResult> {
   if (typeof request.input !== 'string' && !Array.isArray(request.input)) throw new UsageError('a run needs an input (text or content parts)')
   const config = runtimeSettings(api.settings)
   const compression = compressionSettings(api.settings)
   const maxIterations = request.maxIterations ?? config.maxIterations
   if (!Number.isInteger(maxIterations) || maxIterations < 1) throw new UsageError(`maxIterations must be a positive integer (got ${String(request.maxIterations)})`)
-  const signal = request.signal ? AbortSignal.any([request.signal, api.signal]) : api.signal
   const emit = emitFn(api, request)
   const observe = observeFn(api)
 
