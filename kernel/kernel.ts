@@ -292,7 +292,9 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   }
 
   async function reloadNow(name: string): Promise<ReloadResult> {
-    const record = records.get(name)
+    // A plugin may be named by its package (before loading) or by its extension name (after).
+    const record = records.get(name) ?? [...records.values()].find((r) => r.candidate?.name === name)
+    if (record && record.info.name !== name) return reloadNow(record.info.name)
     if (!record?.candidate) {
       // A new folder: discover it.
       const candidate = candidates().list.find((c) => c.name === name)

@@ -45,11 +45,14 @@ export async function watchExtensions(kernel: Kernel, options: WatchOptions): Pr
     )
   }
 
-  const watcher = watch(kernel.watchRoots(), {
-    ignoreInitial: true,
-    ignored: (path: string) => /(^|[/\\])(node_modules|\.git)([/\\]|$)/.test(path),
-    awaitWriteFinish: false,
-  })
+  const roots = kernel.watchRoots()
+  // Ignore dependencies and VCS folders *below* a watched root: plugin roots themselves sit in node_modules.
+  const ignored = (path: string) => {
+    const root = roots.find((r) => path === r || path.startsWith(r + sep))
+    const below = root ? path.slice(root.length) : path
+    return /(^|[/\\])(node_modules|\.git)([/\\]|$)/.test(below)
+  }
+  const watcher = watch(roots, { ignoreInitial: true, ignored, awaitWriteFinish: false })
   watcher.on('all', (_event: string, path: string) => schedule(path))
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
   return async () => {

@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { defineExtension, EXTENSIONS_SERVICE, errorMessage, type CliContext, type ExtensionsService } from 'agent/sdk'
 import { formatRows, pluginRows } from './list.ts'
-import { forgetPluginModules, install, installedDir, remove, update, type InstallResult, type PluginsContext } from './operations.ts'
+import { install, installedDir, remove, update, type InstallResult, type PluginsContext } from './operations.ts'
 import { watchPlugins } from './watch.ts'
 
 interface PluginsConfig {
@@ -122,7 +122,6 @@ export default defineExtension<PluginsConfig>({
           installedDir: (name) => installedDir(context(api.settings.home), name),
           extensions: api.services.require<ExtensionsService>(EXTENSIONS_SERVICE),
           log: api.log,
-          forget: forgetPluginModules,
         })
         api.onDispose(stop)
       } catch (error) {

@@ -3,7 +3,6 @@
 // check the installed folder → load it through the kernel (`extensions` service) → record it. A
 // plugin that fails to load is rolled back (the previous version restored) and the error reported.
 
-import { createRequire } from 'node:module'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { AgentError, UsageError, type ExtensionInfo, type ExtensionsService, type Logger } from 'agent/sdk'
@@ -40,20 +39,8 @@ export const installedDir = (ctx: PluginsContext, name: string) => join(ctx.plug
 const packsDir = (ctx: PluginsContext) => join(ctx.pluginsDir, '.packs')
 const npmOptions = (ctx: PluginsContext) => ({ cwd: ctx.pluginsDir, timeoutMs: ctx.timeoutMs, signal: ctx.signal })
 
-/**
- * The kernel forgets an extension's modules before a reload, but skips paths inside node_modules —
- * where every plugin lives. Forget the plugin's own files here (not its dependencies) so the reload
- * reads the new version.
- */
-export function forgetPluginModules(dir: string): void {
-  const cache = createRequire(import.meta.url).cache
-  const prefix = dir + sep
-  for (const key of Object.keys(cache)) if (key.startsWith(prefix) && !key.slice(prefix.length).includes(`node_modules${sep}`)) delete cache[key]
-}
-
 /** Loads (or reloads) the extensions of an installed package; returns their state after. */
 async function load(ctx: PluginsContext, names: string[], dir: string): Promise<ExtensionInfo[]> {
-  forgetPluginModules(dir)
   for (const name of names) await ctx.extensions.reload(name)
   return ctx.extensions.list().filter((info) => info.path === dir || info.path.startsWith(dir + sep))
 }

@@ -13,8 +13,6 @@ export interface WatchContext {
   installedDir(name: string): string
   extensions: ExtensionsService
   log: Logger
-  /** Clears a plugin's own modules from the module cache before a reload. */
-  forget(dir: string): void
 }
 
 const stamp = (r: PluginRecord) => `${r.version}|${r.integrity ?? ''}|${r.updated_at}`
@@ -41,7 +39,6 @@ export function watchPlugins(ctx: WatchContext, debounceMs = 150): () => void {
       if (before && stamp(before) === stamp(record)) continue
       const dir = ctx.installedDir(name)
       if (!existsSync(dir)) continue
-      ctx.forget(dir)
       // A loaded plugin reloads under its extension names; a new one is found by the names the
       // kernel's discovery gives it (from the package name) until it is loaded.
       let names = ctx.extensions.list().filter((info) => info.path === dir && info.state === 'loaded').map((info) => info.name)

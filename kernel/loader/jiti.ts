@@ -13,7 +13,8 @@ export function forgetModulesUnder(dir: string): number {
   const prefix = dir.endsWith(sep) ? dir : dir + sep
   let count = 0
   for (const key of Object.keys(requireCjs.cache)) {
-    if (key.startsWith(prefix) && !key.includes(`${sep}node_modules${sep}`)) {
+    // Plugins live under <home>/plugins/node_modules/: only dependencies *below* the folder are kept.
+    if (key.startsWith(prefix) && !key.slice(prefix.length).includes(`node_modules${sep}`)) {
       delete requireCjs.cache[key]
       count++
     }

@@ -127,3 +127,28 @@ export default defineExtension({ name: 'svc', setup(api) { api.services.provide(
   assert.equal(await running, 'finished on 1')
   assert.equal(kernel.services.require<{ version: number }>('runner').version, 2)
 })
+
+test('installed plugins (under plugins/node_modules) hot-reload, and reload by package name finds them', async (t) => {
+  const home = tempDir(t)
+  const pkg = join(home, 'plugins', 'node_modules', '@acme', 'agent-live')
+  mkdirSync(pkg, { recursive: true })
+  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: '@acme/agent-live', version: '1.0.0', agent: { extensions: ['./index.ts'] } }))
+  writeFileSync(join(pkg, 'index.ts'), versioned(20))
+  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'silent' })
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  assert.equal(kernel.extensions().find((e) => e.name === 'live')?.source, 'plugin')
+  await kernel.start('gateway')
+  const value = async () => kernel.registries.tools.get('live_tool')?.execute({})
+  writeFileSync(join(pkg, 'index.ts'), versioned(21))
+  let seen: unknown
+  await until(() => {
+    void value().then((v) => (seen = v))
+    return seen === 21
+  })
+  writeFileSync(join(pkg, 'index.ts'), versioned(22))
+  const byPackage = await kernel.reload('agent-live')
+  assert.deepEqual(byPackage, { name: 'live', ok: true })
+  assert.equal(await value(), 22)
+  assert.equal(kernel.extensions().filter((e) => e.name === 'live' || e.name === 'agent-live').length, 1, 'no duplicate record')
+})
