@@ -90,3 +90,28 @@ test('a fresh install (no config.yaml) is not a migration', async (t) => {
   assert.equal(result.code, 0)
   assert.doesNotMatch(result.stderr, /config version/)
 })
+
+test('a project config (found with cosmiconfig in the working directory) overlays reads; writes go to the user config', async (t) => {
+  const home = tempDir(t)
+  const project = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), 'model:\n  default: user-model\ndisplay:\n  show_cost: true\n')
+  writeFileSync(join(project, '.agentrc.yaml'), 'model:\n  default: project-model\n')
+  const settings = new FileSettings({ home, env: {}, projectDir: project })
+  assert.equal(settings.projectConfigPath, join(project, '.agentrc.yaml'))
+  assert.equal(settings.get('model.default'), 'project-model')
+  assert.equal(settings.get('display.show_cost'), true, 'keys the project does not set come from the user config')
+  await settings.set('display.show_cost', false)
+  assert.doesNotMatch(readFileSync(join(project, '.agentrc.yaml'), 'utf8'), /show_cost/)
+  assert.equal(settings.getOwn('model.default'), 'user-model')
+  const broken = tempDir(t)
+  writeFileSync(join(broken, '.agentrc.yaml'), 'model: [oops\n')
+  assert.throws(() => new FileSettings({ home, env: {}, projectDir: broken }), /\.agentrc\.yaml: line \d+/)
+})
+
+test('config-only keys are never read from the environment', async (t) => {
+  const home = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), 'compression:\n  summary_model: from-config\n')
+  const settings = new FileSettings({ home, env: { COMPRESSION_SUMMARY_MODEL: 'from-env', FALLBACK_MODEL: 'env-model', AGENT_FALLBACK_MODEL: 'env-model' } })
+  assert.equal(settings.get('compression.summary_model'), 'from-config')
+  assert.equal(settings.get('fallback_model'), undefined)
+})
