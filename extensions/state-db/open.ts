@@ -12,8 +12,9 @@ export type SynchronousLevel = 'full' | 'normal'
 export interface OpenOptions {
   path: string
   /**
-   * `full` (default): every commit is fsynced, so an acknowledged write survives a power cut too.
-   * `normal`: in WAL mode survives a killed process (kill -9) but may lose the last commits on power loss.
+   * `normal` (default): in WAL mode a commit is written to the WAL before it returns, so it survives
+   * a killed process (kill -9); an OS crash or power cut may lose the last commits.
+   * `full`: every commit is also fsynced, so it survives a power cut too (an fsync per commit).
    */
   synchronous: SynchronousLevel
   busyTimeoutMs: number

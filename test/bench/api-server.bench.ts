@@ -5,7 +5,7 @@
 //   server RSS warm ≤ 150 MiB, and growth over the next 1,000 requests ≤ 20 MiB.
 // A second server with an instant stand-in runtime (no model call, nothing stored) shows what the
 // HTTP layer itself adds, apart from the agent run. `--stub-host` is that server (spawned by this file).
-// BENCH_SYNC=normal runs the gateway with state_db.synchronous: normal (default full: fsync per commit).
+// BENCH_SYNC=full runs the gateway with state_db.synchronous: full (fsync per commit; default normal).
 
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs'
@@ -91,7 +91,7 @@ function rss(pid: number): number {
 }
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-api-'))
-const sync = process.env.BENCH_SYNC === 'normal' ? 'normal' : 'full'
+const sync = process.env.BENCH_SYNC === 'full' ? 'full' : 'normal'
 const model = await startScriptedModel({ respond: () => ({ text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
 writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64 } } }, state_db: { synchronous: sync } }))
 const agent = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'bench-key', AGENT_MODEL: 'scripted-model' } })

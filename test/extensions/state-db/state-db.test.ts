@@ -21,13 +21,24 @@ test('state.db is opened on first use, in WAL mode, private to the user', async 
   const db = database.db()
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   assert.equal(db.pragma('foreign_keys', { simple: true }), 1)
-  assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL by default')
+  assert.equal(db.pragma('synchronous', { simple: true }), 1, 'NORMAL by default (kill -9 safe in WAL mode)')
   assert.ok(Number(db.pragma('busy_timeout', { simple: true })) >= 1000)
   assert.equal(statSync(database.path).mode & 0o777, 0o600)
   db.exec('CREATE TABLE t (x)')
   db.prepare('INSERT INTO t VALUES (1)').run()
   for (const suffix of ['-wal', '-shm']) if (existsSync(database.path + suffix)) assert.equal(statSync(database.path + suffix).mode & 0o777, 0o600)
   assert.equal(database.db(), db, 'one handle per process')
+})
+
+test('state_db.synchronous: full is configurable; an unknown level is refused', async (t) => {
+  const tk = await createTestKernel({ builtins: ['state-db'], config: { state_db: { synchronous: 'full' } } })
+  t.after(() => tk.close())
+  assert.equal(tk.kernel.services.require<DatabaseService>(DATABASE_SERVICE).db().pragma('synchronous', { simple: true }), 2)
+  const bad = await createTestKernel({ builtins: ['state-db'], config: { state_db: { synchronous: 'off' } } })
+  t.after(() => bad.close())
+  const info = bad.kernel.extensions().find((e) => e.name === 'state-db')!
+  assert.equal(info.state, 'failed')
+  assert.match(String(info.reason), /synchronous/)
 })
 
 test('migrations run once each, in version order, per owner', async (t) => {
