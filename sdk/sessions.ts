@@ -64,6 +64,8 @@ export interface NewSession {
   provider?: string
   personality?: string
   cwd?: string
+  /** First messages, stored in the same transaction as the session (one commit for a new conversation). */
+  messages?: readonly ChatMessage[]
 }
 
 export type SessionUpdate = Partial<Pick<SessionRecord, 'model' | 'provider' | 'personality' | 'cwd' | 'lastExitReason'>>

@@ -44,8 +44,7 @@ export async function linkSession(store: ApiStore, services: Services, request: 
   }
   const seed = everything()
   if (seed.length === 0) return { continuable: true }
-  const created = await sessions.create({ source: 'api_server', ...currentModel(services) })
-  await sessions.append(created.id, seed)
+  const created = await sessions.create({ source: 'api_server', ...currentModel(services), messages: seed })
   return { sessionId: created.id, continuable: true }
 }
 

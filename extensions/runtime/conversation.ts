@@ -14,6 +14,8 @@ export interface Conversation {
   summaries: string[]
   /** Everything after the system prompt, in order. */
   messages: ChatMessage[]
+  /** The run's input is already stored (with the session it created) and in `messages`. */
+  inputStored?: boolean
 }
 
 /** A stored transcript as the model must see it: every tool call answered, no orphan results. */
@@ -66,7 +68,8 @@ function separate(messages: readonly ChatMessage[]): { summaries: string[]; rest
   return { summaries, rest }
 }
 
-export async function openConversation(api: ExtensionApi<any>, request: RunRequest, defaults: { cwd: string; model: string; provider: string }): Promise<Conversation> {
+/** Loads or creates the run's session. A new session is created with `input` as its first message, in one commit. */
+export async function openConversation(api: ExtensionApi<any>, request: RunRequest, defaults: { cwd: string; model: string; provider: string; input: ChatMessage }): Promise<Conversation> {
   const persist = request.persist !== false
   const store = api.services.get<SessionStore>(SESSIONS_SERVICE)
   if (!store && request.sessionId) throw new AgentError('E_STATE', 'cannot continue a session: the sessions extension is not loaded')
@@ -102,9 +105,12 @@ export async function openConversation(api: ExtensionApi<any>, request: RunReque
         provider: defaults.provider,
         personality: request.personality || undefined,
         cwd: defaults.cwd,
+        messages: [defaults.input],
       })
       conversation.session = created
       conversation.sessionId = created.id
+      conversation.messages.push(defaults.input)
+      conversation.inputStored = true
     }
   }
   return conversation

@@ -107,7 +107,8 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const skills = skillsPrompt(api, request.skills, tools.some((t) => t.definition.name === 'skill_view'))
 
   const cwd = request.cwd ?? process.cwd()
-  const conv = await openConversation(api, request, { cwd, model: client.model, provider: client.provider })
+  const input: ChatMessage = { role: 'user', content: request.input }
+  const conv = await openConversation(api, request, { cwd, model: client.model, provider: client.provider, input })
   const store = conv.store
 
   // Personality: asked for now (and remembered by the session), else the session's, else config's.
@@ -145,7 +146,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   let measured: { tokens: number; messages: number } | undefined
 
   observe({ type: 'run.start', sessionId: conv.sessionId, provider: client.provider, model: client.model })
-  await persist([{ role: 'user', content: request.input }])
+  if (!conv.inputStored) await persist([input])
 
   const maybeCompress = async () => {
     if (!compression.enabled) return

@@ -1,8 +1,10 @@
 // The SessionStore over state.db. better-sqlite3 is synchronous; the methods are async only to keep
 // the interface open to a server database. Every write is one transaction, so when a promise
-// resolves the write is committed (and, with state_db.synchronous full, fsynced).
+// resolves the write is committed (in the WAL; fsynced too with state_db.synchronous full).
+// Statements are prepared once per database handle: preparing cost about as much as running them.
 
 import { randomBytes } from 'node:crypto'
+import type BetterSqlite3 from 'better-sqlite3'
 import {
   AgentError,
   UsageError,
@@ -17,6 +19,7 @@ import {
   type SessionUpdate,
   type SqliteDatabase,
   type StoredMessage,
+  type ToolCall,
   type Usage,
 } from 'agent/sdk'
 import { MIGRATIONS } from './schema.ts'
@@ -41,7 +44,31 @@ export function newSessionId(now = new Date()): string {
 const int = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, Math.round(n!)) : 0)
 const num = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, n!) : 0)
 
+type Statement = BetterSqlite3.Statement<unknown[], unknown>
+
+const INSERT_SESSION = `INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count)
+  VALUES (@id, @title, @parent_id, @lineage, @source, @user_id, @chat_id, @model, @provider, @personality, @cwd, @now, @now, @count)`
+const INSERT_MESSAGE = `INSERT INTO messages (session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at)
+  VALUES (@session_id, @role, @content, @parts, @tool_calls, @tool_call_id, @name, @reasoning, @created_at)`
+const BUMP = `UPDATE sessions SET message_count = message_count + @count, updated_at = @now,
+    input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+    reasoning_tokens = reasoning_tokens + @reasoning, cost_usd = cost_usd + @cost, api_calls = api_calls + @calls
+  WHERE id = @id`
+
+/** What was written, as read back: parts and tool calls are copies, absent fields are left out. */
+function storedMessage(id: number, sessionId: string, createdAt: number, columns: ReturnType<typeof messageColumns>): StoredMessage {
+  const message: StoredMessage = { id, sessionId, createdAt, role: columns.role, content: columns.parts !== null ? JSON.parse(columns.parts) : columns.content }
+  if (columns.tool_calls) message.toolCalls = JSON.parse(columns.tool_calls) as ToolCall[]
+  if (columns.tool_call_id !== null) message.toolCallId = columns.tool_call_id
+  if (columns.name !== null) message.name = columns.name
+  if (columns.reasoning !== null) message.reasoning = columns.reasoning
+  return message
+}
+
 export class SqliteSessionStore implements SessionStore {
+  /** Prepared statements by SQL text (pluck ones apart), per handle. */
+  readonly #statements = new WeakMap<SqliteDatabase, Map<string, Statement>>()
+
   /** `database` is looked up at call time: a hot-reloaded state-db hands out a new handle. */
   constructor(private readonly database: () => DatabaseService) {}
 
@@ -52,8 +79,31 @@ export class SqliteSessionStore implements SessionStore {
     return database.db()
   }
 
+  /** The statement for `sql` on the current handle, prepared on first use. Only for SQL from a bounded set of texts. */
+  private sql(sql: string, pluck = false, db = this.db()): Statement {
+    let cache = this.#statements.get(db)
+    if (!cache) this.#statements.set(db, (cache = new Map()))
+    const key = pluck ? `pluck:${sql}` : sql
+    let statement = cache.get(key)
+    if (!statement) {
+      statement = pluck ? db.prepare(sql).pluck() : db.prepare(sql)
+      cache.set(key, statement)
+    }
+    return statement
+  }
+
   private row(id: string): SessionRow | undefined {
-    return this.db().prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+    return this.sql('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+  }
+
+  /** Inserts messages (the caller holds the transaction and bumps the session's totals). */
+  private insertMessages(db: SqliteDatabase, sessionId: string, messages: readonly ChatMessage[], now: number): StoredMessage[] {
+    const insert = this.sql(INSERT_MESSAGE, false, db)
+    return messages.map((message) => {
+      const columns = messageColumns(message)
+      const id = Number(insert.run({ session_id: sessionId, created_at: now, ...columns }).lastInsertRowid)
+      return storedMessage(id, sessionId, now, columns)
+    })
   }
 
   private mustExist(id: string): SessionRow {
@@ -66,28 +116,40 @@ export class SqliteSessionStore implements SessionStore {
     const id = input.id ?? newSessionId()
     if (!ID.test(id)) throw new UsageError(`invalid session id "${id}" (1-128 characters of letters, digits, _ . : -)`)
     const title = sanitizeTitle(input.title)
+    const messages = input.messages ?? []
+    for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
     const db = this.db()
     const now = Date.now()
+    const row: SessionRow = {
+      id,
+      title: title ?? null,
+      parent_id: input.parentId ?? null,
+      lineage: input.parentId ? (input.lineage ?? 'branch') : null,
+      source: input.source || 'cli',
+      user_id: input.userId ?? null,
+      chat_id: input.chatId ?? null,
+      model: input.model ?? null,
+      provider: input.provider ?? null,
+      personality: input.personality ?? null,
+      cwd: input.cwd ?? null,
+      started_at: now,
+      updated_at: now,
+      ended_at: null,
+      end_reason: null,
+      last_exit_reason: null,
+      message_count: messages.length,
+      input_tokens: 0,
+      output_tokens: 0,
+      reasoning_tokens: 0,
+      cost_usd: 0,
+      api_calls: 0,
+    }
+    // The session and its first messages in one transaction: one commit for a new conversation.
     const insert = db.transaction(() => {
       if (input.parentId && !this.row(input.parentId)) throw new AgentError('E_NOT_FOUND', `no parent session "${input.parentId}"`)
       if (title) this.assertTitleFree(title, id)
-      db.prepare(
-        `INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at)
-         VALUES (@id, @title, @parent_id, @lineage, @source, @user_id, @chat_id, @model, @provider, @personality, @cwd, @now, @now)`,
-      ).run({
-        id,
-        title: title ?? null,
-        parent_id: input.parentId ?? null,
-        lineage: input.parentId ? (input.lineage ?? 'branch') : null,
-        source: input.source || 'cli',
-        user_id: input.userId ?? null,
-        chat_id: input.chatId ?? null,
-        model: input.model ?? null,
-        provider: input.provider ?? null,
-        personality: input.personality ?? null,
-        cwd: input.cwd ?? null,
-        now,
-      })
+      this.sql(INSERT_SESSION, false, db).run({ ...row, now, count: messages.length })
+      this.insertMessages(db, id, messages, now)
     })
     try {
       insert.immediate()
@@ -95,7 +157,7 @@ export class SqliteSessionStore implements SessionStore {
       if (/UNIQUE constraint failed: sessions\.id/.test(String(error))) throw new UsageError(`a session "${id}" already exists`, { cause: error })
       throw error
     }
-    return toSession(this.mustExist(id))
+    return toSession(row)
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
@@ -117,14 +179,13 @@ export class SqliteSessionStore implements SessionStore {
     if (!title) return undefined
     const db = this.db()
     // The newest numbered continuation (`title #N`) wins over the unnumbered original.
-    const candidates = db
-      .prepare(`SELECT id, title FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC, rowid DESC`)
+    const candidates = this.sql(`SELECT id, title FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC, rowid DESC`, false, db)
       .all(`${escapeLike(title)} #%`) as Array<{ id: string; title: string }>
     const numberedHit = candidates.find((c) => {
       const split = splitNumber(c.title)
       return split.base === title && c.title !== title
     })
-    const hit = numberedHit ?? (db.prepare('SELECT id FROM sessions WHERE title = ?').get(title) as { id: string } | undefined)
+    const hit = numberedHit ?? (this.sql('SELECT id FROM sessions WHERE title = ?', false, db).get(title) as { id: string } | undefined)
     return hit ? this.tip(hit.id) : undefined
   }
 
@@ -150,7 +211,8 @@ export class SqliteSessionStore implements SessionStore {
     const limit = Math.max(1, Math.min(10_000, Math.floor(options.limit ?? 50)))
     const offset = Math.max(0, Math.floor(options.offset ?? 0))
     const sql = `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?`
-    return (this.db().prepare(sql).all(...params, limit, offset) as SessionRow[]).map(toSession)
+    // At most 64 different texts (five optional filters, includeEnded): fine to keep prepared.
+    return (this.sql(sql).all(...params, limit, offset) as SessionRow[]).map(toSession)
   }
 
   async latest(options: Pick<SessionListOptions, 'source' | 'userId' | 'chatId'> = {}): Promise<SessionRecord | undefined> {
@@ -161,33 +223,18 @@ export class SqliteSessionStore implements SessionStore {
   async append(sessionId: string, messages: readonly ChatMessage[], options: AppendOptions = {}): Promise<StoredMessage[]> {
     for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
     const db = this.db()
-    const insert = db.prepare(
-      `INSERT INTO messages (session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at)
-       VALUES (@session_id, @role, @content, @parts, @tool_calls, @tool_call_id, @name, @reasoning, @created_at)`,
-    )
-    const ids: number[] = []
-    const write = db.transaction(() => {
+    const write = db.transaction((): StoredMessage[] => {
       const now = Date.now()
       const touched = this.bump(db, sessionId, messages.length, options.usage, options.apiCalls, now)
       if (!touched) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
-      if (options.lastExitReason !== undefined) db.prepare('UPDATE sessions SET last_exit_reason = ? WHERE id = ?').run(options.lastExitReason, sessionId)
-      for (const message of messages) ids.push(Number(insert.run({ session_id: sessionId, created_at: now, ...messageColumns(message) }).lastInsertRowid))
+      if (options.lastExitReason !== undefined) this.sql('UPDATE sessions SET last_exit_reason = ? WHERE id = ?', false, db).run(options.lastExitReason, sessionId)
+      return this.insertMessages(db, sessionId, messages, now)
     })
-    write.immediate()
-    if (ids.length === 0) return []
-    const rows = db.prepare(`SELECT * FROM messages WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(...ids) as MessageRow[]
-    return rows.map(toMessage)
+    return write.immediate()
   }
 
   private bump(db: SqliteDatabase, id: string, count: number, usage: Partial<Usage> | undefined, apiCalls: number | undefined, now: number): boolean {
-    const result = db
-      .prepare(
-        `UPDATE sessions SET message_count = message_count + @count, updated_at = @now,
-           input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
-           reasoning_tokens = reasoning_tokens + @reasoning, cost_usd = cost_usd + @cost, api_calls = api_calls + @calls
-         WHERE id = @id`,
-      )
-      .run({
+    const result = this.sql(BUMP, false, db).run({
         id,
         now,
         count,
@@ -203,14 +250,14 @@ export class SqliteSessionStore implements SessionStore {
   async messages(sessionId: string, options: { limit?: number } = {}): Promise<StoredMessage[]> {
     const db = this.db()
     const rows = options.limit
-      ? (db.prepare('SELECT * FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id').all(sessionId, Math.max(1, Math.floor(options.limit))) as MessageRow[])
-      : (db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY id').all(sessionId) as MessageRow[])
+      ? (this.sql('SELECT * FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id', false, db).all(sessionId, Math.max(1, Math.floor(options.limit))) as MessageRow[])
+      : (this.sql('SELECT * FROM messages WHERE session_id = ? ORDER BY id', false, db).all(sessionId) as MessageRow[])
     return rows.map(toMessage)
   }
 
   /** Throws unless `title` is free for `sessionId`; a compression ancestor holding it counts as free. */
   private assertTitleFree(title: string, sessionId: string): string | undefined {
-    const holder = this.db().prepare('SELECT id FROM sessions WHERE title = ?').pluck().get(title) as string | undefined
+    const holder = this.sql('SELECT id FROM sessions WHERE title = ?', true).get(title) as string | undefined
     if (!holder || holder === sessionId) return undefined
     if (this.isCompressionAncestor(holder, sessionId)) return holder
     throw new UsageError(`the title "${title}" is already used by session ${holder}`)
@@ -234,9 +281,9 @@ export class SqliteSessionStore implements SessionStore {
       if (title) {
         const ancestor = this.assertTitleFree(title, sessionId)
         // The title moves from a compressed ancestor to its continuation.
-        if (ancestor) db.prepare('UPDATE sessions SET title = NULL WHERE id = ?').run(ancestor)
+        if (ancestor) this.sql('UPDATE sessions SET title = NULL WHERE id = ?', false, db).run(ancestor)
       }
-      db.prepare('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?').run(title ?? null, Date.now(), sessionId)
+      this.sql('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', false, db).run(title ?? null, Date.now(), sessionId)
     }).immediate()
     return title
   }
@@ -246,7 +293,7 @@ export class SqliteSessionStore implements SessionStore {
     if (!title) throw new UsageError('a title is needed to number a continuation')
     const { base } = splitNumber(title)
     const db = this.db()
-    const rows = db.prepare(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`).pluck().all(base, `${escapeLike(base)} #%`) as string[]
+    const rows = this.sql(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`, true, db).all(base, `${escapeLike(base)} #%`) as string[]
     let max = 0
     for (const t of rows) {
       const split = splitNumber(t)
@@ -267,7 +314,8 @@ export class SqliteSessionStore implements SessionStore {
       }
     }
     if (sets.length === 0) return
-    const result = this.db().prepare(`UPDATE sessions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...params, Date.now(), sessionId)
+    // At most 32 different texts (five optional columns).
+    const result = this.sql(`UPDATE sessions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...params, Date.now(), sessionId)
     if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
   }
 
@@ -278,18 +326,17 @@ export class SqliteSessionStore implements SessionStore {
 
   async end(sessionId: string, reason: string): Promise<void> {
     const now = Date.now()
-    const result = this.db().prepare('UPDATE sessions SET ended_at = ?, end_reason = ?, updated_at = ? WHERE id = ?').run(now, reason, now, sessionId)
+    const result = this.sql('UPDATE sessions SET ended_at = ?, end_reason = ?, updated_at = ? WHERE id = ?').run(now, reason, now, sessionId)
     if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
   }
 
   async reopen(sessionId: string): Promise<void> {
-    const result = this.db().prepare('UPDATE sessions SET ended_at = NULL, end_reason = NULL, updated_at = ? WHERE id = ?').run(Date.now(), sessionId)
+    const result = this.sql('UPDATE sessions SET ended_at = NULL, end_reason = NULL, updated_at = ? WHERE id = ?').run(Date.now(), sessionId)
     if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
   }
 
   async tip(sessionId: string): Promise<SessionRecord | undefined> {
-    const db = this.db()
-    const child = db.prepare(`SELECT id FROM sessions WHERE parent_id = ? AND lineage = 'compression' ORDER BY started_at DESC, rowid DESC LIMIT 1`).pluck()
+    const child = this.sql(`SELECT id FROM sessions WHERE parent_id = ? AND lineage = 'compression' ORDER BY started_at DESC, rowid DESC LIMIT 1`, true)
     let current = sessionId
     const seen = new Set<string>([current])
     for (let hops = 0; hops < MAX_HOPS; hops++) {
@@ -306,6 +353,6 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<boolean> {
-    return this.db().prepare('DELETE FROM sessions WHERE id = ?').run(sessionId).changes > 0
+    return this.sql('DELETE FROM sessions WHERE id = ?').run(sessionId).changes > 0
   }
 }

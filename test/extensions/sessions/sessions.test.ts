@@ -30,6 +30,7 @@ test('sessions and messages round-trip with usage totals', async (t) => {
   )
   assert.equal(stored.length, 4)
   const messages = await s.messages(session.id)
+  assert.deepEqual(stored, messages, 'append answers with the messages exactly as stored')
   assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant', 'tool', 'user'])
   assert.deepEqual(messages[1]!.toolCalls, [{ id: 'c1', name: 'read_file', arguments: '{"path":"a"}' }])
   assert.equal(messages[1]!.reasoning, 'thinking')
@@ -50,6 +51,23 @@ test('sessions and messages round-trip with usage totals', async (t) => {
   assert.equal((await s.get(session.id))!.messageCount, 4, 'a rejected append changes nothing')
   const versions = database.db().prepare("SELECT version FROM schema_migrations WHERE owner = 'sessions'").pluck().all()
   assert.deepEqual(versions, [1])
+})
+
+test('a session created with its first messages: one transaction, all or nothing', async (t) => {
+  const { store: s, database } = await store(t)
+  const db = database.db()
+  await s.list()
+  const sessionCount = () => Number(db.prepare('SELECT count(*) FROM sessions').pluck().get())
+  const before = sessionCount()
+  const session = await s.create({ source: 'api_server', title: 'seeded', messages: [{ role: 'user', content: 'first words' }, { role: 'assistant', content: 'an answer' }] })
+  assert.equal(session.messageCount, 2)
+  assert.deepEqual(await s.get(session.id), session, 'the answered record is what is stored')
+  assert.deepEqual((await s.messages(session.id)).map((m) => [m.role, m.content, m.createdAt]), [['user', 'first words', session.startedAt], ['assistant', 'an answer', session.startedAt]])
+  assert.equal((await s.search('first words')).some((h) => h.sessionId === session.id), true, 'indexed for search')
+  await assert.rejects(s.create({ id: 'broken', messages: [{ role: 'user', content: 'ok' }, { role: 'bogus' as never, content: 'x' }] }), /invalid message role/)
+  await assert.rejects(s.create({ title: 'seeded', messages: [{ role: 'user', content: 'x' }] }), /already used/)
+  assert.equal(sessionCount(), before + 1, 'a refused create stores neither the session nor its messages')
+  assert.equal(Number(db.prepare('SELECT count(*) FROM messages').pluck().get()), 2)
 })
 
 test('titles are sanitised, unique and at most 100 characters', async (t) => {
