@@ -1,9 +1,41 @@
 // OpenAI-compatible provider family: the aggregator, custom endpoints (unnamed, and named ones
 // passed in by the model resolver), and each direct API-key vendor. One registry entry per provider;
-// the openai client is imported only when a client is built.
+// the openai client is imported only when a client is built, and built clients are reused.
 
 import { AgentError, defineExtension, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
 import { COMPAT_PROVIDERS, type CompatProviderSpec } from './catalog.ts'
+import type { CompatClientOptions } from './client.ts'
+
+/** Builds (or reuses) a client for exactly these options. */
+type ClientFactory = (options: CompatClientOptions) => Promise<ModelClient>
+
+/** How many differently configured clients are kept (the main model, fallbacks, auxiliary tasks, /model switches). */
+const CLIENTS_KEPT = 16
+
+/**
+ * A model is resolved for every run: building the openai client each time (and re-importing its
+ * module) cost about a third of a millisecond a run. Clients hold no per-call state, so one per
+ * configuration serves every run; any change of settings (model, key, URL, headers …) is a new key.
+ */
+function clientCache(): ClientFactory {
+  let module: Promise<typeof import('./client.ts')> | undefined
+  const clients = new Map<string, Promise<ModelClient>>()
+  return (options) => {
+    const key = JSON.stringify(options)
+    let client = clients.get(key)
+    if (client) {
+      // Most recently used last: the oldest is the first to go.
+      clients.delete(key)
+      clients.set(key, client)
+      return client
+    }
+    client = (module ??= import('./client.ts')).then((m) => m.createCompatClient(options))
+    client.catch(() => clients.delete(key))
+    clients.set(key, client)
+    if (clients.size > CLIENTS_KEPT) clients.delete(clients.keys().next().value!)
+    return client
+  }
+}
 
 function firstEnv(settings: Settings, names: readonly string[]): string | undefined {
   for (const name of names) {
@@ -28,7 +60,7 @@ function checkUrl(provider: string, url: string): string {
   return url.replace(/\/+$/, '')
 }
 
-async function create(spec: CompatProviderSpec, options: ProviderOptions): Promise<ModelClient> {
+async function create(spec: CompatProviderSpec, options: ProviderOptions, client: ClientFactory): Promise<ModelClient> {
   const { settings } = options
   const extra = options.extra ?? {}
   const rawUrl = options.baseUrl ?? (spec.baseUrlEnv ? settings.env(spec.baseUrlEnv)?.trim() : undefined) ?? spec.defaultBaseUrl
@@ -38,9 +70,8 @@ async function create(spec: CompatProviderSpec, options: ProviderOptions): Promi
   const baseUrl = checkUrl(spec.name, rawUrl)
   const apiKey = options.apiKey ?? firstEnv(settings, spec.keyEnv)
   if (spec.requiresKey && !apiKey) throw new AgentError('E_PROVIDER', `${spec.name}: no API key: ${keyHint(spec)}`)
-  const { createCompatClient } = await import('./client.ts')
   const build = (model: string) =>
-    createCompatClient({
+    client({
       // Another provider family may reuse this client for its chat-completions mode under its own name.
       provider: typeof extra.label === 'string' ? extra.label : spec.name,
       model,
@@ -78,6 +109,7 @@ export default defineExtension({
   version: '1.0.0',
   description: 'OpenAI-compatible providers: aggregator, custom endpoints, direct API-key vendors',
   setup(api) {
+    const client = clientCache()
     for (const spec of COMPAT_PROVIDERS) {
       api.providers.register({
         specificationVersion: 1,
@@ -85,7 +117,7 @@ export default defineExtension({
         aliases: spec.aliases,
         label: spec.label,
         envKeys: [...spec.keyEnv, ...(spec.baseUrlEnv ? [spec.baseUrlEnv] : [])],
-        create: (options) => create(spec, options),
+        create: (options) => create(spec, options, client),
         configured: (settings) => configured(spec, settings),
       })
     }
