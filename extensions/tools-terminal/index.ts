@@ -13,6 +13,24 @@ function onPath(binary: string, settings: Settings): boolean {
   return (settings.env('PATH') ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, binary)))
 }
 
+/** How long a PATH lookup is trusted: every run asks whether the tool is available (a stat per PATH entry). */
+const PATH_CHECK_MS = 10_000
+
+/** onPath, remembered for a few seconds per binary and PATH (so a newly installed engine is seen soon). */
+function pathChecker(): (binary: string, settings: Settings) => boolean {
+  const seen = new Map<string, { found: boolean; at: number }>()
+  return (binary, settings) => {
+    const key = `${binary}\0${settings.env('PATH') ?? ''}`
+    const now = Date.now()
+    const hit = seen.get(key)
+    if (hit && now - hit.at < PATH_CHECK_MS) return hit.found
+    const found = onPath(binary, settings)
+    if (seen.size > 16) seen.clear()
+    seen.set(key, { found, at: now })
+    return found
+  }
+}
+
 export default defineExtension<TerminalConfig>({
   name: 'tools-terminal',
   version: '1.0.0',
@@ -21,6 +39,7 @@ export default defineExtension<TerminalConfig>({
   setup(api) {
     let manager: TerminalManager | undefined
     const get = () => (manager ??= new TerminalManager(api.config as TerminalConfig, api.settings, api.services, api.log))
+    const found = pathChecker()
 
     api.tools.register({
       name: 'terminal',
@@ -45,7 +64,7 @@ export default defineExtension<TerminalConfig>({
         const config = api.config as TerminalConfig
         const backend = settings.env('AGENT_TERMINAL_BACKEND') ?? config.backend
         const binary = backend === 'container' ? config.container_engine : config.shell
-        return onPath(binary, settings) || `${binary} is not on PATH`
+        return found(binary, settings) || `${binary} is not on PATH`
       },
       async execute({ input, session, signal }) {
         const args = input as TerminalInput
