@@ -22,7 +22,8 @@ export interface CompatClientOptions {
   authHint?: string
 }
 
-export async function createCompatClient(options: CompatClientOptions): Promise<ModelClient> {
+/** `fetchImpl`: the transport (node-fetch.ts); the global fetch when omitted. */
+export async function createCompatClient(options: CompatClientOptions, fetchImpl?: typeof fetch): Promise<ModelClient> {
   const { default: OpenAIClass } = await import('openai')
   // Every option the openai client would otherwise read from process.env is given explicitly.
   const sdk = new OpenAIClass({
@@ -36,6 +37,7 @@ export async function createCompatClient(options: CompatClientOptions): Promise<
     timeout: options.timeoutMs * 2,
     logLevel: 'off',
     defaultHeaders: options.headers,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
   } as ConstructorParameters<typeof OpenAIClass>[0])
   return new CompatClient(sdk, options)
 }

@@ -9,6 +9,12 @@ import type { CompatClientOptions } from './client.ts'
 /** Builds (or reuses) a client for exactly these options. */
 type ClientFactory = (options: CompatClientOptions) => Promise<ModelClient>
 
+interface ClientCache {
+  client: ClientFactory
+  /** Forgets the clients and closes their kept-alive connections (unload). */
+  close(): void
+}
+
 /** How many differently configured clients are kept (the main model, fallbacks, auxiliary tasks, /model switches). */
 const CLIENTS_KEPT = 16
 
@@ -17,23 +23,35 @@ const CLIENTS_KEPT = 16
  * module) cost about a third of a millisecond a run. Clients hold no per-call state, so one per
  * configuration serves every run; any change of settings (model, key, URL, headers …) is a new key.
  */
-function clientCache(): ClientFactory {
+function clientCache(): ClientCache {
   let module: Promise<typeof import('./client.ts')> | undefined
+  let transport: import('./node-fetch.ts').NodeFetch | undefined
   const clients = new Map<string, Promise<ModelClient>>()
-  return (options) => {
+  const client: ClientFactory = (options) => {
     const key = JSON.stringify(options)
-    let client = clients.get(key)
-    if (client) {
+    const hit = clients.get(key)
+    if (hit) {
       // Most recently used last: the oldest is the first to go.
       clients.delete(key)
-      clients.set(key, client)
-      return client
+      clients.set(key, hit)
+      return hit
     }
-    client = (module ??= import('./client.ts')).then((m) => m.createCompatClient(options))
-    client.catch(() => clients.delete(key))
-    clients.set(key, client)
+    const building = (module ??= import('./client.ts')).then(async (m) => {
+      transport ??= (await import('./node-fetch.ts')).createNodeFetch()
+      return m.createCompatClient(options, transport.fetch)
+    })
+    building.catch(() => clients.delete(key))
+    clients.set(key, building)
     if (clients.size > CLIENTS_KEPT) clients.delete(clients.keys().next().value!)
-    return client
+    return building
+  }
+  return {
+    client,
+    close() {
+      clients.clear()
+      transport?.close()
+      transport = undefined
+    },
   }
 }
 
@@ -109,7 +127,8 @@ export default defineExtension({
   version: '1.0.0',
   description: 'OpenAI-compatible providers: aggregator, custom endpoints, direct API-key vendors',
   setup(api) {
-    const client = clientCache()
+    const cache = clientCache()
+    api.onDispose(() => cache.close())
     for (const spec of COMPAT_PROVIDERS) {
       api.providers.register({
         specificationVersion: 1,
@@ -117,7 +136,7 @@ export default defineExtension({
         aliases: spec.aliases,
         label: spec.label,
         envKeys: [...spec.keyEnv, ...(spec.baseUrlEnv ? [spec.baseUrlEnv] : [])],
-        create: (options) => create(spec, options, client),
+        create: (options) => create(spec, options, cache.client),
         configured: (settings) => configured(spec, settings),
       })
     }
