@@ -27,7 +27,7 @@ import { openConversation, type Conversation } from './conversation.ts'
 import { resolveClient } from './models.ts'
 import { buildSystemPrompt, personalityPrompt } from './prompt.ts'
 import { runtimeSettings } from './settings.ts'
-import { ensureCallIds, offeredTools, runBatch, toolSchemas } from './tools.ts'
+import { ensureCallIds, offeredTools, runBatch, schemaChars, toolSchemas } from './tools.ts'
 import { addUsage, emptyUsage, pricedUsage } from './usage.ts'
 
 function observeFn(api: ExtensionApi<any>) {
@@ -123,10 +123,15 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
 
   const reasoningEffort = request.reasoningEffort ?? config.reasoningEffort
   const source = request.source ? { platform: request.source.platform, userId: request.source.userId, chatId: request.source.chatId } : undefined
-  const systemMessage = (): ChatMessage => ({
-    role: 'system',
-    content: buildSystemPrompt({ base: config.systemPrompt, personality, skills, caller: request.systemPrompt, summaries: conv.summaries, cwd }),
-  })
+  // Built once per set of summaries (compression replaces them); a fresh message object per call,
+  // since a beforeModelRequest hook may change the one it is given.
+  let prompt: { summaries: string[]; text: string } | undefined
+  const systemMessage = (): ChatMessage => {
+    if (prompt?.summaries !== conv.summaries) {
+      prompt = { summaries: conv.summaries, text: buildSystemPrompt({ base: config.systemPrompt, personality, skills, caller: request.systemPrompt, summaries: conv.summaries, cwd }) }
+    }
+    return { role: 'system', content: prompt.text }
+  }
 
   let exitRecorded = false
   const persist = async (messages: ChatMessage[], usage?: Usage, apiCalls?: number, lastExitReason?: RunResult['exitReason']) => {
@@ -153,7 +158,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
     const window = client.contextLength ?? compression.defaultContextLength
     const estimate = measured
       ? measured.tokens + estimateTokens(conv.messages.slice(measured.messages))
-      : estimateTokens([systemMessage(), ...conv.messages]) + Math.ceil(JSON.stringify(schemas).length / 4)
+      : estimateTokens([systemMessage(), ...conv.messages]) + Math.ceil(schemaChars(tools) / 4)
     if (estimate < compression.threshold * window) return
     try {
       const outcome = await compressConversation(api, conv, { settings: compression, signal, primary: client })

@@ -16,11 +16,14 @@ export function offeredTools(api: ExtensionApi<any>, options: OfferedToolsOption
   const only = options.toolsets?.length ? new Set(options.toolsets) : undefined
   const enable = new Set(options.enableTools ?? [])
   const disable = new Set(options.disableTools ?? [])
+  // tools.enabled / tools.disabled read once per call, not once per registered tool.
+  const read = new Map<string, unknown>()
+  const settings = { get: <T>(key: string) => (read.has(key) ? read.get(key) : read.set(key, api.settings.get(key)).get(key)) as T | undefined }
   for (const { owner, value } of api.tools.entries()) {
     const toolset = value.toolset ?? owner
     if (only && !only.has(toolset) && !only.has(value.name)) continue
     if (disable.has(value.name) || disable.has(toolset)) continue
-    const on = enable.has(value.name) || enable.has(toolset) || toolEnabled(value, api.settings, owner)
+    const on = enable.has(value.name) || enable.has(toolset) || toolEnabled(value, settings, owner)
     if (!on) continue
     let available: true | string = true
     try {
@@ -36,6 +39,23 @@ export function offeredTools(api: ExtensionApi<any>, options: OfferedToolsOption
 
 export function toolSchemas(tools: readonly OfferedTool[]): ToolSchema[] {
   return tools.map(({ definition }) => ({ name: definition.name, description: definition.description, parameters: definition.parameters }))
+}
+
+// Serialised length of each tool's schema, per definition object (a reload registers new ones).
+const schemaLengths = new WeakMap<ToolDefinition, number>()
+
+/** Characters of the tools' JSON schemas: what they add to the prompt, for the token estimate. */
+export function schemaChars(tools: readonly OfferedTool[]): number {
+  let chars = 2
+  for (const { definition } of tools) {
+    let length = schemaLengths.get(definition)
+    if (length === undefined) {
+      length = JSON.stringify({ name: definition.name, description: definition.description, parameters: definition.parameters }).length + 1
+      schemaLengths.set(definition, length)
+    }
+    chars += length
+  }
+  return chars
 }
 
 /** Gives every call of a batch a unique, non-empty id (mutating the calls, so the transcript pairs too). */
