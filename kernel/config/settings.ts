@@ -20,9 +20,15 @@ export interface SettingsOptions {
   projectDir?: string
 }
 
-export function splitPath(path: string): string[] {
-  const parts = path.split('.').filter((p) => p.length > 0)
+// Hot paths read the same few keys on every request: split each dotted path once.
+const splitCache = new Map<string, readonly string[]>()
+
+export function splitPath(path: string): readonly string[] {
+  const cached = splitCache.get(path)
+  if (cached) return cached
+  const parts = Object.freeze(path.split('.').filter((p) => p.length > 0))
   if (parts.length === 0) throw new ConfigError(`invalid config key "${path}"`)
+  if (splitCache.size < 1000) splitCache.set(path, parts)
   return parts
 }
 
