@@ -64,3 +64,22 @@ export function linkAbort(...sources: ReadonlyArray<AbortSignal | undefined>): L
   }
   return { signal: controller.signal, abort, dispose }
 }
+
+/**
+ * linkAbort plus a deadline: aborted with a `TimeoutError` (like AbortSignal.timeout) after `ms`.
+ * Use it instead of `AbortSignal.any([signal, AbortSignal.timeout(ms)])`: on Node 20 nothing keeps
+ * that inner timeout signal alive, and when it is garbage-collected its timer is cleared, so the
+ * deadline may never fire. Here the timer is held until dispose().
+ */
+export function linkAbortWithTimeout(ms: number, ...sources: ReadonlyArray<AbortSignal | undefined>): LinkedAbort {
+  const link = linkAbort(...sources)
+  const timer = setTimeout(() => link.abort(new DOMException(`The operation timed out after ${ms} ms`, 'TimeoutError')), ms)
+  return {
+    signal: link.signal,
+    abort: link.abort,
+    dispose() {
+      clearTimeout(timer)
+      link.dispose()
+    },
+  }
+}

@@ -2,7 +2,7 @@
 // answer delivered to each target through the gateway's delivery service. `[SILENT]` answers are
 // recorded, not sent. The run and its outcome are stored whatever happens.
 
-import { DELIVERY_SERVICE, errorMessage, redactSecrets, RUNTIME_SERVICE, SKILLS_SERVICE, type AgentRuntime, type DeliveryService, type Services, type Settings, type SkillsService } from 'agent/sdk'
+import { DELIVERY_SERVICE, errorMessage, linkAbortWithTimeout, redactSecrets, RUNTIME_SERVICE, SKILLS_SERVICE, type AgentRuntime, type DeliveryService, type LinkedAbort, type Services, type Settings, type SkillsService } from 'agent/sdk'
 import type { CronJob, CronStore, RunStatus, RunTrigger } from './store.ts'
 
 export interface RunnerContext {
@@ -44,6 +44,7 @@ export async function runJob(ctx: RunnerContext, job: CronJob, trigger: RunTrigg
   const runId = ctx.store.startRun(job.id, trigger, scheduledFor)
   const secrets = () => ctx.settings.secretValues()
   let outcome: RunOutcome
+  let deadline: LinkedAbort | undefined
   try {
     const runtime = ctx.services.get<AgentRuntime>(RUNTIME_SERVICE)
     if (!runtime) throw new Error('the agent runtime is not loaded')
@@ -53,7 +54,8 @@ export async function runJob(ctx: RunnerContext, job: CronJob, trigger: RunTrigg
       const missing = skills.missing(job.skills)
       if (missing.length) throw new Error(`unknown skill${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`)
     }
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)])
+    deadline = linkAbortWithTimeout(ctx.timeoutMs, ctx.signal)
+    const signal = deadline.signal
     const result = await runtime.run({
       input: job.prompt,
       skills: job.skills,
@@ -85,6 +87,8 @@ export async function runJob(ctx: RunnerContext, job: CronJob, trigger: RunTrigg
     const aborted = ctx.signal.aborted ? 'interrupted (the agent is stopping)' : undefined
     const message = /timeout|timed out|aborted/i.test(errorMessage(error)) && !aborted ? `timed out after ${Math.round(ctx.timeoutMs / 1000)} s` : (aborted ?? errorMessage(error))
     outcome = { status: 'error', error: redactSecrets(message, secrets()), deliveries: [] }
+  } finally {
+    deadline?.dispose()
   }
   ctx.store.finishRun(runId, job, { status: outcome.status, sessionId: outcome.sessionId, answer: outcome.answer, error: outcome.error, delivery: outcome.deliveries })
   return outcome

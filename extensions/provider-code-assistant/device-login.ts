@@ -2,7 +2,7 @@
 // user the URL and code, poll until they approve (honouring slow_down), and store the token in
 // .env (mode 0600) as COPILOT_GITHUB_TOKEN. Bounded by the code's lifetime and the caller's signal.
 
-import { AgentError, errorMessage, type Settings } from 'agent/sdk'
+import { AgentError, errorMessage, linkAbortWithTimeout, type Settings } from 'agent/sdk'
 
 export const CLIENT_ID = 'Ov23li8tweQw6odWQebz'
 
@@ -17,15 +17,20 @@ export interface DeviceLoginOptions {
 }
 
 async function post(url: string, form: Record<string, string>, signal: AbortSignal): Promise<any> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'agent-cli' },
-    body: new URLSearchParams(form).toString(),
-    signal: AbortSignal.any([signal, AbortSignal.timeout(20_000)]),
-  })
-  const body: any = await res.json().catch(() => ({}))
-  if (!res.ok && !body?.error) throw new Error(`HTTP ${res.status} from ${url}`)
-  return body
+  const deadline = linkAbortWithTimeout(20_000, signal)
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'agent-cli' },
+      body: new URLSearchParams(form).toString(),
+      signal: deadline.signal,
+    })
+    const body: any = await res.json().catch(() => ({}))
+    if (!res.ok && !body?.error) throw new Error(`HTTP ${res.status} from ${url}`)
+    return body
+  } finally {
+    deadline.dispose()
+  }
 }
 
 const wait = (ms: number, signal: AbortSignal) =>

@@ -1,7 +1,7 @@
 // Bounded HTTP reads for hubs and well-known sites: https only (plain http only to a loopback host),
 // redirects followed by hand under the same rule, a timeout, and a size cap checked while reading.
 
-import { AgentError, isLoopbackHost } from 'agent/sdk'
+import { AgentError, isLoopbackHost, linkAbortWithTimeout } from 'agent/sdk'
 
 export interface FetchLimits {
   timeoutMs: number
@@ -35,8 +35,16 @@ export class FetchError extends AgentError {
 
 /** GETs a URL; resolves with the body bytes, or throws FetchError (404 carries status 404). */
 export async function fetchBytes(raw: string, limits: FetchLimits): Promise<Buffer> {
+  const deadline = linkAbortWithTimeout(limits.timeoutMs, limits.signal)
+  try {
+    return await fetchWithin(raw, limits, deadline.signal)
+  } finally {
+    deadline.dispose()
+  }
+}
+
+async function fetchWithin(raw: string, limits: FetchLimits, signal: AbortSignal): Promise<Buffer> {
   let url = checkUrl(raw)
-  const signal = limits.signal ? AbortSignal.any([limits.signal, AbortSignal.timeout(limits.timeoutMs)]) : AbortSignal.timeout(limits.timeoutMs)
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     let response: Response
     try {

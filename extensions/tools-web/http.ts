@@ -1,7 +1,7 @@
 // One JSON request to a web backend's REST API: timeout, abort, and errors as one line that names
 // the status and never carries the key.
 
-import { redactSecrets } from 'agent/sdk'
+import { linkAbortWithTimeout, redactSecrets } from 'agent/sdk'
 
 export interface JsonRequest {
   method: 'GET' | 'POST'
@@ -15,20 +15,23 @@ export interface JsonRequest {
 }
 
 export async function requestJson<T>(request: JsonRequest): Promise<T> {
-  const signals = [AbortSignal.timeout(request.timeoutMs), ...(request.signal ? [request.signal] : [])]
+  const deadline = linkAbortWithTimeout(request.timeoutMs, request.signal)
   let response: Response
+  let text: string
   try {
     response = await fetch(request.url, {
       method: request.method,
       headers: { accept: 'application/json', ...(request.body === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      signal: AbortSignal.any(signals),
+      signal: deadline.signal,
     })
+    text = await response.text()
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${Math.round(request.timeoutMs / 1000)} s` : (error as Error).message
     throw new Error(redactSecrets(`${request.backend} request failed: ${reason}`, request.secrets), { cause: error })
+  } finally {
+    deadline.dispose()
   }
-  const text = await response.text()
   if (!response.ok) {
     let detail = text.slice(0, 300)
     try {

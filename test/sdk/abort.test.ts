@@ -77,3 +77,20 @@ test('many links following one signal share one listener on it (no listener-leak
   const late = linkAbort(source.signal)
   assert.equal(late.signal.reason, 'stop')
 })
+
+test('linkAbortWithTimeout fires its deadline even when nothing else holds the signal (Node 20 GC)', async () => {
+  const { linkAbortWithTimeout } = await import('../../sdk/abort.ts')
+  const parent = new AbortController()
+  const link = linkAbortWithTimeout(50, parent.signal)
+  const seen = await new Promise<string>((resolve) => {
+    link.signal.addEventListener('abort', () => resolve((link.signal.reason as Error).name), { once: true })
+    // Pressure the garbage collector while waiting, where the runtime exposes it.
+    for (let i = 0; i < 5; i++) (globalThis as { gc?: () => void }).gc?.()
+  })
+  assert.equal(seen, 'TimeoutError')
+  link.dispose()
+  const early = linkAbortWithTimeout(10_000, parent.signal)
+  parent.abort(new Error('stop'))
+  assert.equal((early.signal.reason as Error).message, 'stop')
+  early.dispose()
+})
