@@ -1,5 +1,6 @@
 // Runs the real `agent` bin in a child process with a hermetic environment: one-shot commands
-// (runAgent) and long-running ones (startAgent, e.g. `gateway run`) with bounded waits.
+// (runAgent, jsonOf for their `--json` output) and long-running ones (startAgent, e.g. `gateway run`)
+// with bounded waits.
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { dirname, join } from 'node:path'
@@ -13,7 +14,14 @@ export interface RunOptions {
   env?: Record<string, string | undefined>
   input?: string
   cwd?: string
+  /** AGENT_LOG_LEVEL for the child (wins over `env`); unset, the agent's own default (warn) applies. */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error'
+  /** runAgent: kill and reject after this long (default 60 s). */
   timeoutMs?: number
+}
+
+function childEnv(options: RunOptions): NodeJS.ProcessEnv {
+  return hermeticEnv(options.logLevel ? { ...options.env, AGENT_LOG_LEVEL: options.logLevel } : options.env, options.home)
 }
 
 export interface RunResult {
@@ -25,15 +33,15 @@ export interface RunResult {
 
 export function runAgent(args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: hermeticEnv(options.env, options.home), cwd: options.cwd ?? options.home, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: childEnv(options), cwd: options.cwd ?? options.home, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`agent ${args.join(' ')} did not finish within ${options.timeoutMs ?? 30_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`))
-    }, options.timeoutMs ?? 30_000)
+      reject(new Error(`agent ${args.join(' ')} did not finish within ${options.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`))
+    }, options.timeoutMs ?? 60_000)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
@@ -43,18 +51,28 @@ export function runAgent(args: string[], options: RunOptions): Promise<RunResult
   })
 }
 
+/** Parses the single JSON document a `--json` command prints (the error names the run's output). */
+export function jsonOf(run: RunResult): any {
+  try {
+    return JSON.parse(run.stdout)
+  } catch {
+    throw new Error(`not one JSON document (exit ${run.code}):\nstdout: ${run.stdout}\nstderr: ${run.stderr}`)
+  }
+}
+
 export interface RunningAgent {
   child: ChildProcess
   stdout(): string
   stderr(): string
-  /** Resolves with the first match of `pattern` in stderr+stdout, or rejects after `timeoutMs`. */
+  /** Resolves with the first match of `pattern` in stderr+stdout; rejects on exit or after `timeoutMs` (default 30 s). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
-  /** SIGINT (then SIGKILL after a grace period); resolves with the exit code. */
+  /** Sends `signal` (default SIGINT; SIGKILL after 10 s); resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
+/** Starts a long-running `agent …` (e.g. `gateway run`); stop it in `t.after`. */
 export function startAgent(args: string[], options: RunOptions): RunningAgent {
-  const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: hermeticEnv(options.env, options.home), cwd: options.cwd ?? options.home, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: childEnv(options), cwd: options.cwd ?? options.home, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   const waiters = new Set<() => void>()
@@ -66,7 +84,7 @@ export function startAgent(args: string[], options: RunOptions): RunningAgent {
     child,
     stdout: () => out,
     stderr: () => err,
-    waitFor(pattern, timeoutMs = 15_000) {
+    waitFor(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const match = (err + out).match(pattern)

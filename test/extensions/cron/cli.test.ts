@@ -7,12 +7,12 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
-import { jsonOf, runAgent } from '../../fixtures/run-agent.ts'
+import { jsonOf, runAgent } from '../../helpers/agent-process.ts'
 
 describe('agent cron (CLI)', () => {
   let home: string
   let model: ScriptedModelServer
-  const agent = (...args: string[]) => runAgent(args, { home, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url } })
+  const agent = (...args: string[]) => runAgent(args, { home, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url }, logLevel: 'error' })
 
   before(async () => {
     home = makeTempHome()

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
-import { jsonOf, runAgent, startAgent, type RunningAgent } from '../../fixtures/run-agent.ts'
+import { jsonOf, runAgent, startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
 
 const ZONE = 'America/New_York'
 const TO = '+15551234567'
@@ -76,7 +76,7 @@ describe('cron end to end (gateway, skills, SMS delivery)', () => {
       SMS_WEBHOOK_URL: 'https://agent.example.test/sms/twilio',
       SMS_ALLOWED_USERS: TO,
     }
-    gateway = startAgent(['gateway', 'run'], { home, env })
+    gateway = startAgent(['gateway', 'run'], { home, env, logLevel: 'info' })
     await gateway.waitFor(/gateway running/, 60_000)
     await gateway.waitFor(/cron scheduler started/, 10_000)
   })
@@ -89,16 +89,16 @@ describe('cron end to end (gateway, skills, SMS delivery)', () => {
 
   it('refuses an invalid schedule with a clear message (exit 2), storing nothing', async () => {
     for (const schedule of ['every 10 fortnights', '0 25 * * *', '2001-01-01T00:00']) {
-      const run = await runAgent(['cron', 'add', schedule, 'report'], { home, env })
+      const run = await runAgent(['cron', 'add', schedule, 'report'], { home, env, logLevel: 'error' })
       assert.equal(run.code, 2, `${schedule}: ${run.stderr}`)
       assert.match(run.stderr, /^agent: "[^"]+" (is not a schedule|is not an interval|is not a valid cron expression|is in the past)/)
     }
-    assert.deepEqual(jsonOf(await runAgent(['cron', 'list', '--json'], { home, env })), [])
+    assert.deepEqual(jsonOf(await runAgent(['cron', 'list', '--json'], { home, env, logLevel: 'error' })), [])
   })
 
   it('a job due within the minute runs with two skills and its answer reaches the SMS number', async () => {
     const due = naiveIn(ZONE, Date.now() + 6_000)
-    const add = await runAgent(['cron', 'add', due, 'Write the daily report', '-s', 'alpha', '-s', 'beta', '--deliver', `sms:${TO}`, '--name', 'daily', '--json'], { home, env })
+    const add = await runAgent(['cron', 'add', due, 'Write the daily report', '-s', 'alpha', '-s', 'beta', '--deliver', `sms:${TO}`, '--name', 'daily', '--json'], { home, env, logLevel: 'error' })
     assert.equal(add.code, 0, add.stderr)
     const job = jsonOf(add)
     assert.equal(job.next_run_local, due.replace('T', ' '))
@@ -113,13 +113,13 @@ describe('cron end to end (gateway, skills, SMS delivery)', () => {
     assert.equal(chat.length, 1)
     assert.equal(chat[0]!.body.messages.at(-1).content, 'Write the daily report')
 
-    const runs = jsonOf(await runAgent(['cron', 'runs', 'daily', '--json'], { home, env }))
+    const runs = jsonOf(await runAgent(['cron', 'runs', 'daily', '--json'], { home, env, logLevel: 'error' }))
     assert.equal(runs.length, 1)
     assert.equal(runs[0].status, 'ok')
     assert.equal(runs[0].trigger, 'schedule')
     assert.ok(Date.parse(runs[0].started_at) >= Date.parse(job.next_run_at), `${runs[0].started_at} before ${job.next_run_at}`)
     assert.deepEqual(runs[0].delivery, [{ target: `sms:${TO}`, ok: true, description: 'sms:+155****4567' }])
-    const list = jsonOf(await runAgent(['cron', 'list', '--json'], { home, env }))
+    const list = jsonOf(await runAgent(['cron', 'list', '--json'], { home, env, logLevel: 'error' }))
     assert.equal(list[0].state, 'done')
     assert.equal(list[0].last_status, 'ok')
     assert.equal(list[0].next_run_at, null)

@@ -9,7 +9,7 @@ import YAML from 'yaml'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { hermeticEnv, makeTempHome } from 'agent/sdk/testing'
-import { AGENT_BIN } from '../../fixtures/run-agent.ts'
+import { AGENT_BIN } from '../../helpers/agent-process.ts'
 
 const text = (result: any) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join('')
 

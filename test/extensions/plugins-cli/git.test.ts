@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { jsonOf } from '../../fixtures/run-agent.ts'
+import { jsonOf } from '../../helpers/agent-process.ts'
 import { pluginCopy, pluginsWorld, renamed, type PluginsWorld } from './helpers.ts'
 
 describe('agent plugins install (git)', () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { makeTempHome } from 'agent/sdk/testing'
-import { runAgent } from '../../fixtures/run-agent.ts'
+import { runAgent } from '../../helpers/agent-process.ts'
 
 const TEMPLATE = fileURLToPath(new URL('../../fixtures/plugins/hello', import.meta.url))
 
@@ -47,7 +47,7 @@ export function pluginsWorld(): PluginsWorld {
     home,
     work,
     marker,
-    agent: (...args: string[]) => runAgent(args, { home, env, cwd: work, timeoutMs: 100_000 }),
+    agent: (...args: string[]) => runAgent(args, { home, env, cwd: work, logLevel: 'error', timeoutMs: 100_000 }),
     deps() {
       try {
         return JSON.parse(readFileSync(join(home, 'plugins', 'package.json'), 'utf8')).dependencies ?? {}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { jsonOf } from '../../fixtures/run-agent.ts'
+import { jsonOf } from '../../helpers/agent-process.ts'
 import { pluginCopy, pluginsWorld, renamed, type PluginFiles, type PluginsWorld } from './helpers.ts'
 
 describe('agent plugins install (local path)', () => {

@@ -9,13 +9,13 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome } from 'agent/sdk/testing'
-import { jsonOf, runAgent } from '../../fixtures/run-agent.ts'
+import { jsonOf, runAgent } from '../../helpers/agent-process.ts'
 
 describe('project-local extensions need an explicit opt-in', () => {
   let home: string
   let project: string
   const tools = async (args: string[], env: Record<string, string> = {}) =>
-    jsonOf(await runAgent(['tools', 'list', '--json', ...args], { home, cwd: project, env }))
+    jsonOf(await runAgent(['tools', 'list', '--json', ...args], { home, cwd: project, env, logLevel: 'error' }))
       .map((t: any) => t.name)
       .filter((n: string) => n === 'project_tool')
 
@@ -55,7 +55,7 @@ export default defineExtension({ name: 'project-ext', setup(api) {
   it('is loaded with extensions.project: true in the user config, and shown with source "project"', async () => {
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, extensions: { project: true } }))
     assert.deepEqual(await tools([]), ['project_tool'])
-    const list = jsonOf(await runAgent(['extensions', 'list', '--json'], { home, cwd: project }))
+    const list = jsonOf(await runAgent(['extensions', 'list', '--json'], { home, cwd: project, logLevel: 'error' }))
     assert.deepEqual(list.filter((e: any) => e.name === 'project-ext').map((e: any) => [e.source, e.state]), [['project', 'loaded']])
   })
 })

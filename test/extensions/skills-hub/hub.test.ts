@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome } from 'agent/sdk/testing'
-import { jsonOf, runAgent } from '../../fixtures/run-agent.ts'
+import { jsonOf, runAgent } from '../../helpers/agent-process.ts'
 import { startStaticServer, type StaticServer } from '../../fixtures/static-server.ts'
 
 interface FakeSkill {
@@ -40,7 +40,7 @@ describe('agent skills (hub and well-known installs)', () => {
   let site: StaticServer
   let home: string
 
-  const agent = (...args: string[]) => runAgent(args, { home })
+  const agent = (...args: string[]) => runAgent(args, { home, logLevel: 'error' })
   const lock = () => JSON.parse(readFileSync(join(home, 'skills', '.hub', 'lock.json'), 'utf8'))
 
   before(async () => {
@@ -209,7 +209,7 @@ describe('agent skills (hub and well-known installs)', () => {
     const other = makeTempHome()
     try {
       writeFileSync(join(other, 'config.yaml'), YAML.stringify({ skills: { hub: { hubs: [{ name: 'remote', url: 'http://hub.example.com/' }] } } }))
-      const run = await runAgent(['skills', 'install', 'remote/x'], { home: other })
+      const run = await runAgent(['skills', 'install', 'remote/x'], { home: other, logLevel: 'error' })
       assert.notEqual(run.code, 0)
       assert.match(run.stderr, /plain http is only allowed to a loopback host/)
     } finally {
