@@ -5,6 +5,8 @@
 // thread to every start).
 
 import { readFileSync } from 'node:fs'
+import { constants } from 'node:os'
+import { fileURLToPath } from 'node:url'
 
 const args = process.argv.slice(2)
 
@@ -17,7 +19,43 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 const version = () => JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version
 
+// The gateway runs for weeks: V8 would otherwise grow its young generation to 16 MiB per semi-space
+// (measured: +24 MiB RSS over the first 1,000 API requests, none of it live data). The cap must be
+// given at process start, so `gateway run` starts itself once more with it.
+const GATEWAY_V8_FLAGS = ['--max-semi-space-size=4']
+
+function respawnWithFlags() {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ')
+  if (args[0] !== 'gateway' || args[1] !== 'run' || given.includes('--max-semi-space-size') || process.env.AGENT_NO_RESPAWN) return undefined
+  return import('node:child_process').then(({ spawn }) => new Promise((resolve) => {
+    // Its own process group, so each signal reaches it once (forwarded from here); an IPC channel, so
+    // it shuts down if this process disappears (even by SIGKILL).
+    const child = spawn(process.execPath, [...GATEWAY_V8_FLAGS, ...process.execArgv, fileURLToPath(import.meta.url), ...args], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      detached: true,
+    })
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.exitCode === null && child.kill(signal))
+    child.on('error', (error) => {
+      process.stderr.write(`agent: cannot start the gateway: ${error.message}\n`)
+      resolve(1)
+    })
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1)))
+  }))
+}
+
+// Started by respawnWithFlags: when the parent goes away, stop as if told to.
+if (process.send && process.env.AGENT_NO_RESPAWN === undefined && args[0] === 'gateway') {
+  process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'))
+  // The channel only watches the parent; it must not keep this process alive once the gateway stops.
+  process.channel?.unref()
+}
+
 async function run() {
+  const respawned = respawnWithFlags()
+  if (respawned) {
+    process.exitCode = await respawned
+    return
+  }
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.stdout.write(`${version()}\n`)
     return

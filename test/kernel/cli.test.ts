@@ -63,3 +63,32 @@ export default defineExtension({ name: 'switchy', setup(api) {
   assert.match((await runAgent(['--help'], { home, env: { SWITCHY_FLAVOUR: 'spicy' } })).stdout, /second \(spicy\)/, 'an environment variable read while loading invalidates it')
   assert.match((await runAgent(['switchy', '--help'], { home, env: { SWITCHY_FLAVOUR: 'spicy' } })).stdout, /second \(spicy\)/)
 })
+
+test('gateway run starts itself with a capped young generation; signals reach it once; a killed parent takes it down', async (t) => {
+  const { startAgent } = await import('../helpers/agent-process.ts')
+  const { execFileSync } = await import('node:child_process')
+  const home = tempDir(t)
+  const childOf = (pid: number) => Number(execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n')[0])
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const gateway = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0' } })
+  t.after(() => gateway.stop('SIGKILL'))
+  await gateway.waitFor(/gateway running/)
+  const child = childOf(gateway.child.pid!)
+  assert.match(readFileSync(`/proc/${child}/cmdline`, 'utf8'), /--max-semi-space-size=4/)
+  assert.equal(await gateway.stop('SIGINT'), 0, 'one SIGINT to the parent stops the gateway cleanly')
+  assert.equal(alive(child), false)
+
+  const second = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0' } })
+  await second.waitFor(/gateway running/)
+  const orphan = childOf(second.child.pid!)
+  await second.stop('SIGKILL')
+  for (let i = 0; i < 100 && alive(orphan); i++) await new Promise((r) => setTimeout(r, 50))
+  assert.equal(alive(orphan), false, 'the gateway does not outlive its parent')
+})
