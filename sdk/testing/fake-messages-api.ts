@@ -3,9 +3,9 @@
 // ScriptedTurns (text, thinking, tool_use blocks, usage, delays, faults), GET /v1/models, and an
 // OAuth refresh endpoint POST /v1/oauth/token. Every request is recorded.
 
-import { createServer, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import type { RecordedRequest, ScriptedTurn } from './scripted-model.ts'
+import type { ServerResponse } from 'node:http'
+import { openEventStream, sendJson as json, sleep, startLoopbackServer, type RecordedRequest } from './loopback-server.ts'
+import type { ScriptedTurn } from './scripted-model.ts'
 
 export interface FakeMessagesApiOptions {
   turns?: ScriptedTurn[]
@@ -22,8 +22,6 @@ export interface FakeMessagesApi {
   close(): Promise<void>
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
 function lastUserText(body: any): string {
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : []
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -38,35 +36,23 @@ function lastUserText(body: any): string {
 
 export async function startFakeMessagesApi(options: FakeMessagesApiOptions = {}): Promise<FakeMessagesApi> {
   const queue: ScriptedTurn[] = [...(options.turns ?? [])]
-  const requests: RecordedRequest[] = []
   const models = options.models ?? ['claude-fake-1']
   let counter = 0
 
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const raw = Buffer.concat(chunks).toString('utf8')
-    let body: any
-    try {
-      body = raw ? JSON.parse(raw) : undefined
-    } catch {
-      body = raw
-    }
-    const path = (req.url ?? '/').split('?')[0] ?? '/'
-    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body })
-    if (req.method === 'GET' && path === '/v1/models') {
+  const server = await startLoopbackServer(({ method, path, body }, res) => {
+    if (method === 'GET' && path === '/v1/models') {
       return json(res, 200, { data: models.map((id) => ({ id, type: 'model', display_name: id, created_at: '2025-01-01T00:00:00Z' })), has_more: false, first_id: models[0], last_id: models.at(-1) })
     }
-    if (req.method === 'POST' && path === '/v1/oauth/token') {
+    if (method === 'POST' && path === '/v1/oauth/token') {
       const o = options.oauth ?? {}
       if (o.status && o.status >= 400) return json(res, o.status, { error: 'invalid_grant', error_description: 'refresh token revoked' })
       return json(res, 200, { access_token: o.accessToken ?? `sk-ant-oat01-refreshed-${++counter}`, refresh_token: o.refreshToken ?? `sk-ant-ort01-next-${counter}`, expires_in: o.expiresIn ?? 3600, token_type: 'Bearer' })
     }
-    if (req.method === 'POST' && path === '/v1/messages') {
+    if (method === 'POST' && path === '/v1/messages') {
       const turn = queue.shift() ?? { text: `echo: ${lastUserText(body)}` }
       return answer(res, body, turn, `msg_${++counter}`)
     }
-    json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${path}` } })
+    json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `no route ${method} ${path}` } })
   })
 
   async function answer(res: ServerResponse, body: any, turn: ScriptedTurn, id: string): Promise<void> {
@@ -88,8 +74,8 @@ export async function startFakeMessagesApi(options: FakeMessagesApiOptions = {})
     if (!body?.stream) {
       return json(res, 200, { id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stop, stop_sequence: null, usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens } })
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-    const send = (event: string, data: Record<string, unknown>) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)
+    const event = openEventStream(res)
+    const send = (type: string, data: Record<string, unknown>) => event({ type, ...data }, type)
     send('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.prompt_tokens, output_tokens: 1 } } })
     send('ping', {})
     const size = Math.max(1, turn.chunkSize ?? 8)
@@ -119,22 +105,10 @@ export async function startFakeMessagesApi(options: FakeMessagesApiOptions = {})
     res.end()
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
+    url: server.origin,
+    requests: server.requests,
     enqueue: (...turns) => void queue.push(...turns),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    close: server.close,
   }
-}
-
-function json(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
-  res.end(body)
 }

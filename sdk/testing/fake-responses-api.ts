@@ -3,9 +3,9 @@
 // reasoning summaries, function calls, usage, delays, faults), and GET /models. Every request is
 // recorded so tests can assert what the provider sent.
 
-import { createServer, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import type { RecordedRequest, ScriptedTurn } from './scripted-model.ts'
+import type { ServerResponse } from 'node:http'
+import { openEventStream, sendJson as json, sleep, startLoopbackServer, type RecordedRequest } from './loopback-server.ts'
+import type { ScriptedTurn } from './scripted-model.ts'
 
 export interface FakeResponsesApiOptions {
   turns?: ScriptedTurn[]
@@ -20,8 +20,6 @@ export interface FakeResponsesApi {
   close(): Promise<void>
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
 function lastUserText(body: any): string {
   const input = Array.isArray(body?.input) ? body.input : [{ role: 'user', content: body?.input }]
   for (let i = input.length - 1; i >= 0; i--) {
@@ -35,25 +33,13 @@ function lastUserText(body: any): string {
 
 export async function startFakeResponsesApi(options: FakeResponsesApiOptions = {}): Promise<FakeResponsesApi> {
   const queue: ScriptedTurn[] = [...(options.turns ?? [])]
-  const requests: RecordedRequest[] = []
   const models = options.models ?? ['gpt-5-fake']
   let counter = 0
 
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const raw = Buffer.concat(chunks).toString('utf8')
-    let body: any
-    try {
-      body = raw ? JSON.parse(raw) : undefined
-    } catch {
-      body = raw
-    }
-    const path = (req.url ?? '/').split('?')[0] ?? '/'
-    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body })
-    if (req.method === 'GET' && path.endsWith('/models')) return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) })
-    if (req.method === 'POST' && path.endsWith('/responses')) return answer(res, body, queue.shift() ?? { text: `echo: ${lastUserText(body)}` }, ++counter)
-    json(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } })
+  const server = await startLoopbackServer(({ method, path, body }, res) => {
+    if (method === 'GET' && path.endsWith('/models')) return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) })
+    if (method === 'POST' && path.endsWith('/responses')) return answer(res, body, queue.shift() ?? { text: `echo: ${lastUserText(body)}` }, ++counter)
+    json(res, 404, { error: { message: `no route ${method} ${path}`, type: 'invalid_request_error' } })
   })
 
   async function answer(res: ServerResponse, body: any, turn: ScriptedTurn, n: number): Promise<void> {
@@ -70,9 +56,9 @@ export async function startFakeResponsesApi(options: FakeResponsesApiOptions = {
     }
     const response = (status: string, out: any[]) => ({ id: `resp_${n}`, object: 'response', created_at: Math.floor(Date.now() / 1000), status, model: body?.model ?? models[0], output: out, usage: status === 'completed' ? usage : null })
     if (!body?.stream) return json(res, 200, response('completed', output))
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+    const event = openEventStream(res)
     let seq = 0
-    const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`)
+    const send = (type: string, data: Record<string, unknown>) => event({ type, sequence_number: seq++, ...data }, type)
     send('response.created', { response: response('in_progress', []) })
     const size = Math.max(1, turn.chunkSize ?? 8)
     for (const [index, item] of output.entries()) {
@@ -98,22 +84,10 @@ export async function startFakeResponsesApi(options: FakeResponsesApiOptions = {
     res.end()
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
+    url: server.origin,
+    requests: server.requests,
     enqueue: (...turns) => void queue.push(...turns),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    close: server.close,
   }
-}
-
-function json(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
-  res.end(body)
 }

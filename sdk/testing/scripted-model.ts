@@ -2,8 +2,10 @@
 // not) answering with scripted text, tool calls, reasoning, usage, delays and faults, plus /v1/models.
 // Every request is recorded so tests can assert what the agent sent.
 
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { ServerResponse } from 'node:http'
+import { openEventStream, sendJson as json, sleep, startLoopbackServer, type RecordedRequest } from './loopback-server.ts'
+
+export type { RecordedRequest }
 
 export interface ScriptedToolCall {
   /** Omit for a generated id; '' to test providers that send no id. */
@@ -28,13 +30,6 @@ export interface ScriptedTurn {
   chunkSize?: number
   /** Streaming: wait between chunks (ms). */
   chunkDelayMs?: number
-}
-
-export interface RecordedRequest {
-  method: string
-  path: string
-  headers: IncomingMessage['headers']
-  body: any
 }
 
 export interface ScriptedModelOptions {
@@ -62,35 +57,21 @@ function lastUserText(body: any): string {
   return ''
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModelServer> {
   const queue: ScriptedTurn[] = [...(options.turns ?? [])]
   let fallback = options.respond ?? ((body: any) => ({ text: `echo: ${lastUserText(body)}` }))
-  const requests: RecordedRequest[] = []
   const models = options.models ?? ['scripted-model']
   let counter = 0
 
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const raw = Buffer.concat(chunks).toString('utf8')
-    let body: any = undefined
-    try {
-      body = raw ? JSON.parse(raw) : undefined
-    } catch {
-      body = raw
-    }
-    const path = (req.url ?? '/').split('?')[0] ?? '/'
-    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body })
-    if (req.method === 'GET' && path.endsWith('/models')) {
+  const server = await startLoopbackServer(({ method, path, body }, res) => {
+    if (method === 'GET' && path.endsWith('/models')) {
       return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) })
     }
-    if (req.method === 'POST' && path.endsWith('/chat/completions')) {
+    if (method === 'POST' && path.endsWith('/chat/completions')) {
       const turn = queue.shift() ?? fallback(body)
       return answer(res, body, turn, `chatcmpl-${++counter}`)
     }
-    json(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } })
+    json(res, 404, { error: { message: `no route ${method} ${path}`, type: 'invalid_request_error' } })
   })
 
   async function answer(res: ServerResponse, body: any, turn: ScriptedTurn, id: string): Promise<void> {
@@ -113,9 +94,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       if (turn.reasoning) message.reasoning_content = turn.reasoning
       return json(res, 200, { id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, message, finish_reason: finish }], usage: fullUsage })
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
-    const send = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`)
+    const event = openEventStream(res, { connection: 'keep-alive' })
+    const send = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+      event({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finishReason }] })
     send({ role: 'assistant', content: '' })
     if (turn.reasoning) send({ reasoning_content: turn.reasoning })
     const text = turn.text ?? ''
@@ -127,27 +108,16 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     }
     for (const call of toolCalls) send({ tool_calls: [call] })
     send({}, finish)
-    if (body?.stream_options?.include_usage !== false) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: fullUsage })}\n\n`)
-    res.end('data: [DONE]\n\n')
+    if (body?.stream_options?.include_usage !== false) event({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: fullUsage })
+    event('[DONE]')
+    res.end()
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
+    url: `${server.origin}/v1`,
+    requests: server.requests,
     enqueue: (...turns) => void queue.push(...turns),
     respond: (fn) => void (fallback = fn),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    close: server.close,
   }
-}
-
-function json(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
-  res.end(body)
 }
