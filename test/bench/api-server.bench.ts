@@ -100,7 +100,9 @@ try {
   await agent.waitFor(/gateway running/, 30_000)
   const direct = new URL(`${model.url}/chat/completions`)
   const server = new URL(`${base}/v1/chat/completions`)
-  const pid = agent.child.pid!
+  // The process serving the requests: `gateway run` may relaunch itself (V8 flags), so take the pid
+  // the gateway records rather than the one spawned here.
+  const pid = (JSON.parse(readFileSync(join(home, 'gateway.pid'), 'utf8')) as { pid: number }).pid
 
   await sequential(direct, WARMUP)
   await sequential(server, WARMUP)
