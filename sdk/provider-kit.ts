@@ -247,3 +247,24 @@ export function parseToolArguments(text: string): Record<string, unknown> {
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`
 }
+
+/**
+ * Constructor options for the official `openai` client as every provider uses it: nothing read from
+ * the environment (the settings are the only source of keys and URLs), no retries of its own (
+ * callProvider owns them), and a client timeout above callProvider's per-attempt deadline.
+ */
+export function openAIClientOptions(options: { apiKey: string; baseUrl: string; timeoutMs: number; headers?: Record<string, string>; fetch?: typeof fetch }): Record<string, unknown> {
+  return {
+    apiKey: options.apiKey,
+    baseURL: options.baseUrl,
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    maxRetries: 0,
+    timeout: options.timeoutMs * 2,
+    logLevel: 'off',
+    defaultHeaders: options.headers,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  }
+}

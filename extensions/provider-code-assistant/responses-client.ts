@@ -1,7 +1,7 @@
 // The code assistant's responses-API mode (newest model generation) on the official openai client.
 // Retries, timeout and error lines come from the SDK's provider kit.
 
-import { callProvider, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, openAIClientOptions, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type OpenAI from 'openai'
 import { fromResponse, ResponsesStream, toResponsesBody } from './responses-wire.ts'
 
@@ -19,18 +19,9 @@ export interface ResponsesClientOptions {
 
 export async function createResponsesClient(options: ResponsesClientOptions): Promise<ModelClient> {
   const { default: OpenAIClass } = await import('openai')
-  const sdk = new OpenAIClass({
-    apiKey: options.token,
-    baseURL: options.baseUrl,
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    webhookSecret: null,
-    maxRetries: 0,
-    timeout: options.timeoutMs * 2,
-    logLevel: 'off',
-    defaultHeaders: options.headers,
-  } as ConstructorParameters<typeof OpenAIClass>[0])
+  const sdk = new OpenAIClass(
+    openAIClientOptions({ apiKey: options.token, baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, headers: options.headers }) as ConstructorParameters<typeof OpenAIClass>[0],
+  )
   return new ResponsesClient(sdk, options)
 }
 

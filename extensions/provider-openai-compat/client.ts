@@ -2,7 +2,7 @@
 // endpoint. Retries, timeout and error lines come from the SDK's provider kit; the openai client's
 // own retries are off so the policy is the same for every provider.
 
-import { callProvider, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, openAIClientOptions, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type OpenAI from 'openai'
 import type { ReasoningStyle } from './catalog.ts'
 import { fromCompletion, StreamAccumulator, toWireMessages, toWireTools } from './wire.ts'
@@ -25,20 +25,9 @@ export interface CompatClientOptions {
 /** `fetchImpl`: the transport (node-fetch.ts); the global fetch when omitted. */
 export async function createCompatClient(options: CompatClientOptions, fetchImpl?: typeof fetch): Promise<ModelClient> {
   const { default: OpenAIClass } = await import('openai')
-  // Every option the openai client would otherwise read from process.env is given explicitly.
-  const sdk = new OpenAIClass({
-    apiKey: options.apiKey || 'no-key',
-    baseURL: options.baseUrl,
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    webhookSecret: null,
-    maxRetries: 0,
-    timeout: options.timeoutMs * 2,
-    logLevel: 'off',
-    defaultHeaders: options.headers,
-    ...(fetchImpl ? { fetch: fetchImpl } : {}),
-  } as ConstructorParameters<typeof OpenAIClass>[0])
+  const sdk = new OpenAIClass(
+    openAIClientOptions({ apiKey: options.apiKey || 'no-key', baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, headers: options.headers, fetch: fetchImpl }) as ConstructorParameters<typeof OpenAIClass>[0],
+  )
   return new CompatClient(sdk, options)
 }
 
