@@ -104,27 +104,26 @@ const FUNCTION_FIELDS: Record<RegistryKind, string[]> = {
  */
 function trackedService(record: StagedRecord, value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
-  const target = value as object
+  const service = value as object
   const wrapped = new Map<PropertyKey, unknown>()
-  // The proxy stands on a blank object and forwards to the service: Proxy invariants bind to the
-  // blank target, so frozen services (whose properties may not be replaced) can be tracked too.
-  return new Proxy(Object.create(null) as object, {
-    get(_blank, property) {
+  // The proxy's target is what inspection tools see (Node 22's assert and util read it), so it is the
+  // service itself; a frozen service gets an exact mirror instead, because Proxy invariants forbid
+  // handing out wrapped methods for properties that are frozen on the target.
+  const target = Object.isFrozen(service) ? Object.create(Object.getPrototypeOf(service), Object.fromEntries(Reflect.ownKeys(service).map((key) => [key, { ...Reflect.getOwnPropertyDescriptor(service, key), configurable: true }]))) : service
+  return new Proxy(target, {
+    get(_target, property) {
       // The service as receiver keeps getters and private fields of class instances working.
-      const member = Reflect.get(target, property, target)
-      if (typeof member !== 'function') return member
+      const member = Reflect.get(service, property, service)
+      // Only the service's own methods are calls into the extension; `constructor` and what every
+      // object inherits stay as they are (identity checks and deep equality rely on them).
+      if (typeof member !== 'function' || property === 'constructor' || (Object.prototype as Record<PropertyKey, unknown>)[property] === member) return member
+      const own = Reflect.getOwnPropertyDescriptor(target, property)
+      if (own && !own.configurable && own.writable === false) return member
       let fn = wrapped.get(property)
-      if (!fn) wrapped.set(property, (fn = tracked(record, member.bind(target))))
+      if (!fn) wrapped.set(property, (fn = tracked(record, member.bind(service))))
       return fn
     },
-    has: (_blank, property) => Reflect.has(target, property),
-    ownKeys: () => Reflect.ownKeys(target),
-    getOwnPropertyDescriptor(_blank, property) {
-      const descriptor = Reflect.getOwnPropertyDescriptor(target, property)
-      return descriptor && { ...descriptor, configurable: true }
-    },
-    getPrototypeOf: () => Reflect.getPrototypeOf(target),
-    set: (_blank, property, value) => Reflect.set(target, property, value, target),
+    set: (_target, property, v) => Reflect.set(service, property, v, service),
   })
 }
 
