@@ -105,7 +105,7 @@ const FUNCTION_FIELDS: Record<RegistryKind, string[]> = {
 function trackedService(record: StagedRecord, value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   const service = value as object
-  const wrapped = new Map<PropertyKey, unknown>()
+  const wrapped = new WeakMap<object, unknown>()
   // The proxy's target is what inspection tools see (Node 22's assert and util read it), so it is the
   // service itself; a frozen service gets an exact mirror instead, because Proxy invariants forbid
   // handing out wrapped methods for properties that are frozen on the target.
@@ -119,8 +119,9 @@ function trackedService(record: StagedRecord, value: unknown): unknown {
       if (typeof member !== 'function' || property === 'constructor' || (Object.prototype as Record<PropertyKey, unknown>)[property] === member) return member
       const own = Reflect.getOwnPropertyDescriptor(target, property)
       if (own && !own.configurable && own.writable === false) return member
-      let fn = wrapped.get(property)
-      if (!fn) wrapped.set(property, (fn = tracked(record, member.bind(service))))
+      // Keyed by the method itself, so a service that swaps a method is never served the old one.
+      let fn = wrapped.get(member)
+      if (!fn) wrapped.set(member, (fn = tracked(record, member.bind(service))))
       return fn
     },
     set: (_target, property, v) => Reflect.set(service, property, v, service),
