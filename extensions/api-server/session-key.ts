@@ -2,8 +2,8 @@
 // conversation it resends is hashed, and the hash of "history + input + our answer" is remembered
 // for the session, so the next request (whose history is exactly that) finds it again.
 
-import { createHash, randomBytes } from 'node:crypto'
-import type { ChatMessage } from 'agent/sdk'
+import { createHash } from 'node:crypto'
+import { randomHex, type ChatMessage } from 'agent/sdk'
 import { textOf } from './messages.ts'
 
 /**
@@ -24,5 +24,5 @@ export function conversationKey(messages: readonly ChatMessage[]): string {
 }
 
 export function newId(prefix: string, bytes = 14): string {
-  return `${prefix}${randomBytes(bytes).toString('hex')}`
+  return `${prefix}${randomHex(bytes)}`
 }

@@ -1,8 +1,7 @@
 // Pending approvals: requests waiting for `/approve` or `/deny` (or any surface answering through the
 // approvals service), oldest first, each denied when its timeout passes.
 
-import { randomBytes } from 'node:crypto'
-import type { ApprovalChoice, ApprovalRequest } from 'agent/sdk'
+import { randomHex, type ApprovalChoice, type ApprovalRequest } from 'agent/sdk'
 
 interface Entry {
   request: ApprovalRequest
@@ -16,7 +15,7 @@ export class PendingApprovals {
   /** Registers a request; resolves with the answer, or `deny` at `timeoutMs` or when `signal` (the run) aborts. */
   add(request: Omit<ApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>, timeoutMs: number, signal?: AbortSignal): { request: ApprovalRequest; answer: Promise<{ choice: ApprovalChoice; reason?: string }> } {
     const now = Date.now()
-    const full: ApprovalRequest = { ...request, id: `appr_${randomBytes(4).toString('hex')}`, createdAt: now, expiresAt: now + timeoutMs }
+    const full: ApprovalRequest = { ...request, id: `appr_${randomHex(4)}`, createdAt: now, expiresAt: now + timeoutMs }
     let resolveAnswer!: Entry['settle']
     const answer = new Promise<{ choice: ApprovalChoice; reason?: string }>((resolve) => (resolveAnswer = resolve))
     const onAbort = () => this.settle(full.id, 'deny', 'the run was stopped')

@@ -2,8 +2,7 @@
 // for a run with a lease (one UPDATE that only succeeds while no lease is held), so two processes or
 // two ticks never run one job at the same time.
 
-import { randomBytes } from 'node:crypto'
-import type { DatabaseService, SqliteDatabase } from 'agent/sdk'
+import { randomHex, type DatabaseService, type SqliteDatabase } from 'agent/sdk'
 import type { Schedule, ScheduleKind } from './schedule.ts'
 
 const MIGRATIONS = [
@@ -175,7 +174,7 @@ export class CronStore {
   }
 
   add(job: NewJob, now = Date.now()): CronJob {
-    const id = randomBytes(6).toString('hex')
+    const id = randomHex(6)
     this.db()
       .prepare(
         `INSERT INTO cron_jobs (id, name, prompt, schedule, schedule_kind, schedule_display, timezone, interval_ms, run_at, skills, deliver, origin, created_by, created_at, updated_at, next_run_at, anchor_at)

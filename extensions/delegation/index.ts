@@ -3,8 +3,7 @@
 // per call), several tasks in parallel, and a depth limit — and returns one delegated task result
 // record per task.
 
-import { randomBytes } from 'node:crypto'
-import { defineExtension, MODELS_SERVICE, RUNTIME_SERVICE, type AgentRuntime, type ModelsService } from 'agent/sdk'
+import { defineExtension, MODELS_SERVICE, randomHex, RUNTIME_SERVICE, type AgentRuntime, type ModelsService } from 'agent/sdk'
 import { runChild, type ChildTask } from './run-child.ts'
 
 interface DelegationConfig {
@@ -50,7 +49,7 @@ export default defineExtension<DelegationConfig>({
     const config = api.config as DelegationConfig
     // delegation.base_url: the runtime asks for provider `delegation:<token>`; this tap answers it
     // with a client on that endpoint (built by the models service), before the resolver's own tap.
-    const endpointToken = `delegation:${randomBytes(6).toString('hex')}`
+    const endpointToken = `delegation:${randomHex(6)}`
     api.hooks.resolveModel.tapPromise({ stage: 10 }, async (request) => {
       if (request.provider !== endpointToken) return undefined
       const models = api.services.get<ModelsService>(MODELS_SERVICE)

@@ -2,8 +2,7 @@
 // messages sent to the model. Opening it loads a stored session (following a compressed one to its
 // continuation), repairs a transcript cut short by a crash, or creates the session.
 
-import { randomBytes } from 'node:crypto'
-import { AgentError, SESSIONS_SERVICE, type ChatMessage, type ExtensionApi, type RunRequest, type SessionRecord, type SessionStore } from 'agent/sdk'
+import { AgentError, randomHex, SESSIONS_SERVICE, type ChatMessage, type ExtensionApi, type RunRequest, type SessionRecord, type SessionStore } from 'agent/sdk'
 
 export interface Conversation {
   sessionId: string
@@ -88,7 +87,7 @@ export async function openConversation(api: ExtensionApi<any>, request: RunReque
   const { summaries, rest } = separate(loaded)
   const history = separate(request.history ?? [])
   const conversation: Conversation = {
-    sessionId: session?.id ?? request.sessionId ?? `ephemeral_${randomBytes(6).toString('hex')}`,
+    sessionId: session?.id ?? request.sessionId ?? `ephemeral_${randomHex(6)}`,
     summaries: [...summaries, ...history.summaries],
     messages: repairTranscript([...rest, ...history.rest]),
   }

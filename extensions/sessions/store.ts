@@ -1,12 +1,13 @@
-// The SessionStore over state.db. better-sqlite3 is synchronous; the methods are async only to keep
-// the interface open to a server database. Every write is one transaction, so when a promise
-// resolves the write is committed (in the WAL; fsynced too with state_db.synchronous full).
+// The SessionStore over state.db. better-sqlite3 is synchronous; the methods are async to keep the
+// interface open to a server database, and because writes go through the database's group commit:
+// each write is atomic (its own savepoint), and when its promise resolves it is committed (in the
+// WAL; fsynced too with state_db.synchronous full). Reads see every write already requested.
 // Statements are prepared once per database handle: preparing cost about as much as running them.
 
-import { randomBytes } from 'node:crypto'
 import type BetterSqlite3 from 'better-sqlite3'
 import {
   AgentError,
+  randomHex,
   UsageError,
   type AppendOptions,
   type ChatMessage,
@@ -38,7 +39,7 @@ const pad = (n: number) => String(n).padStart(2, '0')
 export function newSessionId(now = new Date()): string {
   const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`
   const time = `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`
-  return `${date}_${time}_${randomBytes(4).toString('hex')}`
+  return `${date}_${time}_${randomHex(4)}`
 }
 
 const int = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, Math.round(n!)) : 0)
@@ -92,6 +93,13 @@ export class SqliteSessionStore implements SessionStore {
     return statement
   }
 
+  /** Queues `write` for the next group commit (the schema is migrated first; db() would flush the queue). */
+  private write<T>(write: (db: SqliteDatabase) => T): Promise<T> {
+    const database = this.database()
+    database.migrate('sessions', MIGRATIONS)
+    return database.write(write)
+  }
+
   private row(id: string): SessionRow | undefined {
     return this.sql('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
   }
@@ -118,7 +126,6 @@ export class SqliteSessionStore implements SessionStore {
     const title = sanitizeTitle(input.title)
     const messages = input.messages ?? []
     for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
-    const db = this.db()
     const now = Date.now()
     const row: SessionRow = {
       id,
@@ -144,15 +151,14 @@ export class SqliteSessionStore implements SessionStore {
       cost_usd: 0,
       api_calls: 0,
     }
-    // The session and its first messages in one transaction: one commit for a new conversation.
-    const insert = db.transaction(() => {
-      if (input.parentId && !this.row(input.parentId)) throw new AgentError('E_NOT_FOUND', `no parent session "${input.parentId}"`)
-      if (title) this.assertTitleFree(title, id)
-      this.sql(INSERT_SESSION, false, db).run({ ...row, now, count: messages.length })
-      this.insertMessages(db, id, messages, now)
-    })
     try {
-      insert.immediate()
+      // The session and its first messages in one write: atomic, and one commit for a new conversation.
+      await this.write((db) => {
+        if (input.parentId && !this.row(input.parentId)) throw new AgentError('E_NOT_FOUND', `no parent session "${input.parentId}"`)
+        if (title) this.assertTitleFree(title, id)
+        this.sql(INSERT_SESSION, false, db).run({ ...row, now, count: messages.length })
+        this.insertMessages(db, id, messages, now)
+      })
     } catch (error) {
       if (/UNIQUE constraint failed: sessions\.id/.test(String(error))) throw new UsageError(`a session "${id}" already exists`, { cause: error })
       throw error
@@ -222,15 +228,13 @@ export class SqliteSessionStore implements SessionStore {
 
   async append(sessionId: string, messages: readonly ChatMessage[], options: AppendOptions = {}): Promise<StoredMessage[]> {
     for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
-    const db = this.db()
-    const write = db.transaction((): StoredMessage[] => {
+    return this.write((db): StoredMessage[] => {
       const now = Date.now()
       const touched = this.bump(db, sessionId, messages.length, options.usage, options.apiCalls, now)
       if (!touched) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
       if (options.lastExitReason !== undefined) this.sql('UPDATE sessions SET last_exit_reason = ? WHERE id = ?', false, db).run(options.lastExitReason, sessionId)
       return this.insertMessages(db, sessionId, messages, now)
     })
-    return write.immediate()
   }
 
   private bump(db: SqliteDatabase, id: string, count: number, usage: Partial<Usage> | undefined, apiCalls: number | undefined, now: number): boolean {
@@ -275,8 +279,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async setTitle(sessionId: string, raw: string | null): Promise<string | undefined> {
     const title = sanitizeTitle(raw)
-    const db = this.db()
-    db.transaction(() => {
+    await this.write((db) => {
       this.mustExist(sessionId)
       if (title) {
         const ancestor = this.assertTitleFree(title, sessionId)
@@ -284,7 +287,7 @@ export class SqliteSessionStore implements SessionStore {
         if (ancestor) this.sql('UPDATE sessions SET title = NULL WHERE id = ?', false, db).run(ancestor)
       }
       this.sql('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', false, db).run(title ?? null, Date.now(), sessionId)
-    }).immediate()
+    })
     return title
   }
 
@@ -315,24 +318,31 @@ export class SqliteSessionStore implements SessionStore {
     }
     if (sets.length === 0) return
     // At most 32 different texts (five optional columns).
-    const result = this.sql(`UPDATE sessions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`).run(...params, Date.now(), sessionId)
-    if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+    const sql = `UPDATE sessions SET ${sets.join(', ')}, updated_at = ? WHERE id = ?`
+    await this.write((db) => {
+      if (this.sql(sql, false, db).run(...params, Date.now(), sessionId).changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+    })
   }
 
   async addUsage(sessionId: string, usage: Partial<Usage>, apiCalls = 0): Promise<void> {
-    const db = this.db()
-    if (!this.bump(db, sessionId, 0, usage, apiCalls, Date.now())) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+    await this.write((db) => {
+      if (!this.bump(db, sessionId, 0, usage, apiCalls, Date.now())) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+    })
   }
 
   async end(sessionId: string, reason: string): Promise<void> {
-    const now = Date.now()
-    const result = this.sql('UPDATE sessions SET ended_at = ?, end_reason = ?, updated_at = ? WHERE id = ?').run(now, reason, now, sessionId)
-    if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+    await this.write((db) => {
+      const now = Date.now()
+      const result = this.sql('UPDATE sessions SET ended_at = ?, end_reason = ?, updated_at = ? WHERE id = ?', false, db).run(now, reason, now, sessionId)
+      if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+    })
   }
 
   async reopen(sessionId: string): Promise<void> {
-    const result = this.sql('UPDATE sessions SET ended_at = NULL, end_reason = NULL, updated_at = ? WHERE id = ?').run(Date.now(), sessionId)
-    if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+    await this.write((db) => {
+      const result = this.sql('UPDATE sessions SET ended_at = NULL, end_reason = NULL, updated_at = ? WHERE id = ?', false, db).run(Date.now(), sessionId)
+      if (result.changes === 0) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
+    })
   }
 
   async tip(sessionId: string): Promise<SessionRecord | undefined> {
@@ -353,6 +363,6 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<boolean> {
-    return this.sql('DELETE FROM sessions WHERE id = ?').run(sessionId).changes > 0
+    return this.write((db) => this.sql('DELETE FROM sessions WHERE id = ?', false, db).run(sessionId).changes > 0)
   }
 }

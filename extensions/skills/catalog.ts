@@ -2,7 +2,7 @@
 // read at call time (a skill installed by another process is seen at once); the first directory
 // that holds a name wins: <agent_home>/skills, then skills.external_dirs, then the bundled ones.
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { UsageError, type LoadedSkills, type Skill, type SkillProblem, type SkillSource, type SkillSummary, type SkillsService } from 'agent/sdk'
 import { parseSkill, SKILL_FILE, type ParsedSkill } from './skill-file.ts'
@@ -15,10 +15,10 @@ export interface SkillRoot {
 const MAX_FILES = 200
 const MAX_DEPTH = 4
 
-/** Folders holding a SKILL.md: `<root>/<name>/` or `<root>/<category>/<name>/`; dot folders skipped. */
-function skillDirs(root: string): string[] {
+/** Folders holding a SKILL.md (with its stat): `<root>/<name>/` or `<root>/<category>/<name>/`; dot folders skipped. */
+function skillDirs(root: string): Array<{ dir: string; stat: Stats }> {
   if (!existsSync(root)) return []
-  const out: string[] = []
+  const out: Array<{ dir: string; stat: Stats }> = []
   const visit = (dir: string, depth: number) => {
     let entries
     try {
@@ -30,7 +30,8 @@ function skillDirs(root: string): string[] {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
       const path = join(dir, entry.name)
       if (!entry.isDirectory() && !(entry.isSymbolicLink() && isDirectory(path))) continue
-      if (existsSync(join(path, SKILL_FILE))) out.push(path)
+      const stat = statSync(join(path, SKILL_FILE), { throwIfNoEntry: false })
+      if (stat) out.push({ dir: path, stat })
       else if (depth < 2) visit(path, depth + 1)
     }
   }
@@ -69,13 +70,29 @@ export function supportingFiles(dir: string): string[] {
 }
 
 /** Names recorded by the hub as installed from a hub or a site (`<agent_home>/skills/.hub/lock.json`). */
-function hubInstalled(userDir: string): Set<string> {
+function hubInstalled(userDir: string, cache: HubLockCache): Set<string> {
+  const file = join(userDir, '.hub', 'lock.json')
+  // statSync without throwing: most homes have no lock file, and an exception per run is costly.
+  const stat = statSync(file, { throwIfNoEntry: false })
+  if (!stat) return new Set()
+  if (cache.file === file && cache.mtimeMs === stat.mtimeMs && cache.size === stat.size) return cache.names!
+  let names = new Set<string>()
   try {
-    const lock = JSON.parse(readFileSync(join(userDir, '.hub', 'lock.json'), 'utf8')) as { skills?: Record<string, unknown> }
-    return new Set(Object.keys(lock.skills ?? {}))
+    const lock = JSON.parse(readFileSync(file, 'utf8')) as { skills?: Record<string, unknown> }
+    names = new Set(Object.keys(lock.skills ?? {}))
   } catch {
-    return new Set()
+    // Unreadable or malformed: nothing counts as hub-installed (the hub reports the broken lock).
   }
+  Object.assign(cache, { file, mtimeMs: stat.mtimeMs, size: stat.size, names })
+  return names
+}
+
+/** The last hub lock read, reused while its mtime and size are unchanged. */
+export interface HubLockCache {
+  file?: string
+  mtimeMs?: number
+  size?: number
+  names?: Set<string>
 }
 
 interface Found {
@@ -92,8 +109,7 @@ interface Scan {
 /** SKILL.md parses by path, reused while the file's mtime and size are unchanged. */
 export type ParseCache = Map<string, { mtimeMs: number; size: number; parsed?: ParsedSkill; error?: string }>
 
-function parseCached(file: string, cache: ParseCache): ParsedSkill {
-  const stat = statSync(file)
+function parseCached(file: string, stat: Stats, cache: ParseCache): ParsedSkill {
   const hit = cache.get(file)
   if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) {
     if (hit.error !== undefined) throw new Error(hit.error)
@@ -110,14 +126,14 @@ function parseCached(file: string, cache: ParseCache): ParsedSkill {
   }
 }
 
-export function scan(roots: readonly SkillRoot[], userDir: string, cache: ParseCache = new Map()): Scan {
+export function scan(roots: readonly SkillRoot[], userDir: string, cache: ParseCache = new Map(), hubCache: HubLockCache = {}): Scan {
   const skills = new Map<string, Found>()
   const problems: SkillProblem[] = []
-  const fromHub = hubInstalled(userDir)
+  const fromHub = hubInstalled(userDir, hubCache)
   for (const root of roots) {
-    for (const dir of skillDirs(root.dir)) {
+    for (const { dir, stat } of skillDirs(root.dir)) {
       try {
-        const parsed = parseCached(join(dir, SKILL_FILE), cache)
+        const parsed = parseCached(join(dir, SKILL_FILE), stat, cache)
         if (skills.has(parsed.name)) continue
         const source: SkillSource = root.source === 'user' && fromHub.has(parsed.name) ? 'hub' : root.source
         skills.set(parsed.name, { parsed, source, dir })
@@ -146,7 +162,8 @@ function skillBlock(skill: Skill): string {
 
 export function createSkillsService(roots: () => readonly SkillRoot[], userDir: string): SkillsService {
   const cache: ParseCache = new Map()
-  const current = () => scan(roots(), userDir, cache)
+  const hubCache: HubLockCache = {}
+  const current = () => scan(roots(), userDir, cache, hubCache)
   return {
     userDir,
     list: () => [...current().skills.values()].map(summary),

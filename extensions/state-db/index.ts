@@ -3,6 +3,7 @@
 
 import { join } from 'node:path'
 import { AgentError, DATABASE_SERVICE, defineExtension, type DatabaseService, type Migration, type SqliteDatabase } from 'agent/sdk'
+import { GroupCommit } from './group-commit.ts'
 import { applyMigrations } from './migrate.ts'
 import { openDatabase, type SynchronousLevel } from './open.ts'
 
@@ -32,15 +33,22 @@ export default defineExtension<StateDbConfig>({
     // owner → highest version known applied in this process: later migrate() calls are free.
     const migrated = new Map<string, number>()
 
-    const db = (): SqliteDatabase => {
+    const open = (): SqliteDatabase => {
       if (closed) throw new AgentError('E_STATE', 'state.db is closed (the agent is shutting down)')
       handle ??= openDatabase({ path, synchronous: api.config.synchronous, busyTimeoutMs: api.config.busy_timeout_ms })
       return handle
+    }
+    const group = new GroupCommit(open)
+    const db = (): SqliteDatabase => {
+      // Read-your-writes: whatever was queued lands before anyone looks.
+      if (group.pending > 0) group.flush()
+      return open()
     }
 
     const service: DatabaseService = {
       path,
       db,
+      write: (write) => group.write(write),
       migrate(owner: string, migrations: readonly Migration[]) {
         const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0)
         if ((migrated.get(owner) ?? -1) >= latest) return
@@ -52,6 +60,8 @@ export default defineExtension<StateDbConfig>({
     api.services.provide<DatabaseService>(DATABASE_SERVICE, service)
 
     api.onDispose(() => {
+      // Writes still queued are committed before the handle closes: nothing requested is lost.
+      if (group.pending > 0) group.flush()
       closed = true
       if (handle?.open) handle.close()
       handle = undefined

@@ -184,3 +184,22 @@ test('full-text search: ranked hits with snippets, filters, safe query syntax, i
   assert.equal((await s.search('database')).length, 0, 'deleted messages leave the index')
   assert.equal((await s.messages(a.id)).length, 0)
 })
+
+test('concurrent conversations writing in the same turn each get their own session and messages; a bad write fails alone', async (t) => {
+  const { store: s } = await store(t)
+  // Thirty-two conversations start at once (their writes share group commits), then all answer at once.
+  const sessions = await Promise.all(Array.from({ length: 32 }, (_, i) => s.create({ source: 'api_server', messages: [{ role: 'user', content: `question ${i}` }] })))
+  assert.equal(new Set(sessions.map((x) => x.id)).size, 32)
+  const appended = await Promise.allSettled([
+    ...sessions.map((x, i) => s.append(x.id, [{ role: 'assistant', content: `answer ${i}` }], { usage: { inputTokens: 10, outputTokens: 2 }, apiCalls: 1 })),
+    s.append('no-such-session', [{ role: 'assistant', content: 'lost' }]),
+  ])
+  assert.deepEqual(appended.map((o) => o.status), [...sessions.map(() => 'fulfilled'), 'rejected'])
+  for (const [i, x] of sessions.entries()) {
+    assert.deepEqual((await s.messages(x.id)).map((m) => m.content), [`question ${i}`, `answer ${i}`])
+    const record = (await s.get(x.id))!
+    assert.equal(record.messageCount, 2)
+    assert.equal(record.usage.inputTokens, 10)
+  }
+  assert.equal((await s.search('lost')).length, 0, 'the failed write left nothing behind, not even in the index')
+})
