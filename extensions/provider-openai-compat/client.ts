@@ -1,10 +1,14 @@
-// A ModelClient over the official `openai` client (chat completions), for every OpenAI-compatible
-// endpoint. Retries, timeout and error lines come from the SDK's provider kit; the openai client's
-// own retries are off so the policy is the same for every provider.
+// A ModelClient for every OpenAI-compatible endpoint (chat completions). Streamed completions and
+// model listing go through the official `openai` client; a non-streamed completion, the call on
+// every API-server and gateway run, is one JSON POST over the shared transport (node-fetch.ts), its
+// failures read the way the openai client reads them. Retries, timeout and error lines come from
+// the SDK's provider kit; the openai client's own retries are off so the policy is the same for
+// every provider.
 
-import { callProvider, openAIClientOptions, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, openAIClientOptions, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type OpenAI from 'openai'
 import type { ReasoningStyle } from './catalog.ts'
+import type { JsonAnswer, NodeFetch } from './node-fetch.ts'
 import { fromCompletion, StreamAccumulator, toWireMessages, toWireTools } from './wire.ts'
 
 export interface CompatClientOptions {
@@ -22,13 +26,25 @@ export interface CompatClientOptions {
   authHint?: string
 }
 
-/** `fetchImpl`: the transport (node-fetch.ts); the global fetch when omitted. */
-export async function createCompatClient(options: CompatClientOptions, fetchImpl?: typeof fetch): Promise<ModelClient> {
+/** `transport`: the keep-alive HTTP transport (node-fetch.ts), shared by the clients of one extension. */
+export async function createCompatClient(options: CompatClientOptions, transport: NodeFetch): Promise<ModelClient> {
   const { default: OpenAIClass } = await import('openai')
   const sdk = new OpenAIClass(
-    openAIClientOptions({ apiKey: options.apiKey || 'no-key', baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, headers: options.headers, fetch: fetchImpl }) as ConstructorParameters<typeof OpenAIClass>[0],
+    openAIClientOptions({ apiKey: options.apiKey || 'no-key', baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, headers: options.headers, fetch: transport.fetch }) as ConstructorParameters<typeof OpenAIClass>[0],
   )
-  return new CompatClient(sdk, options)
+  return new CompatClient(sdk, transport, options)
+}
+
+/** The server's own message from an error body (`{"error": {"message"}}`, `{"message"}`, text). */
+function errorText(answer: JsonAnswer): string {
+  try {
+    const parsed = JSON.parse(answer.text)
+    const message = parsed?.error?.message ?? parsed?.message ?? (typeof parsed?.error === 'string' ? parsed.error : undefined)
+    if (typeof message === 'string' && message.trim()) return message
+  } catch {
+    // not JSON: the text itself
+  }
+  return answer.text.trim() || `status ${answer.status}`
 }
 
 class CompatClient implements ModelClient {
@@ -36,10 +52,15 @@ class CompatClient implements ModelClient {
   readonly model: string
   readonly contextLength?: number
 
+  /** Headers of the direct POST: what the openai client sends that a server may look at. */
+  private readonly postHeaders: Record<string, string>
+
   constructor(
     private readonly sdk: OpenAI,
+    private readonly transport: NodeFetch,
     private readonly options: CompatClientOptions,
   ) {
+    this.postHeaders = { accept: 'application/json', authorization: `Bearer ${options.apiKey || 'no-key'}`, ...options.headers }
     this.provider = options.provider
     this.model = options.model
     this.contextLength = options.contextLength
@@ -75,7 +96,7 @@ class CompatClient implements ModelClient {
     const body = this.body(request, streaming)
     return this.call(options.signal, async (attempt) => {
       if (!streaming) {
-        const completion = await this.sdk.chat.completions.create(body as any, { signal: attempt.signal })
+        const completion = await this.post('/chat/completions', body, attempt.signal)
         if (!completion || typeof completion !== 'object' || !Array.isArray((completion as any).choices)) throw new ProviderProtocolError('the endpoint answered without choices (is this an OpenAI-compatible /chat/completions?)', false)
         return fromCompletion(completion)
       }
@@ -88,6 +109,18 @@ class CompatClient implements ModelClient {
       if (!acc.complete) throw new ProviderProtocolError(acc.chunks === 0 ? 'the stream ended without any data' : 'the stream ended before the answer was complete')
       return acc.result()
     })
+  }
+
+  /** One JSON POST; a failure status becomes the ProviderHttpError the provider kit classifies. */
+  private async post(path: string, body: Record<string, unknown>, signal: AbortSignal): Promise<any> {
+    const answer = await this.transport.postJson(`${this.options.baseUrl}${path}`, this.postHeaders, JSON.stringify(body), signal)
+    if (answer.status >= 400) throw new ProviderHttpError(answer.status, errorText(answer), parseRetryAfter(String(answer.headers['retry-after'] ?? '') || undefined))
+    if (answer.status >= 300) throw new ProviderProtocolError(`the endpoint answered ${answer.status}${answer.headers.location ? ` (redirect to ${answer.headers.location})` : ''}: set the base URL to the final address`, false)
+    try {
+      return JSON.parse(answer.text)
+    } catch {
+      throw new ProviderProtocolError(`the endpoint answered with something other than JSON: ${answer.text.replace(/\s+/g, ' ').trim().slice(0, 120)}`, false)
+    }
   }
 
   listModels(signal?: AbortSignal): Promise<string[]> {

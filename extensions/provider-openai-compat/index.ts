@@ -38,7 +38,7 @@ function clientCache(): ClientCache {
     }
     const building = (module ??= import('./client.ts')).then(async (m) => {
       transport ??= (await import('./node-fetch.ts')).createNodeFetch()
-      return m.createCompatClient(options, transport.fetch)
+      return m.createCompatClient(options, transport)
     })
     building.catch(() => clients.delete(key))
     clients.set(key, building)

@@ -1,16 +1,29 @@
-// The `fetch` the openai client is given: requests over node:http/https with keep-alive agents
-// instead of the global fetch. Node 20's bundled fetch costs about 0.5 ms of CPU per call (WHATWG
-// streams throughout); this costs about 0.15 ms, measured against a loopback model at 16 concurrent
-// calls. The answer is a real Response: buffered for JSON and error bodies, streamed for SSE.
-// Anything else (a streamed request body, a redirect) is handed to the global fetch unchanged.
+// The transport of OpenAI-compatible calls, over node:http/https with keep-alive agents:
+// - `fetch`, given to the openai client, instead of the global fetch. Node 20's bundled fetch costs
+//   about 0.5 ms of CPU per call (WHATWG streams throughout); this costs about 0.15 ms, measured
+//   against a loopback model at 16 concurrent calls. The answer is a real Response: buffered for JSON
+//   and error bodies, streamed for SSE. Anything else (a streamed request body, a redirect) is handed
+//   to the global fetch unchanged.
+// - `postJson`, for the one call on every run's hot path (a non-streamed chat completion): the body
+//   in, the answer's text out, no Response, Headers or request-building layers between. Measured
+//   with a loopback model: about 100 µs of CPU a call against 270 µs through the openai client.
 
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { Readable } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 
+export interface JsonAnswer {
+  status: number
+  headers: IncomingHttpHeaders
+  /** The body as text (decompressed if the server compressed it). */
+  text: string
+}
+
 export interface NodeFetch {
   fetch: typeof fetch
+  /** POSTs `body` (JSON text) and buffers the answer, whatever its status; rejects on network failure or abort. */
+  postJson(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<JsonAnswer>
   /** Closes the kept-alive connections. */
   close(): void
 }
@@ -121,8 +134,42 @@ export function createNodeFetch(): NodeFetch {
     })
   }
 
+  const postJson = (href: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<JsonAnswer> => {
+    if (signal?.aborted) return Promise.reject(abortError(signal))
+    const url = new URL(href)
+    const https = url.protocol === 'https:'
+    return new Promise<JsonAnswer>((resolve, reject) => {
+      const req = (https ? httpsRequest : httpRequest)(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        agent: https ? agents.https : agents.http,
+      })
+      let settled = false
+      const onAbort = () => req.destroy(abortError(signal!) as Error)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      const settle = (error: unknown, answer?: JsonAnswer) => {
+        signal?.removeEventListener('abort', onAbort)
+        if (settled) return
+        settled = true
+        if (answer) resolve(answer)
+        else reject(error)
+      }
+      req.on('error', settle)
+      req.on('response', (res) => {
+        const chunks: Buffer[] = []
+        const stream = decoded(res)
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+        stream.once('error', settle)
+        res.once('aborted', () => settle(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })))
+        stream.once('end', () => settle(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }))
+      })
+      req.end(body)
+    })
+  }
+
   return {
     fetch: nodeFetch as typeof fetch,
+    postJson,
     close() {
       agents.http.destroy()
       agents.https.destroy()

@@ -5,7 +5,10 @@
 // sees the error. A promise resolves only after the commit that holds its write, so what a caller
 // was told is written survives a killed process exactly as a transaction of its own would.
 
+import type BetterSqlite3 from 'better-sqlite3'
 import type { SqliteDatabase } from 'agent/sdk'
+
+type Statement = BetterSqlite3.Statement<[], unknown>
 
 interface Pending {
   write: (db: SqliteDatabase) => unknown
@@ -19,6 +22,7 @@ export class GroupCommit {
   #queue: Pending[] = []
   #scheduled = false
   #flushing = false
+  readonly #controls = new WeakMap<SqliteDatabase, Control>()
 
   /** `open` hands out the raw handle (it must not flush: flush() calls it). */
   constructor(private readonly open: () => SqliteDatabase) {}
@@ -69,31 +73,59 @@ export class GroupCommit {
     })
   }
 
+  /** The transaction statements, prepared once per handle (better-sqlite3's db.transaction() builds five wrappers per call). */
+  private control(db: SqliteDatabase): Control {
+    let control = this.#controls.get(db)
+    if (!control) {
+      const prepare = (sql: string) => db.prepare<[]>(sql)
+      control = { begin: prepare('BEGIN IMMEDIATE'), commit: prepare('COMMIT'), rollback: prepare('ROLLBACK'), savepoint: prepare('SAVEPOINT group_write'), release: prepare('RELEASE group_write'), rollbackTo: prepare('ROLLBACK TO group_write') }
+      this.#controls.set(db, control)
+    }
+    return control
+  }
+
   private commit(batch: readonly Pending[]): Outcome[] {
     const db = this.open()
-    if (batch.length === 1) {
-      // Alone: its own transaction, no savepoint needed.
-      const only = batch[0]!
-      try {
-        return [{ ok: true, value: db.transaction(only.write).immediate(db) }]
-      } catch (error) {
-        return [{ ok: false, error }]
-      }
-    }
+    const control = this.control(db)
+    // Alone, a write needs no savepoint: its failure rolls the transaction back.
+    const alone = batch.length === 1
     const outcomes: Outcome[] = []
-    db.transaction(() => {
+    control.begin.run()
+    try {
       for (const pending of batch) {
+        if (!alone) control.savepoint.run()
         try {
-          // Nested in the open transaction, better-sqlite3 runs it in a savepoint.
-          outcomes.push({ ok: true, value: db.transaction(pending.write)(db) })
+          const value = pending.write(db)
+          if (value && typeof (value as PromiseLike<unknown>).then === 'function') throw new TypeError('a state.db write must be synchronous (it returned a promise)')
+          if (!alone) control.release.run()
+          outcomes.push({ ok: true, value })
         } catch (error) {
-          outcomes.push({ ok: false, error })
           // SQLite rolls the whole transaction back on some errors (SQLITE_BUSY, SQLITE_FULL, …):
           // then nothing before this write holds either, and the batch fails as one.
           if (!db.inTransaction) throw error
+          if (alone) {
+            control.rollback.run()
+            return [{ ok: false, error }]
+          }
+          control.rollbackTo.run()
+          control.release.run()
+          outcomes.push({ ok: false, error })
         }
       }
-    }).immediate()
+      control.commit.run()
+    } catch (error) {
+      if (db.inTransaction) control.rollback.run()
+      throw error
+    }
     return outcomes
   }
+}
+
+interface Control {
+  begin: Statement
+  commit: Statement
+  rollback: Statement
+  savepoint: Statement
+  release: Statement
+  rollbackTo: Statement
 }
