@@ -1,8 +1,10 @@
-// Finds skills in the skills directories and builds the `skills` service over them. Directories are
-// read at call time (a skill installed by another process is seen at once); the first directory
-// that holds a name wins: <agent_home>/skills, then skills.external_dirs, then the bundled ones.
+// Finds skills in the skills directories and builds the `skills` service over them. The first
+// directory that holds a name wins: <agent_home>/skills, then skills.external_dirs, then the bundled
+// ones. Every call sees the folders as they are now (a skill installed by another process is seen at
+// once): the last scan is reused only while a stat of each folder it read and each SKILL.md it
+// parsed shows nothing changed, a few stats a run instead of reading every folder again.
 
-import { existsSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs'
+import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { UsageError, type LoadedSkills, type Skill, type SkillProblem, type SkillSource, type SkillSummary, type SkillsService } from 'agent/sdk'
 import { parseSkill, SKILL_FILE, type ParsedSkill } from './skill-file.ts'
@@ -15,11 +17,41 @@ export interface SkillRoot {
 const MAX_FILES = 200
 const MAX_DEPTH = 4
 
+/** What a scan saw of one path (a folder it listed, a file it read): absent, or its mtime and size. */
+interface Seen {
+  path: string
+  mtimeMs: number | null
+  size: number
+}
+
+function see(path: string, stat = statSync(path, { throwIfNoEntry: false })): Seen {
+  return { path, mtimeMs: stat ? stat.mtimeMs : null, size: stat ? stat.size : 0 }
+}
+
+/**
+ * A path changed within this long before the scan may change again with the same mtime (file
+ * system timestamps are coarse: jiffies on Linux, seconds on some file systems), so a scan that saw
+ * one is not reused: git's "racily clean" rule.
+ */
+const RACY_MS = 2_000
+
+/** True while every path looks as the scan saw it, and none had changed just before the scan. */
+function unchanged(seen: readonly Seen[], scannedAt: number): boolean {
+  for (const before of seen) {
+    if (before.mtimeMs !== null && before.mtimeMs > scannedAt - RACY_MS) return false
+    const now = see(before.path)
+    if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) return false
+  }
+  return true
+}
+
 /** Folders holding a SKILL.md (with its stat): `<root>/<name>/` or `<root>/<category>/<name>/`; dot folders skipped. */
-function skillDirs(root: string): Array<{ dir: string; stat: Stats }> {
-  if (!existsSync(root)) return []
+function skillDirs(root: string, seen: Seen[]): Array<{ dir: string; stat: Stats }> {
   const out: Array<{ dir: string; stat: Stats }> = []
   const visit = (dir: string, depth: number) => {
+    const listed = see(dir)
+    seen.push(listed)
+    if (listed.mtimeMs === null) return
     let entries
     try {
       entries = readdirSync(dir, { withFileTypes: true })
@@ -30,9 +62,12 @@ function skillDirs(root: string): Array<{ dir: string; stat: Stats }> {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
       const path = join(dir, entry.name)
       if (!entry.isDirectory() && !(entry.isSymbolicLink() && isDirectory(path))) continue
-      const stat = statSync(join(path, SKILL_FILE), { throwIfNoEntry: false })
-      if (stat) out.push({ dir: path, stat })
-      else if (depth < 2) visit(path, depth + 1)
+      const file = join(path, SKILL_FILE)
+      const stat = statSync(file, { throwIfNoEntry: false })
+      if (stat) {
+        seen.push(see(file, stat))
+        out.push({ dir: path, stat })
+      } else if (depth < 2) visit(path, depth + 1)
     }
   }
   visit(root, 1)
@@ -70,10 +105,11 @@ export function supportingFiles(dir: string): string[] {
 }
 
 /** Names recorded by the hub as installed from a hub or a site (`<agent_home>/skills/.hub/lock.json`). */
-function hubInstalled(userDir: string, cache: HubLockCache): Set<string> {
+function hubInstalled(userDir: string, cache: HubLockCache, seen: Seen[]): Set<string> {
   const file = join(userDir, '.hub', 'lock.json')
-  // statSync without throwing: most homes have no lock file, and an exception per run is costly.
+  // statSync without throwing: most homes have no lock file, and an exception per scan is costly.
   const stat = statSync(file, { throwIfNoEntry: false })
+  seen.push(see(file, stat))
   if (!stat) return new Set()
   if (cache.file === file && cache.mtimeMs === stat.mtimeMs && cache.size === stat.size) return cache.names!
   let names = new Set<string>()
@@ -104,6 +140,9 @@ interface Found {
 interface Scan {
   skills: Map<string, Found>
   problems: SkillProblem[]
+  /** Every folder listed and file read, to tell whether the scan still holds. */
+  seen: Seen[]
+  scannedAt: number
 }
 
 /** SKILL.md parses by path, reused while the file's mtime and size are unchanged. */
@@ -127,11 +166,13 @@ function parseCached(file: string, stat: Stats, cache: ParseCache): ParsedSkill 
 }
 
 export function scan(roots: readonly SkillRoot[], userDir: string, cache: ParseCache = new Map(), hubCache: HubLockCache = {}): Scan {
+  const scannedAt = Date.now()
   const skills = new Map<string, Found>()
   const problems: SkillProblem[] = []
-  const fromHub = hubInstalled(userDir, hubCache)
+  const seen: Seen[] = []
+  const fromHub = hubInstalled(userDir, hubCache, seen)
   for (const root of roots) {
-    for (const { dir, stat } of skillDirs(root.dir)) {
+    for (const { dir, stat } of skillDirs(root.dir, seen)) {
       try {
         const parsed = parseCached(join(dir, SKILL_FILE), stat, cache)
         if (skills.has(parsed.name)) continue
@@ -142,7 +183,7 @@ export function scan(roots: readonly SkillRoot[], userDir: string, cache: ParseC
       }
     }
   }
-  return { skills, problems }
+  return { skills, problems, seen, scannedAt }
 }
 
 /** The full skill, with its supporting files listed (only for the skills actually used). */
@@ -163,7 +204,14 @@ function skillBlock(skill: Skill): string {
 export function createSkillsService(roots: () => readonly SkillRoot[], userDir: string): SkillsService {
   const cache: ParseCache = new Map()
   const hubCache: HubLockCache = {}
-  const current = () => scan(roots(), userDir, cache, hubCache)
+  let last: { rootsKey: string; scan: Scan } | undefined
+  const current = (): Scan => {
+    const list = roots()
+    const rootsKey = JSON.stringify(list)
+    if (last?.rootsKey === rootsKey && unchanged(last.scan.seen, last.scan.scannedAt)) return last.scan
+    last = { rootsKey, scan: scan(list, userDir, cache, hubCache) }
+    return last.scan
+  }
   return {
     userDir,
     list: () => [...current().skills.values()].map(summary),

@@ -39,7 +39,7 @@ export async function startFakeMessagesApi(options: FakeMessagesApiOptions = {})
   const models = options.models ?? ['claude-fake-1']
   let counter = 0
 
-  const server = await startLoopbackServer(({ method, path, body }, res) => {
+  const server = await startLoopbackServer({}, ({ method, path, body }, res) => {
     if (method === 'GET' && path === '/v1/models') {
       return json(res, 200, { data: models.map((id) => ({ id, type: 'model', display_name: id, created_at: '2025-01-01T00:00:00Z' })), has_more: false, first_id: models[0], last_id: models.at(-1) })
     }

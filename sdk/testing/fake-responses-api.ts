@@ -36,7 +36,7 @@ export async function startFakeResponsesApi(options: FakeResponsesApiOptions = {
   const models = options.models ?? ['gpt-5-fake']
   let counter = 0
 
-  const server = await startLoopbackServer(({ method, path, body }, res) => {
+  const server = await startLoopbackServer({}, ({ method, path, body }, res) => {
     if (method === 'GET' && path.endsWith('/models')) return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) })
     if (method === 'POST' && path.endsWith('/responses')) return answer(res, body, queue.shift() ?? { text: `echo: ${lastUserText(body)}` }, ++counter)
     json(res, 404, { error: { message: `no route ${method} ${path}`, type: 'invalid_request_error' } })

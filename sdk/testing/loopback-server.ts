@@ -17,13 +17,19 @@ export interface RecordedRequest {
 export interface LoopbackServer {
   /** http://127.0.0.1:<port>, no trailing slash. */
   readonly origin: string
-  /** Every request, in arrival order, recorded before it is handled. */
+  /** Every request, in arrival order, recorded before it is handled (unless `record: false`). */
   readonly requests: RecordedRequest[]
   close(): Promise<void>
 }
 
-/** Starts the server; `handle` answers each request once its body has been read and recorded. */
-export async function startLoopbackServer(handle: (request: RecordedRequest, res: ServerResponse) => unknown): Promise<LoopbackServer> {
+export interface LoopbackOptions {
+  /** Keep every request in `requests` (default true). */
+  record?: boolean
+}
+
+/** Starts the server; `handle` answers each request once its body has been read (and recorded). */
+export async function startLoopbackServer(options: LoopbackOptions, handle: (request: RecordedRequest, res: ServerResponse) => unknown): Promise<LoopbackServer> {
+  const record = options.record ?? true
   const requests: RecordedRequest[] = []
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -36,7 +42,7 @@ export async function startLoopbackServer(handle: (request: RecordedRequest, res
       body = raw
     }
     const request: RecordedRequest = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0] ?? '/', headers: req.headers, body }
-    requests.push(request)
+    if (record) requests.push(request)
     await handle(request, res)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -37,6 +37,8 @@ export interface ScriptedModelOptions {
   /** Answers when the queue is empty (default: echo the last user message). */
   respond?: (body: any) => ScriptedTurn
   models?: string[]
+  /** Keep every request in `requests` (default true). Benchmarks turn it off: tens of thousands of kept bodies slow the garbage collector. */
+  record?: boolean
 }
 
 export interface ScriptedModelServer {
@@ -63,7 +65,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const models = options.models ?? ['scripted-model']
   let counter = 0
 
-  const server = await startLoopbackServer(({ method, path, body }, res) => {
+  const server = await startLoopbackServer({ record: options.record ?? true }, ({ method, path, body }, res) => {
     if (method === 'GET' && path.endsWith('/models')) {
       return json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) })
     }

@@ -99,7 +99,7 @@ function rss(pid: number): number {
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-api-'))
 const sync = process.env.BENCH_SYNC === 'full' ? 'full' : 'normal'
-const model = await startScriptedModel({ respond: () => ({ text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
+const model = await startScriptedModel({ record: false, respond: () => ({ text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
 writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64 } } }, state_db: { synchronous: sync } }))
 const agent = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'bench-key', AGENT_MODEL: 'scripted-model' } })
 try {

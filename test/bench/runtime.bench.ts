@@ -57,7 +57,7 @@ async function loopBench(label: string, options: { synchronous: 'full' | 'normal
 }
 
 async function httpLoopBench(turns: number) {
-  const model = await startScriptedModel({ respond: () => ({ text: 'done' }) })
+  const model = await startScriptedModel({ record: false, respond: () => ({ text: 'done' }) })
   const tk = await createTestKernel({ builtins: ['state-db', 'sessions', 'runtime', 'model-resolver', 'provider-openai-compat'], env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, AGENT_MODEL: 'scripted-model' } })
   try {
     const runtime = tk.kernel.services.require<RuntimeService>(RUNTIME_SERVICE)

@@ -15,7 +15,7 @@ const CONCURRENCY = 16
 const SECRET = 'bench-secret'
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-webhook-'))
-const model = await startScriptedModel({ respond: () => ({ text: 'ok' }) })
+const model = await startScriptedModel({ record: false, respond: () => ({ text: 'ok' }) })
 writeFileSync(
   join(home, 'config.yaml'),
   YAML.stringify({ _config_version: 10, platforms: { webhook: { enabled: true, extra: { rate_limit: 1_000_000, routes: { bench: { secret: SECRET, prompt: 'Push {n}', deliver: 'log' } } } } } }),

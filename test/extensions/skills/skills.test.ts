@@ -2,7 +2,7 @@
 // text for RunRequest.skills, and the skills_list / skill_view tools (confined to the skill folder).
 
 import assert from 'node:assert/strict'
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { AgentError, SKILLS_SERVICE, type SkillsService, type ToolDefinition } from 'agent/sdk'
@@ -109,5 +109,49 @@ describe('skills extension', () => {
     const plan = t.kernel.registries.commands.get('plan')
     assert.equal(plan?.scope, 'both')
     assert.equal(typeof plan?.slash, 'function')
+  })
+})
+
+describe('skills catalog reuse', () => {
+  it('a scan is reused only while nothing it saw changed: edits, removals, new skills and hub installs show at once', async () => {
+    const home = makeTempHome()
+    const user = join(home, 'skills')
+    writeSkill(user, 'alpha', '---\nname: alpha\ndescription: first version\n---\nA.\n')
+    writeSkill(join(user, 'tools'), 'beta', '---\nname: beta\ndescription: Beta\n---\nB.\n')
+    const t = await createTestKernel({ home, builtins: ['skills'] })
+    after(() => t.close())
+    const skills = t.kernel.services.require<SkillsService>(SKILLS_SERVICE)
+    // Age every folder and file so the scan is trusted (nothing changed within the racy window).
+    const past = new Date(Date.now() - 60_000)
+    const age = (...paths: string[]) => {
+      for (const p of paths) utimesSync(p, past, past)
+    }
+    const everything = () => [user, join(user, 'alpha'), join(user, 'alpha', 'SKILL.md'), join(user, 'tools'), join(user, 'tools', 'beta'), join(user, 'tools', 'beta', 'SKILL.md')].filter((p) => existsSync(p))
+    const names = () => skills.list().filter((s) => s.source !== 'bundled').map((s) => `${s.name}:${s.description}:${s.source}`).sort()
+    age(...everything())
+    assert.deepEqual(names(), ['alpha:first version:user', 'beta:Beta:user'])
+    // Proof of reuse: a rewrite that stat cannot see (same size, mtime put back) is not read again.
+    writeFileSync(join(user, 'alpha', 'SKILL.md'), '---\nname: alpha\ndescription: FIRST VERSION\n---\nA.\n')
+    age(join(user, 'alpha', 'SKILL.md'))
+    assert.deepEqual(names(), ['alpha:first version:user', 'beta:Beta:user'], 'the scan was reused')
+
+    writeFileSync(join(user, 'alpha', 'SKILL.md'), '---\nname: alpha\ndescription: second version\n---\nA2.\n')
+    assert.deepEqual(names(), ['alpha:second version:user', 'beta:Beta:user'], 'an edited SKILL.md shows at once')
+
+    age(...everything())
+    names()
+    writeSkill(join(user, 'tools'), 'gamma', '---\nname: gamma\ndescription: Gamma\n---\nG.\n')
+    assert.deepEqual(names(), ['alpha:second version:user', 'beta:Beta:user', 'gamma:Gamma:user'], 'a new skill in a category folder shows at once')
+
+    age(...everything(), join(user, 'tools', 'gamma'), join(user, 'tools', 'gamma', 'SKILL.md'))
+    names()
+    rmSync(join(user, 'tools', 'beta'), { recursive: true })
+    assert.deepEqual(names(), ['alpha:second version:user', 'gamma:Gamma:user'], 'a removed skill goes at once')
+
+    age(...everything(), join(user, 'tools', 'gamma'), join(user, 'tools', 'gamma', 'SKILL.md'))
+    names()
+    mkdirSync(join(user, '.hub'), { recursive: true })
+    writeFileSync(join(user, '.hub', 'lock.json'), JSON.stringify({ skills: { gamma: { source: 'hub' } } }))
+    assert.deepEqual(names(), ['alpha:second version:user', 'gamma:Gamma:hub'], 'a hub install is seen at once')
   })
 })
