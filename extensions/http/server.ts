@@ -31,13 +31,15 @@ export async function startListener(
   }
   const [{ default: Koa }, { default: Router }, { default: cors }, http] = await Promise.all([import('koa'), import('@koa/router'), import('@koa/cors'), import('node:http')])
 
-  let router: any
+  // The router and its two middlewares, rebuilt when endpoints change (routes() and
+  // allowedMethods() build a new function on every call: not per request).
+  let routing: { router: any; routes: any; allowedMethods: any } | undefined
   const byKey = new Map<string, EndpointDefinition>()
   const unsubscribe = endpoints.subscribe(() => {
-    router = undefined
+    routing = undefined
   })
-  const currentRouter = () => {
-    if (router) return router
+  const currentRouting = () => {
+    if (routing) return routing
     const next: any = new Router()
     byKey.clear()
     for (const endpoint of mine()) {
@@ -45,8 +47,8 @@ export async function startListener(
       byKey.set(key, endpoint)
       next.register(endpoint.path, [endpoint.method], (ctx: any, nxt: any) => guarded(endpoint, ctx, nxt), { name: key })
     }
-    router = next
-    return next
+    routing = { router: next, routes: next.routes(), allowedMethods: next.allowedMethods({ throw: false }) }
+    return routing
   }
 
   const originAllowed = (origin: string) => config.corsOrigins === '*' || config.corsOrigins.includes(origin.replace(/\/$/, ''))
@@ -65,26 +67,21 @@ export async function startListener(
   const app = new Koa({ proxy: false })
   app.silent = true
   app.use(errorEnvelope(log, secrets) as never)
-  // Every answer is data for programs, never a page to render or frame.
+  // One middleware for the gates every request passes (each koa layer costs a closure and a promise).
   app.use(async (ctx, next) => {
+    // Every answer is data for programs, never a page to render or frame.
     ctx.set('X-Content-Type-Options', 'nosniff')
     ctx.set('X-Frame-Options', 'DENY')
     ctx.set('Referrer-Policy', 'no-referrer')
-    await next()
-  })
-  app.use(async (ctx, next) => {
     if (draining) {
       ctx.set('Connection', 'close')
       return sendError(ctx as never, 503, 'The server is shutting down', 'server_error', 'shutting_down')
     }
-    await next()
-  })
-  // Origin gate: a browser request from an origin the listener does not allow is refused, unless
-  // the endpoint it is for decides origins itself.
-  app.use(async (ctx, next) => {
+    // Origin gate: a browser request from an origin the listener does not allow is refused, unless
+    // the endpoint it is for decides origins itself.
     const origin = ctx.get('Origin')
     if (origin && !originAllowed(origin)) {
-      const match = currentRouter().match(ctx.path, ctx.method === 'OPTIONS' ? ctx.get('Access-Control-Request-Method') || 'GET' : ctx.method)
+      const match = currentRouting().router.match(ctx.path, ctx.method === 'OPTIONS' ? ctx.get('Access-Control-Request-Method') || 'GET' : ctx.method)
       const selfDecides = match.path.some((layer: { name?: string }) => byKey.get(layer.name ?? '')?.crossOrigin === 'self')
       if (!selfDecides) return sendError(ctx as never, 403, `Origin ${origin} is not allowed`, 'invalid_request_error', 'origin_not_allowed')
     }
@@ -102,9 +99,9 @@ export async function startListener(
     }),
   )
   app.use(async (ctx, next) => {
-    const r = currentRouter()
-    await r.routes()(ctx as never, async () => {
-      await r.allowedMethods({ throw: false })(ctx as never, next)
+    const { routes, allowedMethods } = currentRouting()
+    await routes(ctx as never, async () => {
+      await allowedMethods(ctx as never, next)
     })
     if (ctx.status === 404 && ctx.body === undefined) sendError(ctx as never, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
     if (ctx.status === 405 && ctx.body === undefined) sendError(ctx as never, 405, `Method ${ctx.method} is not allowed on ${ctx.path}`, 'invalid_request_error', 'method_not_allowed')
