@@ -1,0 +1,78 @@
+// The sessions an editor has open on this connection. The ACP session id is the stored session's
+// id, so an editor can load it again after a restart; the stored session is created with the first
+// prompt (an editor opens many threads it never uses). Only one turn runs per session at a time.
+
+import { randomHex } from 'agent/sdk'
+
+export interface RunningTurn {
+  controller: AbortController
+  cancelled: boolean
+  /** Settles when the turn has answered (or failed). */
+  settled: Promise<unknown>
+}
+
+export interface LiveSession {
+  id: string
+  cwd: string
+  /** The session exists in the store (loaded, or created by a first prompt). */
+  stored: boolean
+  turn?: RunningTurn
+  turns: number
+  /** Chosen with session/set_config_option (model); unset: the configured model. */
+  provider?: string
+  model?: string
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** Same shape as the session store's own ids (`YYYYMMDD_HHMMSS_<8 hex>`, local time). */
+export function newSessionId(now = new Date()): string {
+  return `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}_${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}_${randomHex(4)}`
+}
+
+export class LiveSessions {
+  private readonly sessions = new Map<string, LiveSession>()
+
+  open(session: Omit<LiveSession, 'turns'>): LiveSession {
+    const existing = this.sessions.get(session.id)
+    if (existing) {
+      existing.cwd = session.cwd
+      existing.stored ||= session.stored
+      return existing
+    }
+    const live: LiveSession = { ...session, turns: 0 }
+    this.sessions.set(live.id, live)
+    return live
+  }
+
+  get(id: string): LiveSession | undefined {
+    return this.sessions.get(id)
+  }
+
+  /** Stops a session's running turn; true if one was running. */
+  cancel(id: string, reason: string): boolean {
+    const turn = this.sessions.get(id)?.turn
+    if (!turn) return false
+    turn.cancelled = true
+    turn.controller.abort(new Error(reason))
+    return true
+  }
+
+  close(id: string): void {
+    this.cancel(id, 'the session was closed')
+    this.sessions.delete(id)
+  }
+
+  /** Cancels every running turn and waits (bounded) for them to answer. */
+  async cancelAll(reason: string, waitMs: number): Promise<void> {
+    const settling: Array<Promise<unknown>> = []
+    for (const session of this.sessions.values()) {
+      if (session.turn) settling.push(session.turn.settled.catch(() => undefined))
+      this.cancel(session.id, reason)
+    }
+    if (settling.length === 0) return
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([Promise.all(settling), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))])
+    clearTimeout(timer)
+  }
+}

@@ -1,0 +1,128 @@
+// The model selector an editor shows (session config option `model`, category `model`): the
+// session's current model, the current provider's model list and the custom_providers entries.
+// Values are `/model` arguments (`<provider>:<model>`, `custom:<name>:<model>`); choosing one is
+// validated like `/model` and applies to that session only. The provider's list is fetched once
+// per process in the background and pushed as a config_option_update when it arrives.
+
+import { errorMessage, linkAbortWithTimeout, MODELS_SERVICE, type Logger, type ModelsService, type ModelSelection, type Services } from 'agent/sdk'
+import type { AgentContext, SessionConfigOption, SessionConfigSelectOption } from '@agentclientprotocol/sdk'
+import { badParams } from './errors.ts'
+import type { LiveSession } from './live-sessions.ts'
+
+export const MODEL_OPTION_ID = 'model'
+const LIST_TIMEOUT_MS = 5_000
+
+const providerArg = (s: Pick<ModelSelection, 'provider' | 'customName'>) => (s.customName ? `custom:${s.customName}` : s.provider)
+
+interface CustomEntry {
+  name: string
+  model?: string
+}
+
+function customEntries(settings: { get<T>(path: string): T | undefined } | undefined): CustomEntry[] {
+  const raw = settings?.get<unknown>('custom_providers')
+  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.entries(raw).map(([name, v]) => ({ name, ...(v as object) })) : []
+  return list
+    .filter((e): e is { name: string; model?: unknown } => Boolean(e) && typeof (e as { name?: unknown }).name === 'string')
+    .map((e) => ({ name: e.name, ...(typeof e.model === 'string' ? { model: e.model } : {}) }))
+}
+
+export class ModelOptions {
+  /** Model ids of a provider (keyed by provider argument), once listed. */
+  private readonly listed = new Map<string, string[]>()
+  private readonly listing = new Map<string, Promise<string[]>>()
+
+  constructor(
+    private readonly services: Services,
+    private readonly defaults: { provider?: string; model?: string },
+    private readonly log: Logger,
+    private readonly settings?: { get<T>(path: string): T | undefined },
+  ) {}
+
+  /** What a run of this session asks the runtime for. */
+  selection(session: LiveSession): { provider?: string; model?: string } {
+    const provider = session.provider ?? this.defaults.provider
+    const model = session.model ?? this.defaults.model
+    return { ...(provider ? { provider } : {}), ...(model ? { model } : {}) }
+  }
+
+  private current(session: LiveSession): ModelSelection | undefined {
+    const models = this.services.get<ModelsService>(MODELS_SERVICE)
+    try {
+      return models?.select(this.selection(session))
+    } catch {
+      // Nothing configured: no selector (a prompt then says how to configure a model).
+      return undefined
+    }
+  }
+
+  /** The session's config options. With `client`, a model list still to come is pushed as an update. */
+  async options(session: LiveSession, client?: AgentContext): Promise<SessionConfigOption[]> {
+    const current = this.current(session)
+    if (!current) return []
+    const key = providerArg(current)
+    if (client && !this.listed.has(key)) {
+      void this.list(current).then((ids) => {
+        if (ids.length === 0) return
+        const configOptions = this.build(session)
+        if (configOptions.length) void client.notify('session/update', { sessionId: session.id, update: { sessionUpdate: 'config_option_update', configOptions } }).catch(() => undefined)
+      })
+    }
+    return this.build(session)
+  }
+
+  private build(session: LiveSession): SessionConfigOption[] {
+    const current = this.current(session)
+    if (!current) return []
+    const key = providerArg(current)
+    const currentValue = `${key}:${current.model}`
+    const seen = new Set<string>()
+    const options: SessionConfigSelectOption[] = []
+    const add = (value: string, name: string, description?: string) => {
+      if (seen.has(value)) return
+      seen.add(value)
+      options.push({ value, name, ...(description ? { description } : {}) })
+    }
+    add(currentValue, current.model, key)
+    for (const id of this.listed.get(key) ?? []) add(`${key}:${id}`, id, key)
+    for (const entry of customEntries(this.settings)) if (entry.model) add(`custom:${entry.name}:${entry.model}`, entry.model, `custom:${entry.name}`)
+    return [{ id: MODEL_OPTION_ID, name: 'Model', category: 'model', type: 'select', currentValue, options }]
+  }
+
+  /** The provider's model ids (once per process; a failure lists nothing and is logged). */
+  private list(current: ModelSelection): Promise<string[]> {
+    const key = providerArg(current)
+    const known = this.listing.get(key)
+    if (known) return known
+    const models = this.services.get<ModelsService>(MODELS_SERVICE)
+    const work = (async () => {
+      const link = linkAbortWithTimeout(LIST_TIMEOUT_MS)
+      try {
+        const client = await models!.resolve({ provider: key, model: current.model, fallback: false })
+        const ids = client.listModels ? await client.listModels(link.signal) : []
+        this.listed.set(key, ids.slice(0, 200))
+        return ids
+      } catch (error) {
+        this.log.info(`the model list of ${key} is not available: ${errorMessage(error)}`)
+        this.listed.set(key, [])
+        return []
+      } finally {
+        link.dispose()
+      }
+    })()
+    this.listing.set(key, work)
+    return work
+  }
+
+  /** session/set_config_option: validates like `/model` and switches this session's model. */
+  async set(session: LiveSession, configId: string, value: unknown): Promise<SessionConfigOption[]> {
+    if (configId !== MODEL_OPTION_ID) throw badParams(`unknown config option "${configId}" (this agent has: ${MODEL_OPTION_ID})`)
+    if (typeof value !== 'string' || !value.trim()) throw badParams('the model option takes a model name, e.g. "custom:my-model"')
+    const models = this.services.get<ModelsService>(MODELS_SERVICE)
+    if (!models) throw badParams('models cannot be switched: the model-resolver extension is not loaded')
+    const selection = await models.validate(value.trim(), this.selection(session))
+    session.provider = providerArg(selection)
+    session.model = selection.model
+    return this.build(session)
+  }
+}

@@ -1,0 +1,255 @@
+// `agent acp`: the agent as an ACP agent over stdio (official SDK, stable v1 methods): initialize,
+// session/new|load|resume|list|close|prompt|cancel and session/set_config_option (model). Serves
+// until the editor closes stdin; every failure is a JSON-RPC error and never ends the process.
+
+import { statSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
+import {
+  AgentError,
+  errorMessage,
+  linkAbort,
+  RUNTIME_SERVICE,
+  SESSIONS_SERVICE,
+  type CliContext,
+  type Logger,
+  type RuntimeService,
+  type SessionStore,
+} from 'agent/sdk'
+import type { AgentRequestContext, InitializeResponse, SessionInfo } from '@agentclientprotocol/sdk'
+import { AcpFailure, badParams, toRequestError, unknownSession, wrongTime } from './errors.ts'
+import { LiveSessions, newSessionId, type LiveSession } from './live-sessions.ts'
+import { ModelOptions } from './model-option.ts'
+import { promptInput } from './prompt-input.ts'
+import { replayUpdates } from './replay.ts'
+import { protocolStdio } from './stdio.ts'
+import { runTurn, UpdateQueue } from './turn.ts'
+
+export interface ServeOptions {
+  /** The agent's version, for agentInfo. */
+  version: string
+  /** `--provider` / `--model`: the default model of every session of this server. */
+  provider?: string
+  model?: string
+  log: Logger
+}
+
+/** How long closing waits for running turns to answer `cancelled`. */
+const CLOSE_WAIT_MS = 5_000
+const LIST_PAGE = 50
+
+function checkCwd(cwd: unknown): string {
+  if (typeof cwd !== 'string' || !cwd) throw badParams('cwd is required (an absolute path)')
+  if (!isAbsolute(cwd)) throw badParams(`cwd must be an absolute path (got "${cwd}")`)
+  let isDirectory = false
+  try {
+    isDirectory = statSync(cwd).isDirectory()
+  } catch {
+    throw badParams(`cwd "${cwd}" does not exist`)
+  }
+  if (!isDirectory) throw badParams(`cwd "${cwd}" is not a directory`)
+  return cwd
+}
+
+export function initializeResponse(requested: number, latest: number, version: string): InitializeResponse {
+  return {
+    // The client's version when we speak it, else the newest we do (the client then decides).
+    protocolVersion: Number.isInteger(requested) && requested >= 1 && requested <= latest ? requested : latest,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: false, sse: false },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
+    },
+    // Credentials come from the agent's own config.yaml and .env.
+    authMethods: [],
+    agentInfo: { name: 'agent', title: 'agent', version },
+  }
+}
+
+const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ offset })).toString('base64url')
+function decodeCursor(cursor: string | null | undefined): number {
+  if (!cursor) return 0
+  try {
+    const offset = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset?: unknown }).offset
+    if (typeof offset === 'number' && Number.isInteger(offset) && offset >= 0) return offset
+  } catch {
+    // fall through
+  }
+  throw badParams('cursor is not one this agent gave out')
+}
+
+/** Serves one editor connection on stdin/stdout until stdin closes or the process is interrupted. */
+export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<void> {
+  const { log } = options
+  // stdout belongs to the protocol from here on: taken before anything else can print.
+  const stdio = protocolStdio()
+  try {
+    const acp = await import('@agentclientprotocol/sdk')
+    // `chat` mode: MCP servers and plugins come up as for an interactive chat.
+    await ctx.start('chat')
+    const runtime = ctx.services.get<RuntimeService>(RUNTIME_SERVICE)
+    const store = () => {
+      const sessions = ctx.services.get<SessionStore>(SESSIONS_SERVICE)
+      if (!sessions) throw new AgentError('E_STATE', 'sessions are not available (the sessions extension is not loaded)')
+      return sessions
+    }
+    const live = new LiveSessions()
+    const models = new ModelOptions(ctx.services, { provider: options.provider, model: options.model }, log, ctx.settings)
+    const secrets = () => ctx.settings.secretValues()
+
+    /** Runs a handler; whatever it throws becomes a one-line, redacted JSON-RPC error. */
+    const guarded =
+      <P, R>(method: string, handler: (c: AgentRequestContext<P>) => Promise<R> | R) =>
+      async (c: AgentRequestContext<P>): Promise<R> => {
+        try {
+          return await handler(c)
+        } catch (error) {
+          const failure = toRequestError(acp.RequestError, error, secrets())
+          if (!(error instanceof AcpFailure)) log.warn(`${method} failed: ${failure.message}`)
+          throw failure
+        }
+      }
+
+    const sessionOf = (id: string): LiveSession => live.get(id) ?? (() => { throw unknownSession(id) })()
+
+    const openStored = async (sessionId: string, cwd: string) => {
+      const running = live.get(sessionId)
+      if (running?.turn) throw wrongTime(`session "${sessionId}" is answering a prompt; cancel it first`)
+      const found = await store().get(sessionId)
+      if (!found) {
+        if (running) return { session: running, messages: [] }
+        throw unknownSession(sessionId)
+      }
+      // A compressed conversation goes on in its newest continuation.
+      const tip = found.endReason === 'compression' ? ((await store().tip(found.id)) ?? found) : found
+      const messages = await store().messages(tip.id)
+      return { session: live.open({ id: sessionId, cwd, stored: true }), messages }
+    }
+
+    const app = acp
+      .agent({ name: 'agent' })
+      .onRequest(
+        'initialize',
+        guarded('initialize', ({ params }) => initializeResponse(params.protocolVersion, acp.PROTOCOL_VERSION, options.version)),
+      )
+      .onRequest(
+        'session/new',
+        guarded('session/new', async ({ params, client }) => {
+          const cwd = checkCwd(params.cwd)
+          if (params.mcpServers?.length) log.info(`session/new: ${params.mcpServers.length} MCP server(s) from the editor are ignored; configure them with agent mcp add`)
+          const session = live.open({ id: newSessionId(), cwd, stored: false })
+          return { sessionId: session.id, configOptions: await models.options(session, client) }
+        }),
+      )
+      .onRequest(
+        'session/load',
+        guarded('session/load', async ({ params, client }) => {
+          const cwd = checkCwd(params.cwd)
+          const { session, messages } = await openStored(params.sessionId, cwd)
+          const updates = new UpdateQueue(client, session.id, log)
+          for (const update of replayUpdates(messages, cwd)) updates.send(update)
+          await updates.flush()
+          return { configOptions: await models.options(session, client) }
+        }),
+      )
+      .onRequest(
+        'session/resume',
+        guarded('session/resume', async ({ params, client }) => {
+          const cwd = checkCwd(params.cwd)
+          const { session } = await openStored(params.sessionId, cwd)
+          return { configOptions: await models.options(session, client) }
+        }),
+      )
+      .onRequest(
+        'session/list',
+        guarded('session/list', async ({ params }) => {
+          const cwd = params.cwd ?? undefined
+          if (cwd !== undefined && !isAbsolute(cwd)) throw badParams(`cwd must be an absolute path (got "${cwd}")`)
+          let offset = decodeCursor(params.cursor)
+          const sessions: SessionInfo[] = []
+          // A cwd filter is applied here, so scan a bounded number of pages for a full one.
+          for (let pages = 0; pages < 20 && sessions.length < LIST_PAGE; pages++) {
+            const page = await store().list({ source: 'acp', includeEnded: false, limit: LIST_PAGE, offset })
+            offset += page.length
+            for (const record of page) {
+              if (cwd !== undefined && record.cwd !== cwd) continue
+              sessions.push({ sessionId: record.id, cwd: record.cwd ?? '/', title: record.title ?? null, updatedAt: new Date(record.updatedAt).toISOString() })
+            }
+            if (page.length < LIST_PAGE) return { sessions }
+          }
+          return { sessions, nextCursor: encodeCursor(offset) }
+        }),
+      )
+      .onRequest(
+        'session/close',
+        guarded('session/close', ({ params }) => {
+          sessionOf(params.sessionId)
+          live.close(params.sessionId)
+          return {}
+        }),
+      )
+      .onRequest(
+        'session/set_config_option',
+        guarded('session/set_config_option', async ({ params }) => {
+          const session = sessionOf(params.sessionId)
+          return { configOptions: await models.set(session, params.configId, params.value) }
+        }),
+      )
+      .onRequest(
+        'session/prompt',
+        guarded('session/prompt', async ({ params, client, signal }) => {
+          const session = sessionOf(params.sessionId)
+          if (session.turn) throw wrongTime('a prompt is already running in this session; cancel it first')
+          if (!runtime) throw new AgentError('E_STATE', 'the agent runtime is not available (the runtime extension is not loaded)')
+          const input = promptInput(params.prompt)
+          const controller = new AbortController()
+          // The request itself may be cancelled ($/cancel_request) or the connection may close.
+          const link = linkAbort(signal)
+          link.signal.addEventListener('abort', () => live.cancel(session.id, 'the editor cancelled the request'), { once: true })
+          let settle: (value: unknown) => void = () => undefined
+          session.turn = { controller, cancelled: false, settled: new Promise((resolve) => (settle = resolve)) }
+          const turn = session.turn
+          try {
+            if (!session.stored) {
+              await store().create({ id: session.id, source: 'acp', cwd: session.cwd })
+              session.stored = true
+            }
+            const { stopReason } = await runTurn({
+              runtime,
+              client,
+              log,
+              sessionId: session.id,
+              cwd: session.cwd,
+              input,
+              turnNumber: ++session.turns,
+              ...models.selection(session),
+              signal: controller.signal,
+              cancelled: () => turn.cancelled,
+              updates: new UpdateQueue(client, session.id, log),
+            })
+            return { stopReason }
+          } finally {
+            link.dispose()
+            session.turn = undefined
+            settle(undefined)
+          }
+        }),
+      )
+      .onNotification('session/cancel', ({ params }) => {
+        live.cancel(params.sessionId, 'the editor cancelled the turn')
+      })
+
+    const connection = app.connect(acp.ndJsonStream(stdio.output, stdio.input))
+    log.info('agent acp: serving ACP on stdio')
+    await Promise.race([
+      connection.closed,
+      stdio.ended,
+      new Promise<void>((resolve) => (ctx.signal.aborted ? resolve() : ctx.signal.addEventListener('abort', () => resolve(), { once: true }))),
+    ])
+    await live.cancelAll('the editor closed the connection', CLOSE_WAIT_MS)
+    connection.close()
+    await connection.closed.catch((error: unknown) => log.debug(`connection closed: ${errorMessage(error)}`))
+  } finally {
+    stdio.release()
+  }
+}

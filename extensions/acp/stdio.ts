@@ -1,0 +1,75 @@
+// The protocol's stdio: web streams over the process's stdin and stdout for the SDK, and stdout kept
+// for protocol lines alone. An editor parses every stdout line as JSON-RPC, so any stray write (an
+// extension's console.log, a library's banner) is sent to stderr while the server runs.
+
+export interface ProtocolStdio {
+  /** Bytes the SDK writes: each one goes to the real stdout. */
+  output: WritableStream<Uint8Array>
+  /** Bytes read from stdin; closes when the editor closes stdin. */
+  input: ReadableStream<Uint8Array>
+  /** Resolves when stdin has ended (or failed). */
+  readonly ended: Promise<void>
+  /** Gives stdout back to normal writers and stops reading stdin. */
+  release(): void
+}
+
+type Write = typeof process.stdout.write
+
+export function protocolStdio(stdin: NodeJS.ReadStream = process.stdin, stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): ProtocolStdio {
+  const ownWrite = Object.prototype.hasOwnProperty.call(stdout, 'write') ? stdout.write : undefined
+  const realWrite: Write = stdout.write.bind(stdout) as Write
+  // Everyone else's stdout writes go to stderr from now on.
+  stdout.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => (stderr.write as (...args: unknown[]) => boolean)(chunk, encoding, callback)) as Write
+
+  const output = new WritableStream<Uint8Array>({
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => {
+        realWrite(chunk, (error?: Error | null) => (error ? reject(error) : resolve()))
+      }),
+  })
+
+  let endStdin: () => void = () => undefined
+  const ended = new Promise<void>((resolve) => (endStdin = resolve))
+  let closed = false
+  const listeners: Array<[string, (...args: any[]) => void]> = []
+  const input = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const finish = (error?: Error) => {
+        if (closed) return
+        closed = true
+        if (error) controller.error(error)
+        else controller.close()
+        endStdin()
+      }
+      const on = (event: string, fn: (...args: any[]) => void) => {
+        listeners.push([event, fn])
+        stdin.on(event, fn)
+      }
+      on('data', (chunk: Buffer | string) => {
+        if (!closed) controller.enqueue(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+      })
+      on('end', () => finish())
+      on('close', () => finish())
+      on('error', (error: Error) => finish(error))
+    },
+    cancel() {
+      closed = true
+      endStdin()
+    },
+  })
+
+  return {
+    output,
+    input,
+    ended,
+    release() {
+      if (ownWrite) stdout.write = ownWrite
+      else delete (stdout as { write?: Write }).write
+      for (const [event, fn] of listeners.splice(0)) stdin.off(event, fn)
+      // A paused, unreferenced stdin no longer keeps the process alive once the server is done.
+      stdin.pause()
+      ;(stdin as { unref?: () => void }).unref?.()
+      endStdin()
+    },
+  }
+}
