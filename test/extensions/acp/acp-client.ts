@@ -21,7 +21,7 @@ export interface AcpProcess {
   /** Permission requests received, in order. */
   permissions: acp.RequestPermissionRequest[]
   /** How permission requests are answered (default: reject). */
-  answerPermission: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>
+  answerPermission: (request: acp.RequestPermissionRequest, signal: AbortSignal) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>
   /** Resolves when an update matching `predicate` has arrived (rejects after `timeoutMs`). */
   waitForUpdate(predicate: (n: acp.SessionNotification) => boolean, timeoutMs?: number): Promise<acp.SessionNotification>
   /** Resolves with the exit code (rejects after `timeoutMs`). */
@@ -82,9 +82,9 @@ export function startAcp(options: StartOptions): AcpProcess {
       updates.push(params)
       for (const w of [...waiters]) w()
     })
-    .onRequest('session/request_permission', async ({ params }) => {
+    .onRequest('session/request_permission', async ({ params, signal }) => {
       permissions.push(params)
-      return proc.answerPermission(params)
+      return proc.answerPermission(params, signal)
     })
   const connection = app.connect(acp.ndJsonStream(output, input))
 
