@@ -1,8 +1,7 @@
 // Replies are DingTalk markdown messages ({msgtype: 'markdown', markdown: {title, text}}). Long text
-// is split into parts of at most MAX_MARKDOWN_LENGTH characters at newlines or spaces; a code fence
+// is split into parts of at most MAX_MARKDOWN_LENGTH characters, at a paragraph break, else a line
+// break, else a space in the second half of each window (never a tiny first part); a code fence
 // cut by a split is closed at the end of its part and reopened at the start of the next one.
-
-import { splitText } from 'agent/sdk'
 
 /**
  * DingTalk caps a message body in bytes (20,000 in its robot documentation), and a CJK character is
@@ -32,10 +31,36 @@ export function titleOf(text: string): string {
   return plain.length > TITLE_LENGTH ? `${plain.slice(0, TITLE_LENGTH - 1)}…` : plain
 }
 
+/** Cuts text into pieces of at most `max` characters at the best break in the second half of each window. */
+function cut(text: string, max: number): string[] {
+  const pieces: string[] = []
+  let rest = text
+  while (rest.length > max) {
+    const window = rest.slice(0, max + 1)
+    const floor = Math.floor(max / 2)
+    let at = max
+    let skip = 0
+    for (const separator of ['\n\n', '\n', ' ']) {
+      const found = window.lastIndexOf(separator)
+      if (found > floor) {
+        at = found
+        skip = separator.length
+        break
+      }
+    }
+    const piece = rest.slice(0, at).trimEnd()
+    if (piece) pieces.push(piece)
+    // Only the separator goes: the next line keeps its indentation (code).
+    rest = rest.slice(at + skip)
+  }
+  if (rest.trim()) pieces.push(rest)
+  return pieces
+}
+
 /** Splits markdown into parts, keeping code fences balanced in every part. */
 export function splitMarkdown(text: string, max = MAX_MARKDOWN_LENGTH): string[] {
   if (text.length <= max) return text.trim() ? [text] : []
-  const raw = splitText(text, Math.max(1, max - FENCE_ROOM))
+  const raw = cut(text, Math.max(1, max - FENCE_ROOM))
   const parts: string[] = []
   let reopen = ''
   for (const piece of raw) {

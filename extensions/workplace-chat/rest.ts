@@ -64,10 +64,21 @@ export async function postToSessionWebhook(url: string, message: MarkdownMessage
 /** The app access token, cached until shortly before it expires (DingTalk gives 7,200 s). */
 export class AccessTokens {
   private cached?: { token: string; expiresAt: number; key: string }
+  /** One request at a time: concurrent replies share it. */
+  private pending?: { key: string; promise: Promise<string> }
 
   async get(apiBase: string, credentials: Credentials, now = Date.now()): Promise<string> {
     const key = `${apiBase}\n${credentials.clientId}`
     if (this.cached && this.cached.key === key && this.cached.expiresAt > now) return this.cached.token
+    if (this.pending?.key === key) return this.pending.promise
+    const promise = this.fetch(apiBase, credentials, key, now).finally(() => {
+      if (this.pending?.promise === promise) this.pending = undefined
+    })
+    this.pending = { key, promise }
+    return promise
+  }
+
+  private async fetch(apiBase: string, credentials: Credentials, key: string, now: number): Promise<string> {
     const secrets = [credentials.clientSecret]
     let result: Awaited<ReturnType<typeof postJson>>
     try {

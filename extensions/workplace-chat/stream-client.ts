@@ -209,7 +209,7 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
         await this.connectSocket()
       } catch (error) {
         if (this.mode !== 'reconnecting') return
-        if (ConfigError.isInstance(error) && error.code === 'E_CONFIG') {
+        if (AgentError.isInstance(error) && error.code === 'E_CONFIG') {
           options.log.error(`DingTalk stream stopped: ${errorMessage(error)}`)
           await this.close()
           options.onFatal(error)

@@ -14,6 +14,7 @@ export const ROBOT_USER_ID = '$:LWCP_v1:$robot0000000000000000000000000'
 export const CORP_ID = 'dingcorp0000000000'
 export const ROBOT_CODE = 'dingrobotcode00000'
 
+/** The credentials the fake accepts; read on every request, so a test may change them (rotation). */
 export interface FakeOptions {
   clientId: string
   clientSecret: string
@@ -51,6 +52,8 @@ export interface FakeDingTalk {
   push(message: Record<string, unknown>, frameMessageId?: string): string
   /** Sends a SYSTEM ping; returns its messageId. */
   ping(): string
+  /** The next `count` open-connection requests get `status` (default 503, a DingTalk outage). */
+  failOpens(count: number, status?: number): void
   /** Cuts every live websocket (no close frame), as a network failure would. */
   drop(): void
   /** Polls until check() holds or `ms` pass. */
@@ -83,6 +86,7 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
   const sockets = new Set<WebSocket>()
   let accepted = 0
   let origin = ''
+  let failing = { count: 0, status: 503 }
 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req)
@@ -94,6 +98,11 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     if (req.method === 'POST' && url.pathname === '/v1.0/gateway/connections/open') {
+      if (failing.count > 0) {
+        failing.count--
+        opens.push({ body, status: failing.status })
+        return json(res, failing.status, { requestid: randomUUID().toUpperCase(), code: 'ServiceUnavailable', message: 'try again later' })
+      }
       if (body?.clientId !== options.clientId || body?.clientSecret !== options.clientSecret) {
         opens.push({ body, status: 401 })
         // DingTalk's answer to bad credentials.
@@ -147,7 +156,7 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
   const live = () => [...sockets].filter((s) => s.readyState === s.OPEN)
-  const frameOf = (type: string, topic: string, data: unknown, messageId = randomUUID()) => ({
+  const frameOf = (type: string, topic: string, data: unknown, messageId: string = randomUUID()) => ({
     specVersion: '1.0',
     type,
     headers: { appId: 'app-0000', connectionId: randomUUID(), contentType: 'application/json', messageId, time: String(Date.now()), topic },
@@ -177,6 +186,9 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
       const frame = frameOf('SYSTEM', 'ping', { opaque: randomUUID() })
       sendFrame(frame)
       return frame.headers.messageId
+    },
+    failOpens(count, status = 503) {
+      failing = { count, status }
     },
     drop() {
       for (const socket of sockets) socket.terminate()
