@@ -84,10 +84,12 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
   // stdout belongs to the protocol from here on: taken before anything else can print.
   const stdio = protocolStdio()
   try {
+    // `chat` mode: MCP servers and plugins come up as for an interactive chat. The editor's
+    // initialize is answered meanwhile; every other request waits for it.
+    const ready = ctx.start('chat')
+    ready.catch((error: unknown) => log.error(`starting the agent failed: ${errorMessage(error)}`))
     const acp = await import('@agentclientprotocol/sdk')
-    // `chat` mode: MCP servers and plugins come up as for an interactive chat.
-    await ctx.start('chat')
-    const runtime = ctx.services.get<RuntimeService>(RUNTIME_SERVICE)
+    const runtime = () => ctx.services.get<RuntimeService>(RUNTIME_SERVICE)
     const store = () => {
       const sessions = ctx.services.get<SessionStore>(SESSIONS_SERVICE)
       if (!sessions) throw new AgentError('E_STATE', 'sessions are not available (the sessions extension is not loaded)')
@@ -102,6 +104,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       <P, R>(method: string, handler: (c: AgentRequestContext<P>) => Promise<R> | R) =>
       async (c: AgentRequestContext<P>): Promise<R> => {
         try {
+          if (method !== 'initialize') await ready
           return await handler(c)
         } catch (error) {
           const failure = toRequestError(acp.RequestError, error, secrets())
@@ -200,7 +203,8 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
         guarded('session/prompt', async ({ params, client, signal }) => {
           const session = sessionOf(params.sessionId)
           if (session.turn) throw wrongTime('a prompt is already running in this session; cancel it first')
-          if (!runtime) throw new AgentError('E_STATE', 'the agent runtime is not available (the runtime extension is not loaded)')
+          const agentRuntime = runtime()
+          if (!agentRuntime) throw new AgentError('E_STATE', 'the agent runtime is not available (the runtime extension is not loaded)')
           const input = promptInput(params.prompt)
           const controller = new AbortController()
           // The request itself may be cancelled ($/cancel_request) or the connection may close.
@@ -215,7 +219,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
               session.stored = true
             }
             const { stopReason } = await runTurn({
-              runtime,
+              runtime: agentRuntime,
               client,
               log,
               sessionId: session.id,
