@@ -4,8 +4,8 @@
 // cut by a split is closed at the end of its part and reopened at the start of the next one.
 
 /**
- * DingTalk caps a message body in bytes (20,000 in its robot documentation), and a CJK character is
- * three bytes of UTF-8: 5,000 characters stays under that cap for any text.
+ * A chosen safe bound: DingTalk states its message limits in bytes (20,000 is the commonly cited
+ * cap) and a CJK character is three bytes of UTF-8, so 5,000 characters fit in any script.
  */
 export const MAX_MARKDOWN_LENGTH = 5000
 const TITLE_LENGTH = 40

@@ -61,6 +61,8 @@ export function richTextOf(parts: NonNullable<RobotMessage['content']>['richText
   return out
 }
 
+const SUPPORTED_TYPES = new Set(['text', 'richText', 'audio'])
+
 function textOf(message: RobotMessage): string | undefined {
   switch (message.msgtype) {
     case 'text':
@@ -107,8 +109,8 @@ export function parseRobotMessage(message: RobotMessage, options: ParseOptions):
   const chatId = message.conversationId || (group ? undefined : message.senderId)
   if (!chatId) return { ok: false, reason: 'no conversation id' }
   if (group && options.requireMention && !mentionsRobot(message)) return { ok: false, reason: 'a group message that does not mention the robot' }
-  const raw = textOf(message)
-  if (raw === undefined) return { ok: false, reason: `unsupported message type "${message.msgtype ?? '?'}"` }
+  if (!SUPPORTED_TYPES.has(message.msgtype ?? '')) return { ok: false, reason: `unsupported message type "${message.msgtype ?? '?'}"` }
+  const raw = textOf(message) ?? ''
   const text = group ? stripMention(raw, options.robotName) : raw.trim()
   if (!text) return { ok: false, reason: 'empty text' }
   const expiresAt = Number(message.sessionWebhookExpiredTime)

@@ -88,8 +88,21 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
         } catch (error) {
           options.log.warn(`cannot acknowledge a DingTalk callback: ${clean(errorMessage(error))}`)
         }
-        options.onRobotMessage(frame)
+        try {
+          options.onRobotMessage(frame)
+        } catch (error) {
+          options.log.error(`a DingTalk robot message failed: ${clean(errorMessage(error))}`)
+        }
       })
+    }
+
+    /** The SDK parses every frame without a guard: a malformed one would throw out of the socket handler. */
+    override onDownStream(data: string): void {
+      try {
+        super.onDownStream(data)
+      } catch (error) {
+        options.log.warn(`ignored a malformed DingTalk stream frame: ${clean(errorMessage(error))}`)
+      }
     }
 
     private get internals(): SdkInternals {
@@ -212,7 +225,9 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
         if (AgentError.isInstance(error) && error.code === 'E_CONFIG') {
           options.log.error(`DingTalk stream stopped: ${errorMessage(error)}`)
           await this.close()
-          options.onFatal(error)
+          try {
+            options.onFatal(error)
+          } catch {}
           return
         }
         this.schedule(errorMessage(error))

@@ -131,6 +131,22 @@ test('every callback is acknowledged; a redelivered message (same msgId) runs on
   assert.ok(await s.fake.until(() => s.fake.frames.some((f) => f.code === 200 && f.headers?.messageId === ping && f.headers?.topic === 'ping'), 3000))
 })
 
+test('malformed frames and callbacks are acknowledged or skipped; the stream stays up', async (t) => {
+  const s = await setup(t, { DINGTALK_ALLOWED_USERS: 'staff-alice' })
+  await s.start()
+  s.fake.raw('this is not JSON')
+  const broken = s.fake.push('{"msgId": ')
+  const noText = s.fake.push({ msgId: 'm-empty', msgtype: 'text', conversationType: '1', conversationId: 'cid1', senderStaffId: 'staff-alice' })
+  s.fake.push(robotMessage(s.fake, { text: 'still fine?', session: 'fine' }))
+  assert.ok(await s.fake.until(() => s.fake.replies.some((r) => r.session === 'fine'), 5000), s.log.lines.join('\n'))
+  assert.ok(acked(s.fake, broken) && acked(s.fake, noText), 'every callback is acked, even unusable ones')
+  assert.ok(s.log.lines.some((l) => /ignored a malformed DingTalk stream frame/.test(l)), s.log.lines.join('\n'))
+  assert.ok(s.log.lines.some((l) => /ignored a DingTalk callback whose data is not JSON/.test(l)), s.log.lines.join('\n'))
+  assert.ok(s.log.lines.some((l) => /ignored a DingTalk message: empty text/.test(l)), s.log.lines.join('\n'))
+  assert.equal(s.runs.length, 1)
+  assert.equal(s.fake.connections(), 1)
+})
+
 test('no allowlist: an unknown direct sender gets a pairing code at the reply address, and no run', async (t) => {
   const s = await setup(t)
   await s.start()

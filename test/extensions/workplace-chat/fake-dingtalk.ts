@@ -48,8 +48,10 @@ export interface FakeDingTalk {
   readonly api: Array<{ path: string; headers: IncomingMessage['headers']; body: any }>
   /** A session webhook URL of this fake. */
   sessionWebhook(session: string): string
-  /** Sends a robot message as a CALLBACK frame on the live connection; returns the frame's messageId. */
-  push(message: Record<string, unknown>, frameMessageId?: string): string
+  /** Sends a robot message (an object, or raw data text) as a CALLBACK frame; returns the frame's messageId. */
+  push(message: Record<string, unknown> | string, frameMessageId?: string): string
+  /** Sends raw text on the live connection (malformed frames). */
+  raw(text: string): void
   /** Sends a SYSTEM ping; returns its messageId. */
   ping(): string
   /** The next `count` open-connection requests get `status` (default 503, a DingTalk outage). */
@@ -181,6 +183,9 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
       const frame = frameOf('CALLBACK', TOPIC_ROBOT, message, frameMessageId)
       sendFrame(frame)
       return frame.headers.messageId
+    },
+    raw(text) {
+      for (const socket of live()) socket.send(text)
     },
     ping() {
       const frame = frameOf('SYSTEM', 'ping', { opaque: randomUUID() })
