@@ -42,7 +42,7 @@ export default defineExtension({
           model: { type: 'string', describe: 'Model for every session (default: the configured one)' },
         },
         examples: [
-          ['agent acp', 'what an editor runs; in Zed: "agent_servers": {"agent": {"command": "agent", "args": ["acp"]}}'],
+          ['agent acp', 'what an editor runs; Zed settings.json: "agent_servers": {"agent": {"type": "custom", "command": "agent", "args": ["acp"]}} (see extensions/acp/README.md)'],
           ['agent acp --model gpt-4o', 'the same with another default model (switchable per session in the editor)'],
         ],
         async run(ctx) {

@@ -113,7 +113,11 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
         }
       }
 
-    const sessionOf = (id: string): LiveSession => live.get(id) ?? (() => { throw unknownSession(id) })()
+    const sessionOf = (id: string): LiveSession => {
+      const session = live.get(id)
+      if (!session) throw unknownSession(id)
+      return session
+    }
 
     const openStored = async (sessionId: string, cwd: string) => {
       const running = live.get(sessionId)
