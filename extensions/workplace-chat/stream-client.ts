@@ -66,6 +66,8 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
   const { DWClient } = await import('dingtalk-stream')
   const secrets = [options.clientSecret]
   const clean = (text: string) => redactSecrets(text, secrets)
+  /** A code from DingTalk's error body, as a short single word in our one-line errors. */
+  const codeOf = (data: any) => (typeof data?.code === 'string' && data.code ? ` ${clean(data.code.replace(/\s+/g, ' ').slice(0, 60))}` : '')
 
   class AgentStreamClient extends DWClient implements StreamClient {
     private mode: Mode = 'idle'
@@ -130,11 +132,10 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
         data = JSON.parse(text)
       } catch {}
       if (response.status === 401 || response.status === 403) {
-        const code = typeof data?.code === 'string' ? ` ${data.code}` : ''
-        throw new ConfigError(`DingTalk refused DINGTALK_CLIENT_ID/DINGTALK_CLIENT_SECRET (HTTP ${response.status}${clean(code)}): check the app's client id and client secret`)
+        throw new ConfigError(`DingTalk refused DINGTALK_CLIENT_ID/DINGTALK_CLIENT_SECRET (HTTP ${response.status}${codeOf(data)}): check the app's client id and client secret`)
       }
       if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
-        throw new ConfigError(`the DingTalk stream gateway (${host}) refused the connection request (HTTP ${response.status}${data?.code ? ` ${clean(String(data.code))}` : ''})`)
+        throw new ConfigError(`the DingTalk stream gateway (${host}) refused the connection request (HTTP ${response.status}${codeOf(data)})`)
       }
       if (!response.ok) throw new AgentError('E_NETWORK', `the DingTalk stream gateway (${host}) answered HTTP ${response.status}`)
       const endpoint = data?.endpoint
@@ -163,8 +164,16 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
       clearInterval(this.internals.heartbeatIntervallId)
       let timer: NodeJS.Timeout | undefined
       try {
+        // _connect() creates the socket and its listeners synchronously.
+        const connecting = this._connect()
+        const socket = this.internals.socket
+        if (socket) {
+          hush(socket, 'open')
+          hush(socket, 'error')
+          socket.on('error', (error) => options.log.debug(`DingTalk stream socket error: ${clean(errorMessage(error))}`))
+        }
         await Promise.race([
-          this._connect(),
+          connecting,
           new Promise<never>((_, reject) => {
             timer = setTimeout(() => {
               this.internals.socket?.terminate()
@@ -259,6 +268,27 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
   }
 
   return new AgentStreamClient()
+}
+
+/**
+ * The SDK's socket listeners print to the console ("connect success" on stdout, a socket error with
+ * its stack on stderr). They run as before, with the console silenced for their synchronous run;
+ * what matters reaches our log as one line (the reconnect warnings carry the reason).
+ */
+function hush(socket: WebSocket, event: 'open' | 'error'): void {
+  for (const listener of socket.listeners(event) as Array<(...args: unknown[]) => void>) {
+    socket.removeListener(event, listener)
+    socket.on(event, (...args: unknown[]) => {
+      const saved = { log: console.log, info: console.info, warn: console.warn, error: console.error }
+      const quiet = () => {}
+      Object.assign(console, { log: quiet, info: quiet, warn: quiet, error: quiet })
+      try {
+        listener.apply(socket, args)
+      } finally {
+        Object.assign(console, saved)
+      }
+    })
+  }
 }
 
 function safeHost(url: string): string {

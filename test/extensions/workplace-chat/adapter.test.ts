@@ -253,6 +253,18 @@ test('lost connections reconnect with growing, jittered delays; a message afterw
   assert.equal(s.fake.replies.find((r) => r.session === 'after')!.body.markdown.text, 'echo: still there?')
 })
 
+test('a refused websocket handshake while reconnecting is retried', async (t) => {
+  const s = await setup(t, { DINGTALK_ALLOWED_USERS: 'staff-alice' })
+  await s.start()
+  s.fake.failUpgrades(2)
+  s.fake.drop()
+  assert.ok(await s.fake.until(() => s.fake.connections() === 2, 8000), s.log.lines.join('\n'))
+  assert.equal(s.fake.opens.length, 4, 'the first open, then one per reconnect attempt')
+  assert.ok(s.log.lines.some((l) => /the DingTalk stream websocket failed: Unexpected server response: 401\); reconnecting in [\d.]+ s \(attempt 2\)/.test(l)), s.log.lines.join('\n'))
+  s.fake.push(robotMessage(s.fake, { text: 'back?', session: 'back' }))
+  assert.ok(await s.fake.until(() => s.fake.replies.some((r) => r.session === 'back'), 5000))
+})
+
 test('credentials revoked while reconnecting: the stream stops (no retry loop) and the secret is never logged', async (t) => {
   const s = await setup(t, { DINGTALK_ALLOWED_USERS: 'staff-alice' })
   await s.start()

@@ -56,6 +56,8 @@ export interface FakeDingTalk {
   ping(): string
   /** The next `count` open-connection requests get `status` (default 503, a DingTalk outage). */
   failOpens(count: number, status?: number): void
+  /** The next `count` websocket handshakes are refused (HTTP 401, as for a stale ticket). */
+  failUpgrades(count: number): void
   /** Cuts every live websocket (no close frame), as a network failure would. */
   drop(): void
   /** Polls until check() holds or `ms` pass. */
@@ -89,6 +91,7 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
   let accepted = 0
   let origin = ''
   let failing = { count: 0, status: 503 }
+  let refusedUpgrades = 0
 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req)
@@ -136,7 +139,9 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
     const ticket = url.searchParams.get('ticket') ?? ''
-    if (url.pathname !== '/connect' || !tickets.delete(ticket)) {
+    const refused = refusedUpgrades > 0
+    if (refused) refusedUpgrades--
+    if (url.pathname !== '/connect' || !tickets.delete(ticket) || refused) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n')
       return
     }
@@ -194,6 +199,9 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
     },
     failOpens(count, status = 503) {
       failing = { count, status }
+    },
+    failUpgrades(count) {
+      refusedUpgrades = count
     },
     drop() {
       for (const socket of sockets) socket.terminate()

@@ -170,11 +170,12 @@ test('DingTalk Stream end to end through `agent gateway run`', async (t) => {
     assert.equal(replyTo('after-drop')[0]!.body.markdown.text, '**Answer** to: are you back?')
   })
 
-  await t.test('the client secret never reaches the output, even at debug level', async () => {
+  await t.test('the client secret never reaches the output, even at debug level; no SDK console noise', async () => {
     assert.equal(await agent.stop('SIGINT'), 0)
     const output = agent.stderr() + agent.stdout()
     assert.match(output, /\[dingtalk\]/, 'the adapter logged at debug level')
     assert.ok(!output.includes(SECRET), 'the secret appears in the output')
+    assert.doesNotMatch(output, /connect success|^ERROR|\n\s+at /m, 'the SDK\'s console output (and stack traces) stay out')
   })
 })
 
