@@ -73,7 +73,18 @@ export class HaClient {
     })
     let conn: Connection
     try {
-      conn = await haws.createConnection({ setupRetry: 0, createSocket: () => factory.create() })
+      let calls = 0
+      conn = await haws.createConnection({
+        setupRetry: 0,
+        // The first call is this connect; later ones are the library's reconnects.
+        createSocket: () => {
+          const reconnecting = calls++ > 0
+          return factory.create().catch((error) => {
+            if (reconnecting) log.debug(`reconnect attempt failed: ${error === haws.ERR_INVALID_AUTH ? 'auth_invalid' : describe(error, options.token)}`)
+            throw error
+          })
+        },
+      })
     } catch (error) {
       if (error === haws.ERR_INVALID_AUTH) throw new ConfigError(`Home Assistant at ${options.baseUrl} rejected HASS_TOKEN (auth_invalid: ${factory.authMessage ?? 'no reason given'})`)
       throw new AgentError('E_CONNECT', describe(error, options.token), { cause: error })

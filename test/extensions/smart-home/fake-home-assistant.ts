@@ -35,6 +35,7 @@ interface Client {
 export interface FakeHomeAssistant {
   /** http://127.0.0.1:<port> (what HASS_URL holds). */
   readonly url: string
+  /** The token that authenticates now. */
   readonly token: string
   readonly version: string
   /** Every `auth` message received, valid or not. */
@@ -53,6 +54,8 @@ export interface FakeHomeAssistant {
   change(entityId: string, state: string, attributes?: Record<string, unknown>): number
   /** Sends a raw state_changed payload (old/new state given as is). */
   emit(data: { entity_id: string; old_state: unknown; new_state: unknown }): number
+  /** Makes a new token the only valid one (the old one is revoked; open connections stay). */
+  rotateToken(token: string): void
   /** Closes every connection abruptly (network loss); the server keeps listening. */
   dropConnections(): void
   /** While true, pings get no pong (a half-open connection). */
@@ -65,7 +68,7 @@ export interface FakeHomeAssistant {
 }
 
 export async function startFakeHomeAssistant(options: { token?: string; version?: string } = {}): Promise<FakeHomeAssistant> {
-  const token = options.token ?? `fake-ha-token-${randomUUID()}`
+  let token = options.token ?? `fake-ha-token-${randomUUID()}`
   const version = options.version ?? '2025.1.0'
   const clients = new Set<Client>()
   const entities = new Map<string, FakeEntity>()
@@ -188,7 +191,9 @@ export async function startFakeHomeAssistant(options: { token?: string; version?
 
   return {
     url,
-    token,
+    get token() {
+      return token
+    },
     version,
     get authAttempts() {
       return authAttempts
@@ -205,8 +210,15 @@ export async function startFakeHomeAssistant(options: { token?: string; version?
       return emit({ entity_id: entityId, old_state: old, new_state: next })
     },
     emit,
+    rotateToken(next) {
+      token = next
+    },
     dropConnections() {
-      for (const client of clients) client.socket.terminate()
+      // Gone at once: a dying socket must not count as connected or subscribed.
+      for (const client of [...clients]) {
+        clients.delete(client)
+        client.socket.terminate()
+      }
     },
     silencePings(silent) {
       pingsSilent = silent

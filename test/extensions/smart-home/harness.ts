@@ -1,0 +1,114 @@
+// In-process harness for the Home Assistant adapter: a real test kernel (gateway, gateway-auth,
+// delivery, state-db, smart-home) with a recording runtime, a loopback fake Home Assistant, and the
+// adapter started with a logger that records every line exactly as written (nothing redacted).
+
+import type { TestContext } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { defineExtension, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type Logger, type RunRequest } from '../../../sdk/index.ts'
+import { createTestKernel, type TestKernel } from '../../../sdk/testing/index.ts'
+import { startFakeHomeAssistant, type FakeHomeAssistant } from './fake-home-assistant.ts'
+
+export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'smart-home']
+
+export function recordingRuntime(delayMs = 0) {
+  const runs: RunRequest[] = []
+  let counter = 0
+  const definition = defineExtension({
+    name: 'test-runtime',
+    setup(api) {
+      api.services.provide('runtime', {
+        async run(request: RunRequest) {
+          runs.push(request)
+          await sleep(delayMs)
+          return { sessionId: request.sessionId ?? `s${++counter}`, answer: `answer ${runs.length}: ${request.input}`, exitReason: 'completed', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, apiCalls: 1, model: 'm', provider: 'p', toolTrace: [] }
+        },
+      })
+    },
+  })
+  return { runs, definition }
+}
+
+export interface Harness {
+  ha: FakeHomeAssistant
+  k: TestKernel
+  adapter: GatewayAdapter
+  runs: RunRequest[]
+  lines: string[]
+  log: Logger
+  context(): AdapterContext
+  /** Starts the adapter (stopped in t.after). */
+  start(): Promise<void>
+  /** Inputs of the agent runs so far. */
+  inputs(): string[]
+}
+
+export interface HarnessOptions {
+  extra?: Record<string, unknown>
+  env?: Record<string, string | undefined>
+  /** Let events through gateway-auth with HOMEASSISTANT_GROUP_ALLOWED_USERS (default true). */
+  allow?: boolean
+  runtimeDelayMs?: number
+  builtins?: string[]
+  extensions?: ExtensionDefinition<any>[]
+  ha?: FakeHomeAssistant
+  token?: string
+  /** platforms.homeassistant.enabled (default true). */
+  enabled?: boolean
+}
+
+export async function harness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
+  const ha = options.ha ?? (await startFakeHomeAssistant())
+  if (!options.ha) t.after(() => ha.close())
+  const runtime = recordingRuntime(options.runtimeDelayMs)
+  const k = await createTestKernel({
+    builtins: options.builtins ?? CORE,
+    extensions: [runtime.definition, ...(options.extensions ?? [])],
+    config: { platforms: { homeassistant: { enabled: options.enabled ?? true, extra: { ping_interval_seconds: 0, ...options.extra } } } },
+    env: {
+      HASS_URL: ha.url,
+      HASS_TOKEN: options.token ?? ha.token,
+      WEBHOOK_PORT: '0',
+      API_SERVER_PORT: '0',
+      ...(options.allow === false ? {} : { HOMEASSISTANT_GROUP_ALLOWED_USERS: 'homeassistant' }),
+      ...options.env,
+    },
+  })
+  t.after(() => k.close())
+  const adapter = k.kernel.registries.adapters.get('homeassistant') as GatewayAdapter | undefined
+  if (!adapter) throw new Error(`the homeassistant adapter is not registered: ${JSON.stringify(k.kernel.extensions().filter((e) => e.state !== 'loaded'))}`)
+  const lines: string[] = []
+  const log: Logger = {
+    debug: (m) => lines.push(`debug: ${m}`),
+    info: (m) => lines.push(`info: ${m}`),
+    warn: (m) => lines.push(`warn: ${m}`),
+    error: (m) => lines.push(`error: ${m}`),
+  }
+  const controller = new AbortController()
+  const context = (): AdapterContext => ({ signal: controller.signal, log, settings: k.kernel.settings, services: { ...k.kernel.services, provide: () => { throw new Error('adapters cannot provide services') } } })
+  return {
+    ha,
+    k,
+    adapter,
+    runs: runtime.runs,
+    lines,
+    log,
+    context,
+    async start() {
+      await adapter.start(context())
+      t.after(async () => {
+        controller.abort()
+        await adapter.stop()
+      })
+    },
+    inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),
+  }
+}
+
+/** Polls `check`; `what` (a function: evaluated on failure) names what was awaited. */
+export async function until(check: () => boolean, ms = 10_000, what: string | (() => string) = 'a condition'): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`)
+    await sleep(20)
+  }
+}
