@@ -132,11 +132,12 @@ export function createAdapter(options: AdapterOptions): HomeAssistantAdapter {
     start,
     stop,
     connection: () => (running?.client.connected ? running.client : undefined),
-    async send(_chatId, text, _options) {
+    async send(chatId, text) {
       // One chat kind only: every delivery is a notification (the chat id is not shown in Home Assistant).
       const title = extra().notification_title ?? 'Agent'
       const client = running?.client ?? (await options.onDemand())
       await client.callService('persistent_notification', 'create', { title, message: text })
+      running?.log.debug(`notification for ${chatId} sent (${text.length} characters)`)
     },
   }
 }
