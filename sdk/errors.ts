@@ -41,12 +41,22 @@ export class ConfigError extends AgentError {
     super('E_CONFIG', message, options)
     this.name = 'ConfigError'
   }
+
+  /** By code, not the inherited marker check (which any AgentError passes). */
+  static override isInstance(value: unknown): value is ConfigError {
+    return AgentError.isInstance(value) && value.code === 'E_CONFIG'
+  }
 }
 
 export class UsageError extends AgentError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('E_USAGE', message, options)
     this.name = 'UsageError'
+  }
+
+  /** By code, not the inherited marker check (which any AgentError passes). */
+  static override isInstance(value: unknown): value is UsageError {
+    return AgentError.isInstance(value) && value.code === 'E_USAGE'
   }
 }
 

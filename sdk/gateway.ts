@@ -25,6 +25,11 @@ export interface GatewayAdapter extends AdapterDefinition {
   maxMessageLength?: number
   /** true when send() splits long text itself (then the delivery service does not). */
   splitsLongMessages?: boolean
+  /**
+   * Where a delivery to this platform goes when it names no chat and no home channel is set: for a
+   * platform with one natural destination (a smart-home hub's notifications).
+   */
+  defaultChatId?: string
 }
 // A ConfigError thrown by start() is fatal (bad configuration: no retry, `gateway run` exits 2);
 // any other start failure is retried with exponential backoff.

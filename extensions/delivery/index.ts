@@ -42,7 +42,7 @@ export default defineExtension<DeliveryConfig>({
       if (!adapter) throw new AgentError('E_DELIVERY', `cannot deliver to "${target.platform}": no such platform adapter is loaded`)
       if (!adapter.send) throw new AgentError('E_DELIVERY', `the "${target.platform}" adapter cannot send messages`)
       const home = target.chatId ? undefined : homeChannel(target.platform)
-      const chatId = target.chatId ?? home?.chatId
+      const chatId = target.chatId ?? home?.chatId ?? adapter.defaultChatId
       if (!chatId) throw new AgentError('E_DELIVERY', `no chat given and no home channel for ${target.platform} (set ${envPrefix(target.platform)}_HOME_CHANNEL)`)
       const threadId = target.threadId ?? home?.threadId
       const parts = adapter.maxMessageLength && !adapter.splitsLongMessages ? splitText(text, adapter.maxMessageLength) : [text]

@@ -26,6 +26,7 @@ export default defineExtension<AuthConfig>({
     const service: GatewayAuthService = {
       authorize(source): AuthDecision {
         if (source.platform === 'webhook') return { allowed: true, reason: 'webhook events are authenticated by their signature' }
+        if (source.platform === 'homeassistant') return { allowed: true, reason: 'Home Assistant events come over the connection authenticated by HASS_TOKEN' }
         const verdict = checkAllowlists(api.settings, source)
         if (verdict.allowed) return { allowed: true, reason: verdict.reason }
         const dm = (source.chatType ?? 'dm') === 'dm'

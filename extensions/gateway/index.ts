@@ -62,7 +62,7 @@ export default defineExtension<GatewayConfig>({
         additionalProperties: false,
         default: {},
       },
-      reset_notice_exclude: { type: 'array', items: { type: 'string' }, default: ['api_server', 'webhook'] },
+      reset_notice_exclude: { type: 'array', items: { type: 'string' }, default: ['api_server', 'webhook', 'homeassistant'] },
       auth: { type: 'object' },
     },
     additionalProperties: false,
@@ -107,7 +107,7 @@ export default defineExtension<GatewayConfig>({
       routing: new RoutingStore(() => api.services.get<DatabaseService>(DATABASE_SERVICE)),
       policy: resetPolicy(config.session_reset),
       typingDelay,
-      quietResetPlatforms: config.reset_notice_exclude ?? ['api_server', 'webhook'],
+      quietResetPlatforms: config.reset_notice_exclude ?? ['api_server', 'webhook', 'homeassistant'],
     })
 
     const level = (): BackgroundNotificationLevel => {

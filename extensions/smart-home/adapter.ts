@@ -129,6 +129,8 @@ export function createAdapter(options: AdapterOptions): HomeAssistantAdapter {
     name: PLATFORM,
     description: 'Home Assistant: state-change events in (HASS_URL, HASS_TOKEN), persistent notifications out',
     enabled: homeAssistantEnabled,
+    // `deliver: homeassistant` (no chat, no home channel) lands in the notifications too.
+    defaultChatId: EVENTS_CHAT,
     start,
     stop,
     connection: () => (running?.client.connected ? running.client : undefined),

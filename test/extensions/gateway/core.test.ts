@@ -88,6 +88,14 @@ test('allowlists decide on stable ids, never display names; groups need a group 
   assert.ok(!runs.some((r) => r.input === 'in a group'))
 })
 
+test('sources authenticated by their own channel bypass the allowlists: webhooks (signature) and Home Assistant (token)', async (t) => {
+  const { k } = await gateway(t)
+  const auth = k.kernel.services.require<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
+  assert.equal(auth.authorize({ platform: 'webhook', userId: 'github', chatId: 'route' }).allowed, true)
+  assert.equal(auth.authorize({ platform: 'homeassistant', userId: 'homeassistant', chatId: 'ha_events', chatType: 'channel' }).allowed, true)
+  assert.equal(auth.authorize({ platform: 'fake', userId: 'homeassistant', chatId: 'ha_events', chatType: 'channel' }).allowed, false, 'the name of the user proves nothing')
+})
+
 test('one session per chat, messages queued, slash commands answered while a turn runs', async (t) => {
   const { fake, runs } = await gateway(t, { FAKE_ALLOWED_USERS: 'u1,u2', FAKE_GROUP_ALLOWED_USERS: '*' }, 200)
   const a = await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'one')

@@ -195,6 +195,10 @@ test('send() and delivery to homeassistant work outside a running gateway; refus
   const receipt = await delivery.send(delivery.parse('homeassistant:ha_events'), 'Second report')
   assert.equal(receipt.description, 'homeassistant:ha_events')
   assert.equal(notifications(h).at(-1)!.message, 'Second report')
+  // A bare platform target needs neither a chat id nor a home channel: the adapter's default chat.
+  const bare = await delivery.send(delivery.parse('homeassistant'), 'Third report')
+  assert.equal(bare.description, 'homeassistant:ha_events')
+  assert.equal(notifications(h).at(-1)!.message, 'Third report')
   assert.equal(h.ha.connections(), 1, 'one on-demand connection, reused')
 
   h.ha.failService('persistent_notification', 'create', { code: 'home_assistant_error', message: 'Notifications are off' })
