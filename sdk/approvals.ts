@@ -30,6 +30,8 @@ export interface ApprovalRequest {
   sessionId: string
   source?: MessageSource
   tool: string
+  /** The tool call waiting for this answer (the run's call id), when known. */
+  callId?: string
   command: string
   findings: CommandFinding[]
   createdAt: number

@@ -118,7 +118,8 @@ export type RunEvent =
   | { type: 'reasoning'; text: string }
   | { type: 'tool.start'; callId: string; name: string; input: unknown }
   | { type: 'tool.progress'; callId: string; name: string; text: string }
-  | { type: 'tool.end'; callId: string; name: string; ok: boolean; resultBytes: number }
+  /** `result`: the text the model reads (capped), also when a guard blocked the call or it failed. */
+  | { type: 'tool.end'; callId: string; name: string; ok: boolean; resultBytes: number; result: string }
   | { type: 'model.call'; iteration: number }
   | { type: 'usage'; usage: Usage }
   /** Context compression moved the conversation to a continuation session. */

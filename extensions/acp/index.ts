@@ -27,10 +27,6 @@ export default defineExtension({
       turnHooksOf(event.session.extra)?.toolStarting(event.callId)
       return undefined
     })
-    api.hooks.afterToolCall.tap({ stage: LAST_STAGE }, (outcome, event) => {
-      turnHooksOf(event.session.extra)?.toolResult(event.callId, outcome)
-      return outcome
-    })
 
     api.commands.register({
       name: 'acp',

@@ -21,13 +21,13 @@ export interface PermissionDeps {
   /** The turn's signal: a cancelled turn withdraws its question. */
   signal: AbortSignal
   /** The tool call of this turn the request is about, when it can be told. */
-  callFor(tool: string, command: string): { toolCallId: string; title: string } | undefined
+  callFor(request: Pick<ApprovalRequest, 'tool' | 'command' | 'callId'>): { toolCallId: string; title: string } | undefined
   log: Logger
 }
 
 export function permissionPrompt(deps: PermissionDeps): ApprovalPrompt {
   return async (request: ApprovalRequest) => {
-    const call = deps.callFor(request.tool, request.command)
+    const call = deps.callFor(request)
     const reasons = request.findings.map((f) => f.description).join('; ')
     const link = linkAbortWithTimeout(Math.max(1, request.expiresAt - Date.now()), deps.signal)
     try {

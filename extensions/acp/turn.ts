@@ -5,7 +5,7 @@
 
 import { readFileSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
-import { errorMessage, type Logger, type RunEvent, type RunResult, type RuntimeService, type ToolCallOutcome } from 'agent/sdk'
+import { errorMessage, type Logger, type RunEvent, type RunResult, type RuntimeService } from 'agent/sdk'
 import type { AgentContext, SessionUpdate, StopReason, ToolCallContent } from '@agentclientprotocol/sdk'
 import { permissionPrompt } from './permission.ts'
 import { editDiff, textContent, toolKind, toolLocations, toolTitle } from './tool-calls.ts'
@@ -62,7 +62,8 @@ interface CallState {
   input: unknown
   before?: string | null
   progress: string[]
-  result?: ToolCallOutcome
+  /** The text the model read for this call (from the run's tool.end event). */
+  result?: { ok: boolean; result: string }
   done: boolean
 }
 
@@ -93,8 +94,10 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
   const callUpdate = (state: CallState, fields: Omit<Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }>, 'sessionUpdate' | 'toolCallId'>) =>
     updates.send({ sessionUpdate: 'tool_call_update', toolCallId: state.toolCallId, ...fields })
 
-  const finishCall = (state: CallState, ok: boolean) => {
+  const finishCall = (state: CallState, ok: boolean, result?: string) => {
     if (state.done) return
+    // The run's own text of the outcome (what the model reads, a guard's reason included).
+    if (result !== undefined) state.result = { ok, result }
     state.done = true
     const content: ToolCallContent[] = []
     if (ok) {
@@ -147,7 +150,7 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
       }
       case 'tool.end': {
         const state = calls.get(event.callId)
-        if (state) finishCall(state, event.ok)
+        if (state) finishCall(state, event.ok, event.result)
         return
       }
       default:
@@ -160,10 +163,6 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
       const state = calls.get(callId)
       if (state && !state.done) callUpdate(state, { status: 'in_progress' })
     },
-    toolResult(callId, outcome) {
-      const state = calls.get(callId)
-      if (state) state.result = { ok: outcome.ok, result: outcome.result }
-    },
   }
 
   const approvalPrompt = permissionPrompt({
@@ -171,9 +170,11 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
     sessionId: options.sessionId,
     signal: options.signal,
     log: options.log,
-    callFor(tool, command) {
-      // The newest unfinished call of that tool with that command is the one waiting for approval.
-      const waiting = [...calls.values()].reverse().find((c) => !c.done && c.name === tool && (c.input as { command?: unknown } | null)?.command === command)
+    callFor({ callId, tool, command }) {
+      // The approvals guard names the waiting call; without an id, the newest unfinished call of that
+      // tool with that command is the one.
+      const byId = callId ? calls.get(callId) : undefined
+      const waiting = byId && !byId.done ? byId : [...calls.values()].reverse().find((c) => !c.done && c.name === tool && (c.input as { command?: unknown } | null)?.command === command)
       return waiting ? { toolCallId: waiting.toolCallId, title: waiting.title } : undefined
     },
   })

@@ -77,7 +77,7 @@ export default defineExtension<ApprovalsConfig>({
       const prompt = event.session.extra?.approvalPrompt as ApprovalPrompt | undefined
       const answer = await askPerson(
         { services: api.services, pending, timeoutMs: config.timeout * 1000, isTTY: () => Boolean(process.stdin.isTTY && process.stderr.isTTY), signal: event.signal },
-        { sessionId: event.session.id, source: event.session.source, tool: event.tool, command, findings: open },
+        { sessionId: event.session.id, source: event.session.source, tool: event.tool, callId: event.callId, command, findings: open },
         typeof prompt === 'function' ? prompt : undefined,
       )
       return apply(answer.choice, answer.reason, open, event.session.id)

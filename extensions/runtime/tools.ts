@@ -156,7 +156,7 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   if (ctx.signal.aborted && !ok) text = text || 'Interrupted: the run was stopped before this tool finished.'
   const result = capResult(text, ctx.maxResultChars)
   const resultBytes = Buffer.byteLength(result)
-  ctx.emit({ type: 'tool.end', callId: call.id, name: call.name, ok, resultBytes })
+  ctx.emit({ type: 'tool.end', callId: call.id, name: call.name, ok, resultBytes, result })
   ctx.observe({ type: 'tool.call', tool: call.name, callId: call.id, ok, argsBytes, resultBytes })
   return { call, ok, result, trace: { tool: call.name, callId: call.id, argsBytes, resultBytes, status: ok ? 'ok' : 'error' } }
 }

@@ -180,7 +180,10 @@ describe('agent acp', () => {
     const call = proc.updatesOf(sessionId).find((u) => u.sessionUpdate === 'tool_call')!
     assert.equal(asked.toolCall.toolCallId, (call as any).toolCallId, 'the request names the waiting tool call')
     assert.equal((call as any).kind, 'execute')
-    assert.ok(proc.updatesOf(sessionId).some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed'))
+    const failed = proc.updatesOf(sessionId).find((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed') as any
+    assert.ok(failed)
+    // The editor is told why, in the run's own words (the guard's reason), not a generic line.
+    assert.match(JSON.stringify(failed.content), /did not approve/)
     const toolResult = (model.requests.at(-1)!.body.messages as any[]).find((m) => m.role === 'tool')
     assert.match(String(toolResult.content), /did not approve/)
 

@@ -99,8 +99,10 @@ test('CLI without a TTY, unattended platforms and missing delivery all deny at o
   assert.match(cron.blocked!, /no one to ask on cron/)
   // A surface that owns the terminal answers through extra.approvalPrompt.
   const asked: string[] = []
-  const viaPrompt = await k.runTerminal('rm -rf build', { id: 'c3', cwd: dir, extra: { approvalPrompt: async (r: { command: string }) => (asked.push(r.command), 'once') } })
+  const callIds: Array<string | undefined> = []
+  const viaPrompt = await k.runTerminal('rm -rf build', { id: 'c3', cwd: dir, extra: { approvalPrompt: async (r: { command: string; callId?: string }) => (asked.push(r.command), callIds.push(r.callId), 'once') } })
   assert.equal(viaPrompt.blocked, undefined)
   assert.deepEqual(asked, ['rm -rf build'])
+  assert.match(String(callIds[0]), /^c0\./, 'the request names the tool call waiting for it')
   assert.equal(k.sent.length, 0)
 })
