@@ -3,20 +3,11 @@
 // command runs; setup registers the command and two late hook taps that tell a running ACP turn
 // when a tool call really starts and what it returned.
 
-import { readFileSync } from 'node:fs'
-import { defineExtension } from 'agent/sdk'
+import { agentVersion, defineExtension } from 'agent/sdk'
 import { turnHooksOf } from './turn-hooks.ts'
 
 /** After every other guard and rewrite: only calls that really run, and their final results. */
 const LAST_STAGE = 1000
-
-function agentVersion(fallback: string): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? fallback
-  } catch {
-    return fallback
-  }
-}
 
 export default defineExtension({
   name: 'acp',
@@ -44,7 +35,7 @@ export default defineExtension({
         async run(ctx) {
           const { serveAcp } = await import('./server.ts')
           await serveAcp(ctx, {
-            version: agentVersion(api.version),
+            version: agentVersion(),
             provider: typeof ctx.argv.provider === 'string' ? ctx.argv.provider : undefined,
             model: typeof ctx.argv.model === 'string' ? ctx.argv.model : undefined,
             log: api.log,

@@ -2,16 +2,16 @@
 // IPC endpoint that checks every call against <agent_home>/capabilities (hot-reloaded), the
 // opener commands, and `agent capabilities …`. The engine itself is in agent/sdk (sdk/capabilities).
 
-import { readFileSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import { COMMAND_LAYER_SERVICE, currentTarget, defineExtension, errorMessage, HttpError } from 'agent/sdk'
+import { agentVersion, COMMAND_LAYER_SERVICE, currentTarget, defineExtension, errorMessage, HttpError } from 'agent/sdk'
 import { AclState } from './acl-state.ts'
 import { builtinHandlers } from './builtin-commands.ts'
 import { capabilitiesCommand } from './cli.ts'
 import { createCommandLayer, isCommandLayerStore } from './command-layer.ts'
 import { ipcEndpoints } from './ipc.ts'
 import { createLauncher, splitCommand, type Launcher } from './launcher.ts'
-import { AGENT_INSTALL_DIR, machineBaseDirectories } from './machine-dirs.ts'
+import { machineBaseDirectories } from './machine-dirs.ts'
 import { secretSource, verifyToken } from './token.ts'
 
 interface CapabilitiesConfig {
@@ -61,10 +61,9 @@ export default defineExtension<CapabilitiesConfig>({
       launcher = createLauncher(configured === undefined ? undefined : Array.isArray(configured) ? configured : splitCommand(configured))
       return launcher
     }
-    const version = () => (JSON.parse(readFileSync(join(AGENT_INSTALL_DIR, 'package.json'), 'utf8')) as { version: string }).version
     let builtins: ReturnType<typeof builtinHandlers> | undefined
     const handler = (command: string) => {
-      builtins ??= builtinHandlers({ launcher: launcherFor, dirs: baseDirs, version: version() })
+      builtins ??= builtinHandlers({ launcher: launcherFor, dirs: baseDirs, version: agentVersion() })
       const builtin = builtins.get(command)
       if (builtin) return builtin
       const exposed = layer.commands().find((e) => e.command.name === command)
