@@ -1,0 +1,412 @@
+// The `discord` gateway adapter on discord.js (imported when the adapter starts): the bot logs in over
+// the gateway websocket (guild, direct-message and message-content intents), messages meant for it go
+// to the gateway, answers go back as channel messages through Discord's REST API (split at 2,000
+// characters, no pings), typing is shown while the agent works, and the gateway's slash commands are
+// offered as Discord application commands. discord.js keeps the connection (heartbeats, resume,
+// reconnect); a bad token or a refused intent is a ConfigError, anything else is retried by the gateway.
+
+import {
+  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactSecrets, resolveSlash,
+  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Settings,
+} from 'agent/sdk'
+import type { Client, ChatInputCommandInteraction, Interaction, Message, REST } from 'discord.js'
+import { discordParts, MAX_MESSAGE_LENGTH } from './format.ts'
+import { parseMessage } from './inbound.ts'
+import { apiBase, behaviour, botToken, discordEnabled, isSnowflake, PLATFORM, type Behaviour, type DiscordConfig } from './settings.ts'
+import { applicationCommands, ARGS_OPTION, commandsDiffer, commandText } from './slash.ts'
+
+type DiscordModule = typeof import('discord.js')
+
+/** Discord shows "typing…" for about 10 s; refreshed this often while the agent works, for at most TYPING_MAX_MS. */
+const TYPING_REFRESH_MS = 8000
+const TYPING_MAX_MS = 3 * 60_000
+/** An interaction token lives 15 minutes; the deferred reply is cleaned up before that. */
+const INTERACTION_MAX_MS = 14 * 60_000
+const REST_TIMEOUT_MS = 15_000
+
+/** Close codes after which discord.js stops: what each one means for the person running the agent. */
+const FATAL_CLOSE: Record<number, string> = {
+  4004: 'Discord rejected DISCORD_BOT_TOKEN (gateway close 4004, authentication failed): reset the token in the Developer Portal (Bot → Reset Token) and update DISCORD_BOT_TOKEN',
+  4010: 'Discord refused the connection (gateway close 4010, invalid shard)',
+  4011: 'Discord requires sharding for this bot (gateway close 4011): the adapter runs one shard, for bots in fewer than 2,500 servers',
+  4012: 'Discord refused the gateway API version (gateway close 4012)',
+  4013: 'Discord refused the requested intents (gateway close 4013)',
+  4014: 'Discord refused the Message Content intent (gateway close 4014): enable "Message Content Intent" under Bot → Privileged Gateway Intents in the Developer Portal',
+}
+const TOKEN_REJECTED = 'Discord rejected DISCORD_BOT_TOKEN (HTTP 401 Unauthorized): reset the token in the Developer Portal (Bot → Reset Token) and update DISCORD_BOT_TOKEN'
+
+export interface DiscordAdapterOptions {
+  config: Readonly<DiscordConfig>
+  settings: Settings
+  /** Used before the gateway hands the adapter its own logger. */
+  log: Logger
+  /** The central command registry, read when commands are registered and invoked. */
+  commands(): CommandDefinition[]
+}
+
+interface Session {
+  discord: DiscordModule
+  client: Client
+  gateway: GatewayService
+  log: Logger
+  token: string
+  behaviour: Behaviour
+  /** Set once the client is ready; messages and interactions are handled from then on. */
+  botId?: string
+  /** The last unrecoverable close code seen (4004 …). */
+  fatalClose?: number
+  watchdog?: NodeJS.Timeout
+  closed: boolean
+}
+
+export type DiscordAdapter = GatewayAdapter & { stop(): Promise<void>; commandsChanged(): void }
+
+async function loadDiscord(): Promise<DiscordModule> {
+  const mod = (await import('discord.js')) as DiscordModule & { default?: DiscordModule }
+  // discord.js is CommonJS: depending on the loader its exports are the namespace or its default.
+  return mod.Client ? mod : mod.default!
+}
+
+/** A short reason for a failed request, without the token. */
+function reasonOf(error: unknown): string {
+  const e = error as { status?: number; code?: unknown; rawError?: { message?: string }; cause?: { code?: string } } | undefined
+  if (typeof e?.status === 'number') {
+    const detail = e.rawError?.message ?? errorMessage(error)
+    return `HTTP ${e.status}${typeof e.code === 'number' && e.code > 0 ? ` code ${e.code}` : ''}: ${detail}`
+  }
+  const code = typeof e?.code === 'string' ? e.code : e?.cause?.code
+  return code && !errorMessage(error).includes(code) ? `${code}: ${errorMessage(error)}` : errorMessage(error)
+}
+
+export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAdapter {
+  const { config, settings } = options
+  const extra = config.extra
+  let running: Session | undefined
+  let starting: Promise<void> | undefined
+  let standalone: { key: string; rest: REST; discord: DiscordModule } | undefined
+  const typingLoops = new Map<string, NodeJS.Timeout>()
+  let syncTimer: NodeJS.Timeout | undefined
+  let syncing: Promise<void> = Promise.resolve()
+  const log = () => running?.log ?? options.log
+  const secrets = (token?: string) => [token, ...settings.secretValues()]
+  const clean = (text: string, token?: string) => redactSecrets(text, secrets(token))
+
+  // ---------------------------------------------------------------------------------------------
+  // Inbound
+
+  function onMessage(session: Session, message: Message): void {
+    if (session.closed || !session.botId) return
+    let parsed
+    try {
+      parsed = parseMessage(message, session.botId, session.behaviour, session.discord.cleanContent)
+    } catch (error) {
+      return session.log.warn(`ignored Discord message ${message.id}: ${clean(errorMessage(error), session.token)}`)
+    }
+    if (!parsed.ok) return session.log.debug(`ignored Discord message ${message.id}: ${parsed.reason}`)
+    dispatch(session, parsed.inbound)
+  }
+
+  function dispatch(session: Session, inbound: GatewayInbound): void {
+    const { source } = inbound
+    session.log.debug(`Discord message ${inbound.messageId} from ${source.userId} in ${source.chatType} ${source.chatId} (${inbound.text.length} characters)`)
+    session.gateway
+      .dispatch(inbound)
+      .then((result) => session.log.debug(`Discord message ${inbound.messageId}: ${result.status}`))
+      .catch((error) => session.log.error(`Discord message ${inbound.messageId} failed: ${clean(errorMessage(error), session.token)}`))
+  }
+
+  /**
+   * A slash command picked from Discord's menu runs exactly as the typed `/name args` would (same
+   * authorisation, same chat and session). Discord wants an answer within 3 s: the interaction is
+   * deferred (visible to the invoker only), the command's replies go to the channel as messages
+   * (in a server channel a reply cannot be told apart from another user's answer), and the deferred
+   * reply is removed when the command is done, or says why nothing happened.
+   */
+  async function onInteraction(session: Session, interaction: Interaction): Promise<void> {
+    if (session.closed || !session.botId || !interaction.isChatInputCommand()) return
+    const { MessageFlags } = session.discord
+    const text = commandText(interaction.commandName, interaction.options.getString(ARGS_OPTION, false))
+    try {
+      const resolved = resolveSlash(options.commands(), text, 'gateway')
+      if ((!resolved || !('command' in resolved)) && interaction.commandName !== 'help') {
+        await interaction.reply({ content: `/${interaction.commandName} is no longer a command of this agent.`, flags: MessageFlags.Ephemeral })
+        return
+      }
+      await interaction.deferReply({ flags: MessageFlags.Ephemeral })
+      const result = await session.gateway.dispatch(interactionInbound(interaction, text))
+      session.log.debug(`Discord command ${text.split(' ')[0]} from ${interaction.user.id}: ${result.status}`)
+      if (result.status === 'denied') return void (await interaction.editReply('You are not authorised to use this agent.'))
+      await Promise.race([result.done.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, INTERACTION_MAX_MS).unref())])
+      await interaction.deleteReply()
+    } catch (error) {
+      session.log.warn(`Discord command ${text.split(' ')[0]} failed: ${clean(reasonOf(error), session.token)}`)
+    }
+  }
+
+  function interactionInbound(interaction: ChatInputCommandInteraction, text: string): GatewayInbound {
+    const thread = interaction.channel?.isThread() ? interaction.channel : undefined
+    const userName = interaction.user.globalName ?? interaction.user.username
+    return {
+      source: {
+        platform: PLATFORM,
+        userId: interaction.user.id,
+        ...(userName ? { userName } : {}),
+        chatId: interaction.channelId,
+        chatType: interaction.inGuild() ? 'group' : 'dm',
+        ...(thread ? { threadId: thread.id } : {}),
+      },
+      text,
+      messageId: `interaction:${interaction.id}`,
+      receivedAt: interaction.createdTimestamp || Date.now(),
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Slash command registration
+
+  async function syncCommands(session: Session): Promise<void> {
+    if (!extra.slash_commands || session.closed) return
+    const applicationId = session.client.application?.id
+    if (!applicationId) return session.log.warn('cannot register slash commands: Discord did not say which application this bot is')
+    const { Routes } = session.discord
+    const wanted = applicationCommands(options.commands())
+    try {
+      const current = (await session.client.rest.get(Routes.applicationCommands(applicationId))) as unknown[]
+      if (!commandsDiffer(Array.isArray(current) ? current : [], wanted)) return session.log.debug(`the ${wanted.length} slash commands registered with Discord are current`)
+      await session.client.rest.put(Routes.applicationCommands(applicationId), { body: wanted })
+      session.log.info(`registered ${wanted.length} slash commands with Discord`)
+    } catch (error) {
+      session.log.warn(`cannot register slash commands with Discord (${clean(reasonOf(error), session.token)}); typed commands still work`)
+    }
+  }
+
+  function queueSync(session: Session): void {
+    syncing = syncing.then(() => syncCommands(session))
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Connection
+
+  function classify(error: unknown, session: Session): unknown {
+    if (AgentError.isInstance(error)) return error
+    const e = error as { code?: unknown; status?: number }
+    if (session.fatalClose && FATAL_CLOSE[session.fatalClose]) return new ConfigError(FATAL_CLOSE[session.fatalClose]!, { cause: error })
+    if (e?.code === 'TokenInvalid' || e?.status === 401) return new ConfigError(TOKEN_REJECTED, { cause: error })
+    if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.status !== 408 && e.status !== 429) {
+      return new ConfigError(`Discord refused the connection (${clean(reasonOf(error), session.token)})`, { cause: error })
+    }
+    const host = (() => {
+      try {
+        return new URL(apiBase(settings)).host
+      } catch {
+        return 'discord.com'
+      }
+    })()
+    return new AgentError('E_NETWORK', `cannot connect to Discord (${host}): ${clean(reasonOf(error), session.token)}`, { cause: error })
+  }
+
+  function watch(session: Session): void {
+    const { Events } = session.discord
+    const client = session.client
+    const seconds = extra.reconnect_watchdog_seconds
+    const clear = () => {
+      clearTimeout(session.watchdog)
+      session.watchdog = undefined
+    }
+    client.on(Events.ShardDisconnect, (event) => {
+      session.fatalClose = event.code
+      clear()
+      if (running !== session) return
+      // discord.js gives up after these codes: the gateway restarts the adapter (a revoked token then
+      // fails as configuration).
+      const reason = FATAL_CLOSE[event.code] ?? `the Discord gateway closed the connection (code ${event.code})`
+      session.log.error(`Discord connection stopped: ${reason}`)
+      session.gateway.connectionLost(PLATFORM, FATAL_CLOSE[event.code] ? new ConfigError(reason) : new AgentError('E_NETWORK', reason))
+    })
+    client.on(Events.ShardReconnecting, () => {
+      if (running !== session || session.watchdog) return
+      session.log.info('the Discord gateway connection closed; discord.js is reconnecting')
+      if (seconds <= 0) return
+      session.watchdog = setTimeout(() => {
+        session.watchdog = undefined
+        if (running !== session) return
+        const reason = `the Discord gateway connection did not come back within ${seconds} s`
+        session.log.warn(`${reason}; restarting the adapter`)
+        session.gateway.connectionLost(PLATFORM, new AgentError('E_NETWORK', reason))
+      }, seconds * 1000)
+      session.watchdog.unref?.()
+    })
+    client.on(Events.ShardResume, (_shard, replayed) => {
+      if (running === session) session.log.info(`the Discord gateway connection resumed (${replayed} missed events replayed)`)
+      clear()
+    })
+    client.on(Events.ShardReady, () => {
+      if (running === session && session.watchdog) session.log.info('the Discord gateway connection is back (new session)')
+      clear()
+    })
+    client.on(Events.ShardError, (error) => session.log.debug(`Discord gateway error: ${clean(errorMessage(error), session.token)}`))
+    // Without a listener an 'error' event would throw out of the library.
+    client.on(Events.Error, (error) => session.log.warn(`discord.js error: ${clean(errorMessage(error), session.token)}`))
+    client.on(Events.Warn, (message) => session.log.warn(`discord.js: ${clean(message, session.token)}`))
+    client.rest.on('rateLimited', (info) => session.log.debug(`Discord rate limit on ${info.route}: retrying in ${info.retryAfter} ms`))
+    client.on(Events.MessageCreate, (message) => onMessage(session, message))
+    client.on(Events.InteractionCreate, (interaction) => void onInteraction(session, interaction))
+  }
+
+  async function connect(session: Session, signal: AbortSignal): Promise<void> {
+    const seconds = extra.connect_timeout_seconds
+    const { Events } = session.discord
+    const client = session.client
+    let timer: NodeJS.Timeout | undefined
+    let onAbort: (() => void) | undefined
+    const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()))
+    const login = client.login(session.token).then(() => (client.isReady() ? undefined : ready))
+    login.catch(() => undefined)
+    const stop = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AgentError('E_NETWORK', `Discord did not become ready within ${seconds} s`)), seconds * 1000)
+      onAbort = () => reject(new AgentError('E_INTERRUPTED', 'the Discord adapter was stopped while connecting'))
+      if (signal.aborted) onAbort()
+      else signal.addEventListener('abort', onAbort, { once: true })
+    })
+    stop.catch(() => undefined)
+    try {
+      await Promise.race([login, stop])
+    } finally {
+      clearTimeout(timer)
+      if (onAbort) signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  async function start(ctx: AdapterContext): Promise<void> {
+    if (running) return
+    const token = botToken(ctx.settings, 'the Discord adapter')
+    const base = apiBase(ctx.settings)
+    const rules = behaviour(ctx.settings, extra)
+    const gateway = ctx.services.get<GatewayService>(GATEWAY_SERVICE)
+    if (!gateway) throw new ConfigError('the Discord adapter needs the gateway service')
+    const discord = await loadDiscord()
+    const { Client, GatewayIntentBits: I, Partials } = discord
+    const client = new Client({
+      intents: [I.Guilds, I.GuildMessages, I.DirectMessages, I.MessageContent],
+      // Direct-message channels are not cached ahead of their first message.
+      partials: [Partials.Channel],
+      rest: { api: base, timeout: REST_TIMEOUT_MS },
+      allowedMentions: { parse: [] },
+      failIfNotExists: false,
+      sweepers: { messages: { interval: 3600, lifetime: 1800 } },
+    })
+    const session: Session = { discord, client, gateway, log: ctx.log, token, behaviour: rules, closed: false }
+    watch(session)
+    try {
+      await connect(session, ctx.signal)
+    } catch (error) {
+      session.closed = true
+      await client.destroy().catch(() => undefined)
+      throw classify(error, session)
+    }
+    const user = client.user
+    if (!user) {
+      session.closed = true
+      await client.destroy().catch(() => undefined)
+      throw new AgentError('E_NETWORK', 'Discord answered without the bot user')
+    }
+    session.botId = user.id
+    running = session
+    const free = rules.freeResponseChannels.size
+    ctx.log.info(`connected to Discord as ${user.username} (${user.id}) in ${client.guilds.cache.size} server(s); server messages ${rules.requireMention ? 'need a mention' : 'need no mention'}${free ? `, except in ${free} free-response channel(s)` : ''}`)
+    queueSync(session)
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Outbound
+
+  /** REST for sends: the running client's, else one of our own (a delivery from a CLI process). */
+  async function restFor(): Promise<{ rest: REST; discord: DiscordModule; token: string }> {
+    if (running) return { rest: running.client.rest, discord: running.discord, token: running.token }
+    const token = botToken(settings, 'Discord delivery')
+    const base = apiBase(settings)
+    const key = `${base}\n${token}`
+    if (standalone?.key !== key) {
+      const discord = await loadDiscord()
+      standalone = { key, discord, rest: new discord.REST({ api: base, timeout: REST_TIMEOUT_MS }).setToken(token) }
+    }
+    return { rest: standalone.rest, discord: standalone.discord, token }
+  }
+
+  function stopTyping(channelId: string): void {
+    clearInterval(typingLoops.get(channelId))
+    typingLoops.delete(channelId)
+  }
+
+  async function postTyping(session: Session, channelId: string): Promise<boolean> {
+    try {
+      await session.client.rest.post(session.discord.Routes.channelTyping(channelId))
+      return true
+    } catch (error) {
+      session.log.debug(`cannot show typing in Discord channel ${channelId}: ${clean(reasonOf(error), session.token)}`)
+      return false
+    }
+  }
+
+  return {
+    name: PLATFORM,
+    description: 'Discord bot over the gateway websocket (discord.js): DMs, mentions in servers, slash commands',
+    enabled: discordEnabled,
+    maxMessageLength: MAX_MESSAGE_LENGTH,
+    splitsLongMessages: true,
+    async start(ctx) {
+      // One connection at a time, even if start() is called again while it connects.
+      starting ??= start(ctx).finally(() => (starting = undefined))
+      return starting
+    },
+    async stop() {
+      await starting?.catch(() => undefined)
+      clearTimeout(syncTimer)
+      for (const channel of [...typingLoops.keys()]) stopTyping(channel)
+      const session = running
+      running = undefined
+      if (!session) return
+      session.closed = true
+      clearTimeout(session.watchdog)
+      await session.client.destroy().catch(() => undefined)
+    },
+    async typing(chatId) {
+      const session = running
+      if (!session || !isSnowflake(chatId)) return
+      stopTyping(chatId)
+      if (!(await postTyping(session, chatId))) return
+      const until = Date.now() + TYPING_MAX_MS
+      const timer = setInterval(() => {
+        if (running !== session || Date.now() > until) return stopTyping(chatId)
+        void postTyping(session, chatId)
+      }, TYPING_REFRESH_MS)
+      timer.unref?.()
+      typingLoops.set(chatId, timer)
+    },
+    async send(chatId, text, sendOptions) {
+      const threadId = sendOptions?.threadId
+      const target = String(typeof threadId === 'string' && threadId ? threadId : chatId).trim()
+      if (!isSnowflake(target)) throw new AgentError('E_DELIVERY', `"${target}" is not a Discord channel id (Developer Mode → right-click the channel → Copy Channel ID)`)
+      stopTyping(target)
+      const parts = discordParts(text)
+      if (parts.length === 0) return
+      const { rest, discord, token } = await restFor()
+      for (const [index, content] of parts.entries()) {
+        try {
+          // allowed_mentions: an answer never pings anyone (@everyone, roles, users) whatever it says.
+          await rest.post(discord.Routes.channelMessages(target), { body: { content, allowed_mentions: { parse: [] } } })
+        } catch (error) {
+          const which = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : ''
+          throw new AgentError('E_DELIVERY', `Discord refused the message to channel ${target}${which}: ${clean(reasonOf(error), token)}`, { cause: error })
+        }
+      }
+      log().debug(`sent ${parts.length} Discord message(s) to ${target}`)
+    },
+    commandsChanged() {
+      // The registry changed (an extension reloaded): register again once things settle.
+      clearTimeout(syncTimer)
+      syncTimer = setTimeout(() => running && queueSync(running), 2000)
+      syncTimer.unref?.()
+    },
+  }
+}

@@ -1,0 +1,145 @@
+// In-process harness for the Discord adapter: a real test kernel (gateway, gateway-auth, delivery,
+// state-db, the real runtime with sessions and the OpenAI-compatible provider against a scripted
+// model, slash-commands, discord), the real discord.js client against a loopback fake of Discord, and
+// the adapter started with a logger that records every line as written (nothing redacted).
+
+import type { TestContext } from 'node:test'
+import { GATEWAY_SERVICE, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type GatewayService, type Logger } from '../../../sdk/index.ts'
+import { createTestKernel, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { startFakeDiscord, USERS, type FakeDiscord } from './fake-discord.ts'
+
+export const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GdFake.discord-bot-token-0123456789abcdef'
+export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'sessions', 'model-resolver', 'provider-openai-compat', 'runtime', 'slash-commands', 'discord']
+export const LONG_MARKER = 'long report'
+
+/** The scripted model's answer to a prompt: `answer to: <prompt>`, or a long text with a code block. */
+export function answerFor(prompt: string): string {
+  if (prompt.includes(LONG_MARKER)) {
+    const prose = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${'the quick brown fox jumps over the lazy dog '.repeat(3)}`).join('\n\n')
+    const code = Array.from({ length: 120 }, (_, i) => `    print("line ${i} of the program")`).join('\n')
+    return `# Report\n\n${prose}\n\n\`\`\`python\ndef main():\n${code}\n\`\`\`\n\nThe end.`
+  }
+  return `answer to: ${prompt}`
+}
+
+export function lastUser(body: any): string {
+  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
+  const content = users.at(-1)?.content
+  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
+}
+
+export function recordingLog(): Logger & { lines: string[] } {
+  const lines: string[] = []
+  const add = (level: string) => (message: string) => void lines.push(`${level}: ${message}`)
+  return { lines, debug: add('debug'), info: add('info'), warn: add('warn'), error: add('error') }
+}
+
+export interface HarnessOptions {
+  /** Extra environment (replaces the defaults of the same name; undefined removes one). */
+  env?: Record<string, string | undefined>
+  extra?: Record<string, unknown>
+  config?: Record<string, unknown>
+  extensions?: ExtensionDefinition<any>[]
+  fake?: FakeDiscord
+  /** The token the adapter uses (default: the one the fake accepts). */
+  token?: string
+}
+
+export interface Harness {
+  fake: FakeDiscord
+  model: ScriptedModelServer
+  k: TestKernel
+  adapter: GatewayAdapter
+  log: ReturnType<typeof recordingLog>
+  /** connectionLost calls the adapter made to the gateway. */
+  lost: Array<{ adapter: string; error: unknown }>
+  context(): AdapterContext
+  /** Starts the adapter (stopped in t.after). */
+  start(): Promise<void>
+  /** The prompts the model received, in order. */
+  prompts(): string[]
+  /** Waits until `channel` has at least `count` bot messages; returns their contents. */
+  posted(channel: string, count?: number, ms?: number): Promise<string[]>
+}
+
+export const DEFAULT_ENV = {
+  DISCORD_ALLOWED_USERS: USERS.alice.id,
+  DISCORD_GROUP_ALLOWED_USERS: `${USERS.alice.id},${USERS.bob.id}`,
+}
+
+export async function harness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
+  const fake = options.fake ?? (await startFakeDiscord({ token: TOKEN, heartbeatIntervalMs: 2000 }))
+  if (!options.fake) t.after(() => fake.close())
+  const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)) }) })
+  t.after(() => model.close())
+  const k = await createTestKernel({
+    builtins: CORE,
+    extensions: options.extensions ?? [],
+    config: {
+      gateway: { human_delay: { min_ms: 0, max_ms: 10 } },
+      platforms: { discord: { extra: { connect_timeout_seconds: 10, ...options.extra } } },
+      ...options.config,
+    },
+    env: {
+      DISCORD_BOT_TOKEN: options.token ?? TOKEN,
+      DISCORD_API_BASE_URL: fake.apiBase,
+      WEBHOOK_PORT: '0',
+      API_SERVER_PORT: '0',
+      AGENT_INFERENCE_PROVIDER: 'custom',
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-scripted-model-key-000',
+      AGENT_MODEL: 'scripted-model',
+      ...DEFAULT_ENV,
+      ...options.env,
+    },
+  })
+  t.after(() => k.close())
+  const failed = k.kernel.extensions().filter((e) => e.state === 'failed')
+  if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
+  const adapter = k.kernel.registries.adapters.get('discord') as GatewayAdapter | undefined
+  if (!adapter) throw new Error('the discord adapter is not registered')
+  const log = recordingLog()
+  const lost: Harness['lost'] = []
+  const controller = new AbortController()
+  const services = k.kernel.services
+  const context = (): AdapterContext => ({
+    signal: controller.signal,
+    log,
+    settings: k.kernel.settings,
+    services: {
+      ...services,
+      provide: () => {
+        throw new Error('adapters cannot provide services')
+      },
+      // The real gateway, except that a lost connection is recorded instead of restarting the adapter.
+      get: <T>(name: string): T | undefined => {
+        const value = services.get<T>(name)
+        if (name !== GATEWAY_SERVICE || !value) return value
+        return { ...(value as GatewayService), connectionLost: (adapter: string, error: unknown) => void lost.push({ adapter, error }) } as T
+      },
+    },
+  })
+  return {
+    fake,
+    model,
+    k,
+    adapter,
+    log,
+    lost,
+    context,
+    async start() {
+      await adapter.start(context())
+      t.after(async () => {
+        controller.abort()
+        await adapter.stop()
+      })
+    },
+    prompts: () => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body)),
+    async posted(channel, count = 1, ms = 15_000) {
+      if (!(await fake.until(() => fake.posted(channel).length >= count, ms))) {
+        throw new Error(`expected ${count} message(s) in ${channel}, got ${JSON.stringify(fake.posted(channel))}; all: ${JSON.stringify(fake.messages.map((m) => m.channelId))}\nlog:\n${log.lines.join('\n')}`)
+      }
+      return fake.posted(channel)
+    },
+  }
+}
