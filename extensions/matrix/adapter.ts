@@ -1,0 +1,308 @@
+// The `matrix` gateway adapter: signs in, runs the SDK's sync loop (a small initial sync; events from
+// before the first sync finished, or older than the start, are never answered), hands live room
+// messages to the gateway (DMs always, group rooms when the bot is addressed), accepts invites from
+// users the gateway would answer, shows typing, and sends answers as m.text with markdown rendered to
+// HTML, in parts, in the thread they came from. Encrypted rooms are not supported: the first
+// encrypted event of a room is logged, and an authorised sender is told once in a plain notice.
+
+import {
+  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets,
+  type AdapterContext, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
+} from 'agent/sdk'
+import type { MatrixClient, MatrixEvent, Room } from 'matrix-js-sdk'
+import { closableFetch, closeClient, createSessionClient, describeFailure, matrixFailure, routeSdkLogs, signIn, type Sdk, type Session } from './client.ts'
+import { readMessage, type InboundContent } from './events.ts'
+import { messageContents } from './format.ts'
+import { bridgeLike, inviteOf, isDirectRoom, markDirect, sameUser } from './rooms.ts'
+import { credentialsFrom, homeserverUrl, matrixEnabled, PLATFORM, type MatrixConfig } from './settings.ts'
+
+/** Events stamped this long before the start still count as live (clock skew between hosts). */
+const START_GRACE_MS = 5_000
+const TYPING_TIMEOUT_MS = 30_000
+const REMEMBERED = 1000
+const ENCRYPTED_NOTICE = "I can't read end-to-end encrypted messages: encrypted rooms are not supported. Please message me in a room without encryption."
+
+interface Running {
+  sdk: Sdk
+  client: MatrixClient
+  fetch: ReturnType<typeof closableFetch>
+  session: Session
+  host: string
+  gateway: GatewayService
+  services: Services
+  log: Logger
+  startedAt: number
+  /** Set once the first sync is processed: what that sync delivered is history. */
+  ready: boolean
+  lost: boolean
+}
+
+/** A bounded insertion-ordered set/map (oldest entries go first). */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key)
+  map.set(key, value)
+  while (map.size > REMEMBERED) map.delete(map.keys().next().value as K)
+}
+
+function redacting(log: Logger, secrets: () => Array<string | undefined>): Logger {
+  const clean = (message: string) => redactSecrets(message, secrets())
+  return {
+    debug: (m) => log.debug(clean(m)),
+    info: (m) => log.info(clean(m)),
+    warn: (m) => log.warn(clean(m)),
+    error: (m) => log.error(clean(m)),
+  }
+}
+
+export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Settings, fallbackLog: Logger, commandNames: () => ReadonlySet<string>): GatewayAdapter & { stop(): Promise<void> } {
+  const extra = config.extra
+  let running: Running | undefined
+  let starting: Promise<void> | undefined
+  /** The last login of password mode, kept in memory only: a restart reuses it instead of logging in again. */
+  let lastLogin: Session | undefined
+  const seen = new Map<string, true>()
+  const threads = new Map<string, string>()
+  const typingRooms = new Set<string>()
+  const noticedEncrypted = new Map<string, true>()
+  const joining = new Set<string>()
+  const secrets = () => [...settings.secretValues(), running?.session.accessToken, lastLogin?.accessToken]
+  const log = () => redacting(running?.log ?? fallbackLog, secrets)
+
+  const auth = (state: Running) => state.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
+
+  function lose(state: Running, error: unknown): void {
+    if (state.lost || running !== state) return
+    state.lost = true
+    state.log.error(`the Matrix homeserver no longer accepts the session: ${describeFailure(error)}; reconnecting`)
+    state.gateway.connectionLost(PLATFORM, matrixFailure(error, { host: state.host, credential: 'the access token' }))
+  }
+
+  async function onEncrypted(state: Running, room: Room, sender: string): Promise<void> {
+    if (noticedEncrypted.has(room.roomId)) return
+    remember(noticedEncrypted, room.roomId, true)
+    state.log.warn(`room ${room.roomId} is end-to-end encrypted: encrypted rooms are not supported, its messages are not read`)
+    const source = { platform: PLATFORM, userId: sender, chatId: room.roomId, chatType: isDirectRoom(state.client, room) ? ('dm' as const) : ('group' as const) }
+    if (!auth(state)?.authorize(source).allowed) return
+    // Sent unencrypted on purpose (the SDK refuses to without crypto): the notice itself says nothing private.
+    const content = { msgtype: 'm.notice', body: ENCRYPTED_NOTICE, 'm.mentions': {} }
+    const path = `/rooms/${encodeURIComponent(room.roomId)}/send/m.room.message/${encodeURIComponent(state.client.makeTxnId())}`
+    await state.client.http.authedRequest(state.sdk.Method.Put, path, undefined, content).catch((error: unknown) => state.log.warn(`could not tell ${room.roomId} that encryption is not supported: ${describeFailure(error)}`))
+  }
+
+  async function onTimeline(state: Running, event: MatrixEvent, room: Room): Promise<void> {
+    const me = state.session.userId
+    const sender = event.getSender()
+    const id = event.getId()
+    // Local echoes of our own sends have a status; our own events (any device) are never answered.
+    if (event.status !== null || !sender || !id || sameUser(sender, me)) return
+    if (seen.has(id)) return
+    remember(seen, id, true)
+    if (event.getTs() < state.startedAt - START_GRACE_MS) return state.log.debug(`ignored Matrix event ${id}: sent before the adapter started`)
+    const type = event.getType()
+    if (type === 'm.room.encrypted') return onEncrypted(state, room, sender)
+    if (type !== 'm.room.message' || event.isRedacted()) return
+
+    const content = event.getContent() as InboundContent
+    const direct = isDirectRoom(state.client, room)
+    const replyTo = content['m.relates_to']?.['m.in_reply_to']?.event_id
+    const repliesToMe = typeof replyTo === 'string' && sameUser(room.findEventById(replyTo)?.getSender(), me)
+    const read = readMessage(content, {
+      me,
+      displayName: room.getMember(me)?.rawDisplayName,
+      direct,
+      requireMention: extra.require_mention && !extra.free_response_rooms.includes(room.roomId),
+      commands: commandNames(),
+      repliesToMe,
+    })
+    if (!read.ok) return state.log.debug(`ignored Matrix event ${id} in ${room.roomId}: ${read.reason}`)
+    const member = room.getMember(sender)
+    const source: GatewayInbound['source'] = {
+      platform: PLATFORM,
+      userId: sender,
+      ...(member?.name && member.name !== sender ? { userName: member.name } : {}),
+      chatId: room.roomId,
+      chatType: direct ? 'dm' : 'group',
+      ...(read.threadId ? { threadId: read.threadId } : {}),
+    }
+    // Bridge puppets are answered only when explicitly allowed: never offered a pairing code.
+    if (bridgeLike(sender) && !auth(state)?.authorize(source).allowed) return state.log.debug(`ignored Matrix event ${id}: bridge-like sender ${sender} is not allowed`)
+    if (read.threadId) remember(threads, read.threadId, id)
+    state.log.debug(`Matrix message ${id} from ${sender} in ${direct ? 'DM' : 'room'} ${room.roomId}${read.threadId ? ` (thread ${read.threadId})` : ''}: ${read.text.length} characters`)
+    const result = await state.gateway.dispatch({ source, text: read.text, messageId: id, receivedAt: event.getTs() })
+    state.log.debug(`Matrix message ${id}: ${result.status}`)
+  }
+
+  async function onInvite(state: Running, room: Room): Promise<void> {
+    const me = state.session.userId
+    if (joining.has(room.roomId)) return
+    const { inviter, direct } = inviteOf(room, me)
+    if (!inviter) return
+    if (!extra.auto_join) return state.log.info(`ignored an invite to ${room.roomId} from ${inviter}: auto_join is off`)
+    const decision = auth(state)?.authorize({ platform: PLATFORM, userId: inviter, chatId: room.roomId, chatType: direct ? 'dm' : 'group' })
+    // A direct invite from someone the gateway would offer a pairing code is accepted: that is how they get one.
+    const accept = decision?.allowed || (direct && decision?.allowed === false && decision.action === 'pair' && !bridgeLike(inviter))
+    if (!accept) return state.log.info(`ignored an invite to ${room.roomId} from ${inviter}: ${decision?.reason ?? 'no authorisation service'}`)
+    joining.add(room.roomId)
+    try {
+      await state.client.joinRoom(room.roomId)
+      if (direct) await markDirect(state.client, room.roomId, inviter)
+      state.log.info(`joined ${room.roomId} (invited by ${inviter}${direct ? ', direct chat' : ''})`)
+    } catch (error) {
+      state.log.warn(`could not join ${room.roomId} (invited by ${inviter}): ${describeFailure(error)}`)
+    } finally {
+      joining.delete(room.roomId)
+    }
+  }
+
+  function listen(state: Running): void {
+    const { client, sdk } = state
+    const fail = (what: string) => (error: unknown) => state.log.error(`${what} failed: ${errorMessage(error)}`)
+    client.on(sdk.RoomEvent.Timeline, (event, room, toStartOfTimeline, removed, data) => {
+      if (!state.ready || !room || toStartOfTimeline || removed || !data?.liveEvent) return
+      onTimeline(state, event, room).catch(fail(`Matrix event ${event.getId()}`))
+    })
+    client.on(sdk.RoomEvent.MyMembership, (room, membership) => {
+      if (state.ready && membership === 'invite') onInvite(state, room).catch(fail(`the invite to ${room.roomId}`))
+    })
+    client.on(sdk.HttpApiEvent.SessionLoggedOut, (error) => lose(state, error))
+    client.on(sdk.ClientEvent.Sync, (now, before, data) => {
+      if (!state.ready || now === before) return
+      const error = data?.error
+      if ((now === 'ERROR' || now === 'RECONNECTING') && (error as { errcode?: string } | undefined)?.errcode === 'M_UNKNOWN_TOKEN') return lose(state, error)
+      if (now === 'RECONNECTING') state.log.warn(`Matrix sync interrupted (${describeFailure(error)}); the SDK retries`)
+      else if (now === 'ERROR') state.log.warn(`Matrix sync failing (${error ? describeFailure(error) : 'homeserver unreachable'}); the SDK keeps retrying`)
+      else if (now === 'CATCHUP') state.log.info('Matrix homeserver reachable again; catching up')
+      else if (now === 'SYNCING' && before !== 'PREPARED') state.log.info('Matrix sync recovered')
+    })
+  }
+
+  /** Resolves on the first completed sync; a refused token is fatal, silence past the bound is retryable. */
+  function firstSync(state: Running, signal: AbortSignal): Promise<void> {
+    const { client, sdk } = state
+    return new Promise((resolve, reject) => {
+      let lastError: unknown
+      const finish = (settle: () => void) => {
+        clearTimeout(timer)
+        client.off(sdk.ClientEvent.Sync, onSync)
+        signal.removeEventListener('abort', onAbort)
+        settle()
+      }
+      const onSync = (now: string, _before: string | null, data?: { error?: unknown }) => {
+        if (now === 'PREPARED' || now === 'SYNCING') return finish(resolve)
+        if (data?.error) lastError = data.error
+        if ((data?.error as { errcode?: string } | undefined)?.errcode === 'M_UNKNOWN_TOKEN') finish(() => reject(matrixFailure(data!.error, { host: state.host, credential: 'MATRIX_ACCESS_TOKEN' })))
+      }
+      const onAbort = () => finish(() => reject(new AgentError('E_INTERRUPTED', 'the Matrix adapter was stopped while connecting')))
+      const timer = setTimeout(() => finish(() => reject(new AgentError('E_UNAVAILABLE', `the first Matrix sync did not finish within ${Math.round(extra.start_timeout_ms / 1000)} s${lastError ? ` (${describeFailure(lastError)})` : ''}`))), extra.start_timeout_ms)
+      client.on(sdk.ClientEvent.Sync, onSync)
+      signal.addEventListener('abort', onAbort, { once: true })
+      if (signal.aborted) onAbort()
+    })
+  }
+
+  async function start(ctx: AdapterContext): Promise<void> {
+    if (running) return
+    const baseUrl = homeserverUrl(ctx.settings)
+    const credentials = credentialsFrom(ctx.settings)
+    const gateway = ctx.services.get<GatewayService>(GATEWAY_SERVICE)
+    if (!gateway) throw new ConfigError('the Matrix adapter needs the gateway service')
+    const host = new URL(baseUrl).host
+    const adapterLog = redacting(ctx.log, secrets)
+    const sdk = await import('matrix-js-sdk')
+    await routeSdkLogs((line) => adapterLog.debug(`sdk: ${line}`))
+    const fetch = closableFetch()
+    let session: Session
+    try {
+      session = await signIn(sdk, { baseUrl, credentials, home: ctx.settings.home, fetch: fetch.fetch, ...(lastLogin ? { cached: lastLogin } : {}) })
+    } catch (error) {
+      fetch.close()
+      throw error
+    }
+    if (credentials.kind === 'password') lastLogin = session
+    const client = createSessionClient(sdk, baseUrl, session, fetch.fetch)
+    const state: Running = { sdk, client, fetch, session, host, gateway, services: ctx.services, log: adapterLog, startedAt: Date.now(), ready: false, lost: false }
+    listen(state)
+    try {
+      // A small initial sync: its events are history (ignored), later ones are live.
+      await client.startClient({ initialSyncLimit: 1, disablePresence: true, lazyLoadMembers: false, pollTimeout: extra.sync_timeout_ms, threadSupport: false })
+      await firstSync(state, ctx.signal)
+    } catch (error) {
+      await closeClient(client, fetch)
+      throw error
+    }
+    state.ready = true
+    running = state
+    const rooms = client.getRooms()
+    adapterLog.info(`connected to ${host} as ${session.userId} (${rooms.filter((r) => r.getMyMembership() === 'join').length} rooms)`)
+    // Invites that waited while the agent was offline.
+    for (const room of rooms) if (room.getMyMembership() === 'invite') onInvite(state, room).catch((error) => adapterLog.error(`the invite to ${room.roomId} failed: ${errorMessage(error)}`))
+  }
+
+  /** Delivery from a process where the adapter is not running (cron in a CLI process): one client, no sync. */
+  async function sendOnce(roomId: string, contents: ReturnType<typeof messageContents>): Promise<void> {
+    const baseUrl = homeserverUrl(settings)
+    const credentials = credentialsFrom(settings)
+    if (credentials.kind !== 'token') throw new ConfigError('Matrix delivery outside a running gateway needs MATRIX_ACCESS_TOKEN (a password login would create a device per message)')
+    const sdk = await import('matrix-js-sdk')
+    await routeSdkLogs((line) => log().debug(`sdk: ${line}`))
+    const fetch = closableFetch()
+    try {
+      const session = await signIn(sdk, { baseUrl, credentials, home: settings.home, fetch: fetch.fetch })
+      const client = createSessionClient(sdk, baseUrl, session, fetch.fetch)
+      const encrypted = await client.getStateEvent(roomId, 'm.room.encryption', '').then(
+        () => true,
+        (error: { errcode?: string }) => {
+          if (error?.errcode === 'M_NOT_FOUND') return false
+          throw new AgentError('E_DELIVERY', `cannot send to Matrix room ${roomId}: ${describeFailure(error)}`, { cause: error })
+        },
+      )
+      if (encrypted) throw new AgentError('E_DELIVERY', `Matrix room ${roomId} is end-to-end encrypted; encrypted rooms are not supported`)
+      for (const content of contents) await client.sendEvent(roomId, sdk.EventType.RoomMessage, content as never).catch(deliveryFailure(roomId))
+    } finally {
+      fetch.close()
+    }
+  }
+
+  const deliveryFailure = (roomId: string) => (error: unknown): never => {
+    throw new AgentError('E_DELIVERY', `cannot send to Matrix room ${roomId}: ${describeFailure(error)}`, { cause: error })
+  }
+
+  return {
+    name: PLATFORM,
+    description: 'Matrix rooms and direct chats (client-server API, matrix-js-sdk sync); markdown replies as HTML',
+    enabled: matrixEnabled,
+    maxMessageLength: extra.max_message_length,
+    splitsLongMessages: true,
+    async start(ctx) {
+      // One client at a time, even if start() is called again while it connects.
+      starting ??= start(ctx).finally(() => (starting = undefined))
+      return starting
+    },
+    async stop() {
+      await starting?.catch(() => undefined)
+      const state = running
+      running = undefined
+      if (!state) return
+      state.ready = false
+      await closeClient(state.client, state.fetch)
+      state.log.info('disconnected from the Matrix homeserver')
+    },
+    async typing(chatId) {
+      const state = running
+      if (!state) return
+      typingRooms.add(chatId)
+      await state.client.sendTyping(chatId, true, TYPING_TIMEOUT_MS).catch((error: unknown) => state.log.debug(`typing in ${chatId} failed: ${describeFailure(error)}`))
+    },
+    async send(chatId, text, options) {
+      const threadId = typeof options?.threadId === 'string' && options.threadId ? options.threadId : undefined
+      const contents = messageContents(text, { max: extra.max_message_length, ...(threadId ? { thread: { root: threadId, replyTo: threads.get(threadId) ?? threadId } } : {}) })
+      if (contents.length === 0) return
+      const state = running
+      if (!state) return sendOnce(chatId, contents)
+      if (state.client.getRoom(chatId)?.hasEncryptionStateEvent()) throw new AgentError('E_DELIVERY', `Matrix room ${chatId} is end-to-end encrypted; encrypted rooms are not supported`)
+      for (const content of contents) await state.client.sendEvent(chatId, state.sdk.EventType.RoomMessage, content as never).catch(deliveryFailure(chatId))
+      if (typingRooms.delete(chatId)) state.client.sendTyping(chatId, false, 0).catch(() => undefined)
+      state.log.debug(`sent ${contents.length} Matrix message(s) to ${chatId}${threadId ? ` (thread ${threadId})` : ''}`)
+    },
+  }
+}

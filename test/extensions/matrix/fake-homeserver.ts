@@ -1,0 +1,505 @@
+// A loopback fake of a Matrix homeserver's client-server API (node:http on 127.0.0.1 port 0), with
+// the endpoints the real matrix-js-sdk calls in the adapter's flows: versions, capabilities, login,
+// whoami, push rules, filters, a bounded /sync long-poll (initial and incremental, `since`/`timeout`,
+// inline or stored filters with a timeline limit), send, typing, join, members, state and account
+// data. Tests create rooms, invite the bot, push timeline events into the next /sync, and read what
+// the bot sent; /sync failures and revoked tokens can be injected.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+export const SERVER_NAME = 'fake.test'
+export const BOT_ID = `@agent:${SERVER_NAME}`
+export const BOT_NAME = 'Agent Smith'
+
+export interface MatrixEvent {
+  type: string
+  sender: string
+  content: Record<string, any>
+  event_id: string
+  origin_server_ts: number
+  room_id: string
+  state_key?: string
+  unsigned?: Record<string, any>
+}
+
+interface Stored {
+  pos: number
+  event: MatrixEvent
+}
+
+interface Room {
+  id: string
+  events: Stored[]
+}
+
+export interface SentEvent {
+  roomId: string
+  type: string
+  txnId: string
+  content: Record<string, any>
+  eventId: string
+}
+
+export interface RequestRecord {
+  method: string
+  path: string
+  query: URLSearchParams
+  body: any
+  status?: number
+}
+
+export interface FakeHomeserverOptions {
+  /** The bot's access token (default a fixed test token). */
+  token?: string
+  /** Password accepted by POST /login for the bot (default none: password login refused). */
+  password?: string
+  /** Longest time one /sync long-poll is held (ms, default 5000). */
+  maxPollMs?: number
+}
+
+export interface RoomOptions {
+  /** Users already joined besides the bot (display names optional). */
+  members: Array<string | { id: string; name: string }>
+  /** The bot is joined (default true). */
+  botJoined?: boolean
+  name?: string
+  encrypted?: boolean
+  /** A room id to use (default generated). */
+  id?: string
+}
+
+export interface FakeHomeserver {
+  readonly url: string
+  readonly token: string
+  readonly requests: RequestRecord[]
+  readonly sent: SentEvent[]
+  readonly typing: Array<{ roomId: string; userId: string; typing: boolean; timeout?: number }>
+  readonly joins: string[]
+  readonly logins: Array<Record<string, any>>
+  /** Bot account data by type. */
+  readonly accountData: Map<string, Record<string, any>>
+  createRoom(options: RoomOptions): string
+  /** `inviter` invites the bot to a new room (`isDirect`: a DM invite). Returns the room id. */
+  invite(inviter: string, options?: { isDirect?: boolean; name?: string; others?: string[] }): string
+  /** A message from `sender` in `roomId`, delivered in the next /sync. Returns its event id. */
+  message(roomId: string, sender: string, content: Record<string, any> | string, options?: { ts?: number; type?: string }): string
+  /** Replaces bot account data (e.g. m.direct), delivered in the next /sync. */
+  setAccountData(type: string, content: Record<string, any>): void
+  /** The next `count` /sync requests fail with `status`. */
+  failSyncs(count: number, status?: number): void
+  /** Every token stops working (M_UNKNOWN_TOKEN). */
+  revokeTokens(): void
+  /** /sync requests answered so far (any status). */
+  syncs(): RequestRecord[]
+  /** Events the bot sent to a room (type m.room.message unless `type`). */
+  sentTo(roomId: string, type?: string): SentEvent[]
+  until(check: () => boolean, ms?: number): Promise<boolean>
+  close(): Promise<void>
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' }
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) })
+  res.end(text)
+}
+
+const stateKeyOf = (e: MatrixEvent) => `${e.type}\u0000${e.state_key}`
+
+export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): Promise<FakeHomeserver> {
+  let pos = 0
+  let counter = 0
+  const tokens = new Set<string>([options.token ?? 'syt_fake_bot_token_0123456789'])
+  const primaryToken = [...tokens][0]!
+  const rooms = new Map<string, Room>()
+  const accountData = new Map<string, Record<string, any>>()
+  const accountDataPos = new Map<string, number>()
+  const filters = new Map<string, any>()
+  const requests: RequestRecord[] = []
+  const sent: SentEvent[] = []
+  const txns = new Map<string, string>()
+  const typing: FakeHomeserver['typing'] = []
+  const joins: string[] = []
+  const logins: Array<Record<string, any>> = []
+  const waiters = new Set<() => void>()
+  let failing = { count: 0, status: 500 }
+  let closed = false
+  const maxPollMs = options.maxPollMs ?? 5000
+
+  const changed = () => {
+    for (const wake of [...waiters]) wake()
+  }
+  const newId = (sigil: string) => `${sigil}${(++counter).toString(36)}x${Math.random().toString(36).slice(2, 8)}${sigil === '$' ? '' : `:${SERVER_NAME}`}`
+
+  function append(roomId: string, event: Omit<MatrixEvent, 'event_id' | 'origin_server_ts' | 'room_id'> & { origin_server_ts?: number }): MatrixEvent {
+    const room = rooms.get(roomId)
+    if (!room) throw new Error(`no room ${roomId}`)
+    const full: MatrixEvent = { origin_server_ts: Date.now(), ...event, event_id: newId('$'), room_id: roomId }
+    room.events.push({ pos: ++pos, event: full })
+    changed()
+    return full
+  }
+
+  const member = (roomId: string, userId: string, membership: string, sender = userId, extra: Record<string, any> = {}) =>
+    append(roomId, { type: 'm.room.member', state_key: userId, sender, content: { membership, ...extra } })
+
+  /** The latest state events among events with pos ≤ `upTo`. */
+  function stateAt(room: Room, upTo: number): MatrixEvent[] {
+    const latest = new Map<string, MatrixEvent>()
+    for (const s of room.events) if (s.pos <= upTo && s.event.state_key !== undefined) latest.set(stateKeyOf(s.event), s.event)
+    return [...latest.values()]
+  }
+
+  function botMembership(room: Room, upTo = Infinity): { membership?: string; pos: number; event?: MatrixEvent } {
+    let found: { membership?: string; pos: number; event?: MatrixEvent } = { pos: 0 }
+    for (const s of room.events) if (s.pos <= upTo && s.event.type === 'm.room.member' && s.event.state_key === BOT_ID) found = { membership: s.event.content.membership, pos: s.pos, event: s.event }
+    return found
+  }
+
+  function timelineLimit(filterParam: string | null): number {
+    let filter: any
+    if (filterParam?.trim().startsWith('{')) {
+      try {
+        filter = JSON.parse(filterParam)
+      } catch {}
+    } else if (filterParam) filter = filters.get(filterParam)
+    const limit = filter?.room?.timeline?.limit
+    return typeof limit === 'number' && limit >= 0 ? limit : 10
+  }
+
+  function members(room: Room) {
+    const joined = stateAt(room, Infinity).filter((e) => e.type === 'm.room.member')
+    return {
+      joined: joined.filter((e) => e.content.membership === 'join').map((e) => e.state_key!),
+      invited: joined.filter((e) => e.content.membership === 'invite').map((e) => e.state_key!),
+    }
+  }
+
+  function syncBody(since: number | undefined, limit: number): { body: any; empty: boolean } {
+    const join: Record<string, any> = {}
+    const invite: Record<string, any> = {}
+    const leave: Record<string, any> = {}
+    for (const room of rooms.values()) {
+      const mine = botMembership(room)
+      if (mine.membership === 'join') {
+        const fresh = since === undefined || mine.pos > since
+        let timeline = room.events.filter((s) => since === undefined || s.pos > since)
+        let limited = false
+        if (fresh && since === undefined && timeline.length > limit) {
+          timeline = timeline.slice(timeline.length - limit)
+          limited = true
+        }
+        if (!fresh && timeline.length === 0) continue
+        const startPos = timeline[0] ? timeline[0].pos - 1 : pos
+        const { joined, invited } = members(room)
+        join[room.id] = {
+          state: { events: fresh ? stateAt(room, startPos) : [] },
+          timeline: { events: timeline.map((s) => s.event), limited, prev_batch: `p${startPos}` },
+          ephemeral: { events: [] },
+          account_data: { events: [] },
+          summary: { 'm.joined_member_count': joined.length, 'm.invited_member_count': invited.length, 'm.heroes': joined.filter((u) => u !== BOT_ID).slice(0, 5) },
+          unread_notifications: { highlight_count: 0, notification_count: 0 },
+        }
+      } else if (mine.membership === 'invite' && (since === undefined || mine.pos > since)) {
+        const stripped = stateAt(room, Infinity)
+          .filter((e) => ['m.room.create', 'm.room.name', 'm.room.join_rules', 'm.room.encryption', 'm.room.member'].includes(e.type))
+          .filter((e) => e.type !== 'm.room.member' || e.state_key === BOT_ID || e.state_key === mine.event?.sender)
+          .map((e) => ({ type: e.type, state_key: e.state_key, sender: e.sender, content: e.content }))
+        invite[room.id] = { invite_state: { events: stripped } }
+      } else if (mine.membership === 'leave' && since !== undefined && mine.pos > since) {
+        leave[room.id] = { timeline: { events: [mine.event] }, state: { events: [] } }
+      }
+    }
+    const accountEvents = [...accountData.entries()].filter(([type]) => since === undefined || (accountDataPos.get(type) ?? 0) > since).map(([type, content]) => ({ type, content }))
+    const empty = Object.keys(join).length + Object.keys(invite).length + Object.keys(leave).length + accountEvents.length === 0
+    return {
+      empty,
+      body: { next_batch: String(pos), rooms: { join, invite, leave }, account_data: { events: accountEvents }, presence: { events: [] }, to_device: { events: [] }, device_lists: { changed: [], left: [] }, device_one_time_keys_count: {} },
+    }
+  }
+
+  async function handleSync(url: URL, res: ServerResponse): Promise<number> {
+    if (failing.count > 0) {
+      failing.count--
+      send(res, failing.status, { errcode: 'M_UNKNOWN', error: 'Internal server error' })
+      return failing.status
+    }
+    const sinceText = url.searchParams.get('since')
+    const since = sinceText === null ? undefined : Number(sinceText)
+    const limit = timelineLimit(url.searchParams.get('filter'))
+    const timeout = Math.min(Number(url.searchParams.get('timeout') ?? 0) || 0, maxPollMs)
+    let result = syncBody(since, limit)
+    if (since !== undefined && result.empty && timeout > 0 && !closed) {
+      // The long-poll: held until something changes, the timeout passes or the server closes.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, timeout)
+        function done() {
+          clearTimeout(timer)
+          waiters.delete(done)
+          res.off('close', done)
+          resolve()
+        }
+        waiters.add(done)
+        res.on('close', done)
+      })
+      if (res.destroyed) return 0
+      result = syncBody(since, limit)
+    }
+    send(res, 200, result.body)
+    return 200
+  }
+
+  function authorised(req: IncomingMessage, url: URL): { ok: true } | { ok: false; status: number; body: unknown } {
+    const header = req.headers.authorization
+    const token = header?.startsWith('Bearer ') ? header.slice(7) : url.searchParams.get('access_token')
+    if (!token) return { ok: false, status: 401, body: { errcode: 'M_MISSING_TOKEN', error: 'Missing access token' } }
+    if (!tokens.has(token)) return { ok: false, status: 401, body: { errcode: 'M_UNKNOWN_TOKEN', error: 'Invalid access token passed.', soft_logout: false } }
+    return { ok: true }
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, url: URL, body: any): Promise<number> {
+    const method = req.method ?? 'GET'
+    const path = url.pathname
+    if (method === 'GET' && path === '/_matrix/client/versions') {
+      send(res, 200, { versions: ['r0.6.1', 'v1.1', 'v1.2', 'v1.3', 'v1.4', 'v1.5', 'v1.6', 'v1.7', 'v1.8', 'v1.9', 'v1.10', 'v1.11'], unstable_features: {} })
+      return 200
+    }
+    const v3 = path.match(/^\/_matrix\/client\/v3(\/.*)$/)
+    if (!v3) {
+      send(res, 404, { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' })
+      return 404
+    }
+    const sub = v3[1]!
+    if (sub === '/login') {
+      if (method === 'GET') {
+        send(res, 200, { flows: [{ type: 'm.login.password' }] })
+        return 200
+      }
+      logins.push(body)
+      const user = body?.identifier?.user ?? body?.user
+      const matches = options.password !== undefined && body?.type === 'm.login.password' && body?.password === options.password && (user === BOT_ID || user === 'agent')
+      if (!matches) {
+        send(res, 403, { errcode: 'M_FORBIDDEN', error: 'Invalid username or password' })
+        return 403
+      }
+      const token = `syt_login_${logins.length}_${Math.random().toString(36).slice(2, 12)}`
+      tokens.add(token)
+      send(res, 200, { user_id: BOT_ID, access_token: token, device_id: body.device_id ?? `DEV${logins.length}`, home_server: SERVER_NAME })
+      return 200
+    }
+    const auth = authorised(req, url)
+    if (!auth.ok) {
+      send(res, auth.status, auth.body)
+      return auth.status
+    }
+    let m: RegExpMatchArray | null
+    if (method === 'GET' && sub === '/account/whoami') {
+      send(res, 200, { user_id: BOT_ID, device_id: 'FAKEDEVICE', is_guest: false })
+      return 200
+    }
+    if (method === 'GET' && sub === '/capabilities') {
+      send(res, 200, { capabilities: { 'm.change_password': { enabled: false }, 'm.room_versions': { default: '10', available: { '10': 'stable' } } } })
+      return 200
+    }
+    if (method === 'GET' && sub.startsWith('/pushrules')) {
+      send(res, 200, { global: { override: [], content: [], room: [], sender: [], underride: [] } })
+      return 200
+    }
+    if (method === 'POST' && (m = sub.match(/^\/user\/([^/]+)\/filter$/))) {
+      const id = String(filters.size + 1)
+      filters.set(id, body)
+      send(res, 200, { filter_id: id })
+      return 200
+    }
+    if (method === 'GET' && (m = sub.match(/^\/user\/([^/]+)\/filter\/([^/]+)$/))) {
+      const filter = filters.get(decodeURIComponent(m[2]!))
+      if (!filter) {
+        send(res, 404, { errcode: 'M_NOT_FOUND', error: 'No such filter' })
+        return 404
+      }
+      send(res, 200, filter)
+      return 200
+    }
+    if (method === 'GET' && sub === '/sync') return handleSync(url, res)
+    if ((m = sub.match(/^\/user\/([^/]+)\/account_data\/([^/]+)$/))) {
+      const type = decodeURIComponent(m[2]!)
+      if (method === 'PUT') {
+        accountData.set(type, body ?? {})
+        accountDataPos.set(type, ++pos)
+        changed()
+        send(res, 200, {})
+        return 200
+      }
+      const content = accountData.get(type)
+      if (!content) {
+        send(res, 404, { errcode: 'M_NOT_FOUND', error: 'Account data not found' })
+        return 404
+      }
+      send(res, 200, content)
+      return 200
+    }
+    if (method === 'POST' && (m = sub.match(/^\/join\/([^/]+)$/))) {
+      const roomId = decodeURIComponent(m[1]!)
+      const room = rooms.get(roomId)
+      const mine = room && botMembership(room)
+      if (!room || (mine?.membership !== 'invite' && mine?.membership !== 'join')) {
+        send(res, 403, { errcode: 'M_FORBIDDEN', error: 'You are not invited to this room.' })
+        return 403
+      }
+      joins.push(roomId)
+      if (mine.membership !== 'join') member(roomId, BOT_ID, 'join', BOT_ID, { displayname: BOT_NAME })
+      send(res, 200, { room_id: roomId })
+      return 200
+    }
+    const roomPath = sub.match(/^\/rooms\/([^/]+)(\/.*)$/)
+    if (roomPath) {
+      const roomId = decodeURIComponent(roomPath[1]!)
+      const rest = roomPath[2]!
+      const room = rooms.get(roomId)
+      if (!room || botMembership(room).membership !== 'join') {
+        send(res, 403, { errcode: 'M_FORBIDDEN', error: `User ${BOT_ID} not in room ${roomId}` })
+        return 403
+      }
+      if (method === 'PUT' && (m = rest.match(/^\/send\/([^/]+)\/([^/]+)$/))) {
+        const type = decodeURIComponent(m[1]!)
+        const txnId = decodeURIComponent(m[2]!)
+        const key = `${roomId}|${txnId}`
+        let eventId = txns.get(key)
+        if (!eventId) {
+          const event = append(roomId, { type, sender: BOT_ID, content: body ?? {}, unsigned: { transaction_id: txnId } })
+          eventId = event.event_id
+          txns.set(key, eventId)
+          sent.push({ roomId, type, txnId, content: body ?? {}, eventId })
+        }
+        send(res, 200, { event_id: eventId })
+        return 200
+      }
+      if (method === 'PUT' && (m = rest.match(/^\/typing\/([^/]+)$/))) {
+        typing.push({ roomId, userId: decodeURIComponent(m[1]!), typing: Boolean(body?.typing), ...(body?.timeout !== undefined ? { timeout: body.timeout } : {}) })
+        send(res, 200, {})
+        return 200
+      }
+      if (method === 'GET' && rest === '/members') {
+        send(res, 200, { chunk: stateAt(room, Infinity).filter((e) => e.type === 'm.room.member') })
+        return 200
+      }
+      if (method === 'GET' && rest === '/joined_members') {
+        const joined: Record<string, any> = {}
+        for (const e of stateAt(room, Infinity)) if (e.type === 'm.room.member' && e.content.membership === 'join') joined[e.state_key!] = { display_name: e.content.displayname ?? null, avatar_url: null }
+        send(res, 200, { joined })
+        return 200
+      }
+      if (method === 'GET' && (m = rest.match(/^\/state\/([^/]+)(?:\/([^/]*))?$/))) {
+        const type = decodeURIComponent(m[1]!)
+        const key = decodeURIComponent(m[2] ?? '')
+        const event = stateAt(room, Infinity).find((e) => e.type === type && e.state_key === key)
+        if (!event) {
+          send(res, 404, { errcode: 'M_NOT_FOUND', error: 'Event not found.' })
+          return 404
+        }
+        send(res, 200, event.content)
+        return 200
+      }
+      if (method === 'POST' && (m = rest.match(/^\/(read_markers|receipt\/.*)$/))) {
+        send(res, 200, {})
+        return 200
+      }
+    }
+    send(res, 404, { errcode: 'M_UNRECOGNIZED', error: `Unrecognized request: ${method} ${path}` })
+    return 404
+  }
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const raw = Buffer.concat(chunks).toString('utf8')
+    let body: any
+    try {
+      body = raw ? JSON.parse(raw) : undefined
+    } catch {
+      body = raw
+    }
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    const record: RequestRecord = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body }
+    requests.push(record)
+    try {
+      record.status = await route(req, res, url, body)
+    } catch (error) {
+      if (!res.headersSent) send(res, 500, { errcode: 'M_UNKNOWN', error: String(error) })
+      record.status = 500
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+
+  function createRoom(room: RoomOptions): string {
+    const id = room.id ?? newId('!')
+    rooms.set(id, { id, events: [] })
+    const creator = room.botJoined === false ? (typeof room.members[0] === 'string' ? room.members[0] : room.members[0]?.id) ?? BOT_ID : BOT_ID
+    append(id, { type: 'm.room.create', state_key: '', sender: creator, content: { creator, room_version: '10' } })
+    if (room.botJoined !== false) member(id, BOT_ID, 'join', BOT_ID, { displayname: BOT_NAME })
+    for (const m of room.members) {
+      const userId = typeof m === 'string' ? m : m.id
+      const name = typeof m === 'string' ? undefined : m.name
+      member(id, userId, 'join', userId, name ? { displayname: name } : {})
+    }
+    append(id, { type: 'm.room.join_rules', state_key: '', sender: creator, content: { join_rule: 'invite' } })
+    if (room.name) append(id, { type: 'm.room.name', state_key: '', sender: creator, content: { name: room.name } })
+    if (room.encrypted) append(id, { type: 'm.room.encryption', state_key: '', sender: creator, content: { algorithm: 'm.megolm.v1.aes-sha2' } })
+    return id
+  }
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token: primaryToken,
+    requests,
+    sent,
+    typing,
+    joins,
+    logins,
+    accountData,
+    createRoom,
+    invite(inviter, invite = {}) {
+      const id = createRoom({ members: [inviter, ...(invite.others ?? [])], botJoined: false, ...(invite.name ? { name: invite.name } : {}) })
+      member(id, BOT_ID, 'invite', inviter, invite.isDirect ? { is_direct: true } : {})
+      return id
+    },
+    message(roomId, sender, content, extra = {}) {
+      const c = typeof content === 'string' ? { msgtype: 'm.text', body: content } : content
+      return append(roomId, { type: extra.type ?? 'm.room.message', sender, content: c, ...(extra.ts !== undefined ? { origin_server_ts: extra.ts } : {}) }).event_id
+    },
+    setAccountData(type, content) {
+      accountData.set(type, content)
+      accountDataPos.set(type, ++pos)
+      changed()
+    },
+    failSyncs(count, status = 500) {
+      failing = { count, status }
+    },
+    revokeTokens() {
+      tokens.clear()
+      changed()
+    },
+    syncs: () => requests.filter((r) => r.path === '/_matrix/client/v3/sync'),
+    sentTo: (roomId, type = 'm.room.message') => sent.filter((s) => s.roomId === roomId && s.type === type),
+    async until(check, ms = 10_000) {
+      const end = Date.now() + ms
+      while (!check()) {
+        if (Date.now() > end) return false
+        await sleep(20)
+      }
+      return true
+    },
+    close() {
+      closed = true
+      changed()
+      return new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+    },
+  }
+}
