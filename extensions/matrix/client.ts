@@ -10,7 +10,7 @@ import type { Credentials } from './settings.ts'
 
 export type Sdk = typeof import('matrix-js-sdk')
 
-/** Requests other than the /sync long-poll give up after this long (the SDK has no default). */
+/** Requests that name no timeout of their own (the /sync long-poll does) give up after this long. */
 const REQUEST_TIMEOUT_MS = 30_000
 const DEVICE_NAME = 'agent gateway'
 /** Error codes that mean the credentials themselves are wrong: retrying cannot help. */
@@ -129,6 +129,25 @@ export function matrixFailure(error: unknown, context: { host: string; credentia
   return new AgentError('E_UNAVAILABLE', `the Matrix homeserver (${context.host}) answered ${what}`, { cause: error })
 }
 
+type RequestOtherUrl = (method: string, url: URL | string, body?: unknown, opts?: { localTimeoutMs?: number; abortSignal?: AbortSignal; [key: string]: unknown }) => Promise<unknown>
+
+/**
+ * A client whose requests time out through Node's own AbortSignal.timeout. matrix-js-sdk 34 arms its
+ * local timeouts with a ponyfill that never clears its (ref'd) timer: every /sync would leave one of
+ * up to 110 s behind and keep a stopped gateway process alive. Every request goes through the
+ * instance's requestOtherUrl, so the bound is moved there and the client itself is given none.
+ */
+function makeClient(sdk: Sdk, options: Parameters<Sdk['createClient']>[0]): MatrixClient {
+  const client = sdk.createClient(options)
+  const http = client.http as unknown as { requestOtherUrl: RequestOtherUrl }
+  const original = http.requestOtherUrl.bind(http)
+  http.requestOtherUrl = (method, url, body, opts = {}) => {
+    const signals = [AbortSignal.timeout(opts.localTimeoutMs ?? REQUEST_TIMEOUT_MS), ...(opts.abortSignal ? [opts.abortSignal] : [])]
+    return original(method, url, body, { ...opts, localTimeoutMs: undefined, abortSignal: AbortSignal.any(signals) })
+  }
+  return client
+}
+
 export interface Session {
   userId: string
   deviceId?: string
@@ -144,7 +163,7 @@ export async function signIn(sdk: Sdk, options: { baseUrl: string; credentials: 
   const credentials = options.credentials
   const token = credentials.kind === 'token' ? credentials.accessToken : options.cached?.accessToken
   if (token) {
-    const probe = sdk.createClient({ baseUrl: options.baseUrl, accessToken: token, fetchFn: options.fetch, localTimeoutMs: REQUEST_TIMEOUT_MS })
+    const probe = makeClient(sdk, { baseUrl: options.baseUrl, accessToken: token, fetchFn: options.fetch })
     let who: { user_id: string; device_id?: string } | undefined
     try {
       who = await probe.whoami()
@@ -159,7 +178,7 @@ export async function signIn(sdk: Sdk, options: { baseUrl: string; credentials: 
     }
   }
   if (credentials.kind !== 'password') throw new ConfigError('the Matrix adapter needs MATRIX_ACCESS_TOKEN, or MATRIX_USER_ID and MATRIX_PASSWORD')
-  const anonymous = sdk.createClient({ baseUrl: options.baseUrl, fetchFn: options.fetch, localTimeoutMs: REQUEST_TIMEOUT_MS })
+  const anonymous = makeClient(sdk, { baseUrl: options.baseUrl, fetchFn: options.fetch })
   try {
     const response = await anonymous.login('m.login.password', {
       identifier: { type: 'm.id.user', user: credentials.userId },
@@ -175,13 +194,12 @@ export async function signIn(sdk: Sdk, options: { baseUrl: string; credentials: 
 
 /** The client of a signed-in session (not started). */
 export function createSessionClient(sdk: Sdk, baseUrl: string, session: Session, fetch: typeof globalThis.fetch): MatrixClient {
-  return sdk.createClient({
+  return makeClient(sdk, {
     baseUrl,
     accessToken: session.accessToken,
     userId: session.userId,
     ...(session.deviceId ? { deviceId: session.deviceId } : {}),
     fetchFn: fetch,
-    localTimeoutMs: REQUEST_TIMEOUT_MS,
     timelineSupport: false,
   })
 }

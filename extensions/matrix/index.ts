@@ -38,7 +38,8 @@ export default defineExtension<MatrixConfig>({
     additionalProperties: true,
   },
   setup(api) {
-    const adapter = createMatrixAdapter(api.config, api.settings, api.log, () => gatewayKnownCommands(api.commands.list()))
+    // 'help' is always understood: the gateway answers /help with its command list even when no extension registers it.
+    const adapter = createMatrixAdapter(api.config, api.settings, api.log, () => new Set([...gatewayKnownCommands(api.commands.list()), 'help']))
     api.adapters.register(adapter)
     api.onDispose(() => adapter.stop())
   },
