@@ -16,8 +16,12 @@ import { messageContents } from './format.ts'
 import { bridgeLike, inviteOf, isDirectRoom, markDirect, sameUser } from './rooms.ts'
 import { credentialsFrom, homeserverUrl, matrixEnabled, PLATFORM, type MatrixConfig } from './settings.ts'
 
-/** Events stamped this long before the start still count as live (clock skew between hosts). */
-const START_GRACE_MS = 5_000
+/**
+ * Events stamped more than this before the start (or before the bot joined their room) are history.
+ * Wide enough for modest clock skew between the host and the homeserver: a narrow grace on a host
+ * whose clock runs ahead would drop every live message.
+ */
+const HISTORY_GRACE_MS = 60_000
 const TYPING_TIMEOUT_MS = 30_000
 const REMEMBERED = 1000
 const ENCRYPTED_NOTICE = "I can't read end-to-end encrypted messages: encrypted rooms are not supported. Please message me in a room without encryption."
@@ -65,6 +69,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
   const typingRooms = new Set<string>()
   const noticedEncrypted = new Map<string, true>()
   const joining = new Set<string>()
+  const joinedAt = new Map<string, number>()
   const secrets = () => [...settings.secretValues(), running?.session.accessToken, lastLogin?.accessToken]
   const log = () => redacting(running?.log ?? fallbackLog, secrets)
 
@@ -73,7 +78,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
   function lose(state: Running, error: unknown): void {
     if (state.lost || running !== state) return
     state.lost = true
-    state.log.error(`the Matrix homeserver no longer accepts the session: ${describeFailure(error)}; reconnecting`)
+    state.log.error(`the Matrix homeserver no longer accepts the session (${describeFailure(error)}); reconnecting`)
     state.gateway.connectionLost(PLATFORM, matrixFailure(error, { host: state.host, credential: 'the access token' }))
   }
 
@@ -97,7 +102,9 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     if (event.status !== null || !sender || !id || sameUser(sender, me)) return
     if (seen.has(id)) return
     remember(seen, id, true)
-    if (event.getTs() < state.startedAt - START_GRACE_MS) return state.log.debug(`ignored Matrix event ${id}: sent before the adapter started`)
+    // A room joined now brings its recent history along as live events.
+    const since = joinedAt.get(room.roomId) ?? state.startedAt
+    if (event.getTs() < since - HISTORY_GRACE_MS) return state.log.debug(`ignored Matrix event ${id}: sent before the adapter started or joined ${room.roomId}`)
     const type = event.getType()
     if (type === 'm.room.encrypted') return onEncrypted(state, room, sender)
     if (type !== 'm.room.message' || event.isRedacted()) return
@@ -144,6 +151,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     if (!accept) return state.log.info(`ignored an invite to ${room.roomId} from ${inviter}: ${decision?.reason ?? 'no authorisation service'}`)
     joining.add(room.roomId)
     try {
+      remember(joinedAt, room.roomId, Date.now())
       await state.client.joinRoom(room.roomId)
       if (direct) await markDirect(state.client, room.roomId, inviter)
       state.log.info(`joined ${room.roomId} (invited by ${inviter}${direct ? ', direct chat' : ''})`)
@@ -233,7 +241,8 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     state.ready = true
     running = state
     const rooms = client.getRooms()
-    adapterLog.info(`connected to ${host} as ${session.userId} (${rooms.filter((r) => r.getMyMembership() === 'join').length} rooms)`)
+    const joined = rooms.filter((r) => r.getMyMembership() === 'join').length
+    adapterLog.info(`connected to ${host} as ${session.userId} (${joined} room${joined === 1 ? '' : 's'})`)
     // Invites that waited while the agent was offline.
     for (const room of rooms) if (room.getMyMembership() === 'invite') onInvite(state, room).catch((error) => adapterLog.error(`the invite to ${room.roomId} failed: ${errorMessage(error)}`))
   }

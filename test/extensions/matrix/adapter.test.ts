@@ -187,6 +187,31 @@ test('invites: an allowed user\'s DM invite is joined and recorded in m.direct; 
   await until(() => h.hs.sentTo(dm).length === 1, 10_000, 'the answer in the joined DM')
 })
 
+test('invites: the history a joined room brings along is not answered; the next message is', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  const room = h.hs.invite(ALICE, { isDirect: true })
+  h.hs.message(room, ALICE, 'asked ten minutes before the invite', { ts: Date.now() - 600_000 })
+  await until(() => h.hs.joins.includes(room), 10_000, 'the join')
+  await until(() => h.lines.some((l) => l.includes(`sent before the adapter started or joined ${room}`)), 5000, () => `the history skipped; ${h.lines.join('\n')}`)
+  h.hs.message(room, ALICE, 'a live question')
+  await until(() => h.hs.sentTo(room).length === 1, 10_000, 'the answer')
+  assert.deepEqual(h.inputs(), ['a live question'])
+})
+
+test('invites: without any allowlist a stranger\'s DM invite is accepted so they can get a pairing code; a group invite is not', async (t) => {
+  const h = await harness(t, { env: { MATRIX_ALLOWED_USERS: undefined, MATRIX_GROUP_ALLOWED_USERS: undefined } })
+  await h.start()
+  const dm = h.hs.invite(MALLORY, { isDirect: true })
+  const group = h.hs.invite(MALLORY, { name: 'Mallory\'s room', others: [BOB] })
+  await until(() => h.hs.joins.includes(dm), 10_000, () => `the join; ${h.lines.join('\n')}`)
+  h.hs.message(dm, MALLORY, 'hi, who are you?')
+  await until(() => h.hs.sentTo(dm).length === 1, 10_000, 'the pairing code')
+  assert.match(h.hs.sentTo(dm)[0]!.content.body, /Pairing code: [A-Z2-9]{8}/)
+  assert.equal(h.runs.length, 0)
+  assert.ok(!h.hs.joins.includes(group))
+})
+
 test('invites: with auto_join off nothing is joined', async (t) => {
   const h = await harness(t, { extra: { auto_join: false } })
   await h.start()

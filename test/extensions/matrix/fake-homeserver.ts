@@ -186,9 +186,10 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
       const mine = botMembership(room)
       if (mine.membership === 'join') {
         const fresh = since === undefined || mine.pos > since
-        let timeline = room.events.filter((s) => since === undefined || s.pos > since)
+        // A room joined since the last sync comes with its recent history, as real homeservers send it.
+        let timeline = room.events.filter((s) => fresh || s.pos > (since ?? 0))
         let limited = false
-        if (fresh && since === undefined && timeline.length > limit) {
+        if (fresh && timeline.length > limit) {
           timeline = timeline.slice(timeline.length - limit)
           limited = true
         }
