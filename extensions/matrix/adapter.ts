@@ -185,7 +185,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
   }
 
   /** Resolves on the first completed sync; a refused token is fatal, silence past the bound is retryable. */
-  function firstSync(state: Running, signal: AbortSignal): Promise<void> {
+  function firstSync(state: Running, signal: AbortSignal, credential: string): Promise<void> {
     const { client, sdk } = state
     return new Promise((resolve, reject) => {
       let lastError: unknown
@@ -198,7 +198,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       const onSync = (now: string, _before: string | null, data?: { error?: unknown }) => {
         if (now === 'PREPARED' || now === 'SYNCING') return finish(resolve)
         if (data?.error) lastError = data.error
-        if ((data?.error as { errcode?: string } | undefined)?.errcode === 'M_UNKNOWN_TOKEN') finish(() => reject(matrixFailure(data!.error, { host: state.host, credential: 'MATRIX_ACCESS_TOKEN' })))
+        if ((data?.error as { errcode?: string } | undefined)?.errcode === 'M_UNKNOWN_TOKEN') finish(() => reject(matrixFailure(data!.error, { host: state.host, credential: credential })))
       }
       const onAbort = () => finish(() => reject(new AgentError('E_INTERRUPTED', 'the Matrix adapter was stopped while connecting')))
       const timer = setTimeout(() => finish(() => reject(new AgentError('E_UNAVAILABLE', `the first Matrix sync did not finish within ${Math.round(extra.start_timeout_ms / 1000)} s${lastError ? ` (${describeFailure(lastError)})` : ''}`))), extra.start_timeout_ms)
@@ -233,9 +233,14 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     try {
       // A small initial sync: its events are history (ignored), later ones are live.
       await client.startClient({ initialSyncLimit: 1, disablePresence: true, lazyLoadMembers: false, pollTimeout: extra.sync_timeout_ms, threadSupport: false })
-      await firstSync(state, ctx.signal)
+      await firstSync(state, ctx.signal, credentials.kind === 'token' ? 'MATRIX_ACCESS_TOKEN' : 'the login token')
     } catch (error) {
       await closeClient(client, fetch)
+      // A login token refused this early: the next attempt logs in afresh instead of failing for good.
+      if (credentials.kind === 'password' && ConfigError.isInstance(error)) {
+        lastLogin = undefined
+        throw new AgentError('E_UNAVAILABLE', error.message, { cause: error })
+      }
       throw error
     }
     state.ready = true

@@ -36,13 +36,20 @@ function describeArg(arg: unknown): string {
   }
 }
 
+const SINK = Symbol.for('agent.matrix.log-sink')
+type PatchedLogger = SdkLogger & { [SINK]?: (line: string) => void }
+
 /**
- * Sends everything the SDK logs (its loglevel logger is process-wide) to `sink` as one line per call.
- * The logger's children made at module load are patched by name, later ones as they are created.
+ * Sends everything the SDK logs (its loglevel logger is process-wide) to `sink` as one line per call;
+ * a later call only swaps the sink. The logger's children made at module load are patched by name,
+ * later ones as they are created.
  */
 export async function routeSdkLogs(sink: (line: string) => void): Promise<void> {
-  const { logger } = (await import('matrix-js-sdk/lib/logger.js')) as unknown as { logger: SdkLogger }
-  const factory: SdkLogger['methodFactory'] = () => (...args) => sink(args.map(describeArg).join(' ').replace(/\s+/g, ' ').slice(0, 500))
+  const { logger } = (await import('matrix-js-sdk/lib/logger.js')) as unknown as { logger: PatchedLogger }
+  const patched = Boolean(logger[SINK])
+  logger[SINK] = sink
+  if (patched) return
+  const factory: SdkLogger['methodFactory'] = () => (...args) => logger[SINK]?.(args.map(describeArg).join(' ').replace(/\s+/g, ' ').slice(0, 500))
   const patch = (target: SdkLogger) => {
     target.methodFactory = factory
     target.setLevel(target.getLevel(), false)
@@ -50,7 +57,7 @@ export async function routeSdkLogs(sink: (line: string) => void): Promise<void> 
   patch(logger)
   for (const name of SDK_CHILD_LOGGERS) patch(logger.getChild(name))
   const getChild = logger.getChild
-  ;(logger as { getChild: SdkLogger['getChild'] }).getChild = function (namespace: string) {
+  logger.getChild = function (namespace: string) {
     const child = getChild.call(this, namespace)
     if (child.methodFactory !== factory) patch(child)
     return child
