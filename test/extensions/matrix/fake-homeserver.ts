@@ -107,6 +107,12 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text)
 }
 
+/** Answers and returns the status (recorded with the request). */
+function reply(res: ServerResponse, status: number, body: unknown): number {
+  send(res, status, body)
+  return status
+}
+
 const stateKeyOf = (e: MatrixEvent) => `${e.type}\u0000${e.state_key}`
 
 export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): Promise<FakeHomeserver> {
@@ -225,8 +231,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
   async function handleSync(url: URL, res: ServerResponse): Promise<number> {
     if (failing.count > 0) {
       failing.count--
-      send(res, failing.status, { errcode: 'M_UNKNOWN', error: 'Internal server error' })
-      return failing.status
+      return reply(res, failing.status, { errcode: 'M_UNKNOWN', error: 'Internal server error' })
     }
     const sinceText = url.searchParams.get('since')
     const since = sinceText === null ? undefined : Number(sinceText)
@@ -249,8 +254,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
       if (res.destroyed) return 0
       result = syncBody(since, limit)
     }
-    send(res, 200, result.body)
-    return 200
+    return reply(res, 200, result.body)
   }
 
   function authorised(req: IncomingMessage, url: URL): { ok: true } | { ok: false; status: number; body: unknown } {
@@ -264,65 +268,35 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL, body: any): Promise<number> {
     const method = req.method ?? 'GET'
     const path = url.pathname
-    if (method === 'GET' && path === '/_matrix/client/versions') {
-      send(res, 200, { versions: ['r0.6.1', 'v1.1', 'v1.2', 'v1.3', 'v1.4', 'v1.5', 'v1.6', 'v1.7', 'v1.8', 'v1.9', 'v1.10', 'v1.11'], unstable_features: {} })
-      return 200
-    }
+    if (method === 'GET' && path === '/_matrix/client/versions') return reply(res, 200, { versions: ['r0.6.1', 'v1.1', 'v1.2', 'v1.3', 'v1.4', 'v1.5', 'v1.6', 'v1.7', 'v1.8', 'v1.9', 'v1.10', 'v1.11'], unstable_features: {} })
     const v3 = path.match(/^\/_matrix\/client\/v3(\/.*)$/)
-    if (!v3) {
-      send(res, 404, { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' })
-      return 404
-    }
+    if (!v3) return reply(res, 404, { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' })
     const sub = v3[1]!
     if (sub === '/login') {
-      if (method === 'GET') {
-        send(res, 200, { flows: [{ type: 'm.login.password' }] })
-        return 200
-      }
+      if (method === 'GET') return reply(res, 200, { flows: [{ type: 'm.login.password' }] })
       logins.push(body)
       const user = body?.identifier?.user ?? body?.user
       const matches = options.password !== undefined && body?.type === 'm.login.password' && body?.password === options.password && (user === BOT_ID || user === 'agent')
-      if (!matches) {
-        send(res, 403, { errcode: 'M_FORBIDDEN', error: 'Invalid username or password' })
-        return 403
-      }
+      if (!matches) return reply(res, 403, { errcode: 'M_FORBIDDEN', error: 'Invalid username or password' })
       const token = `syt_login_${logins.length}_${Math.random().toString(36).slice(2, 12)}`
       tokens.add(token)
-      send(res, 200, { user_id: BOT_ID, access_token: token, device_id: body.device_id ?? `DEV${logins.length}`, home_server: SERVER_NAME })
-      return 200
+      return reply(res, 200, { user_id: BOT_ID, access_token: token, device_id: body.device_id ?? `DEV${logins.length}`, home_server: SERVER_NAME })
     }
     const auth = authorised(req, url)
-    if (!auth.ok) {
-      send(res, auth.status, auth.body)
-      return auth.status
-    }
+    if (!auth.ok) return reply(res, auth.status, auth.body)
     let m: RegExpMatchArray | null
-    if (method === 'GET' && sub === '/account/whoami') {
-      send(res, 200, { user_id: BOT_ID, device_id: 'FAKEDEVICE', is_guest: false })
-      return 200
-    }
-    if (method === 'GET' && sub === '/capabilities') {
-      send(res, 200, { capabilities: { 'm.change_password': { enabled: false }, 'm.room_versions': { default: '10', available: { '10': 'stable' } } } })
-      return 200
-    }
-    if (method === 'GET' && sub.startsWith('/pushrules')) {
-      send(res, 200, { global: { override: [], content: [], room: [], sender: [], underride: [] } })
-      return 200
-    }
+    if (method === 'GET' && sub === '/account/whoami') return reply(res, 200, { user_id: BOT_ID, device_id: 'FAKEDEVICE', is_guest: false })
+    if (method === 'GET' && sub === '/capabilities') return reply(res, 200, { capabilities: { 'm.change_password': { enabled: false }, 'm.room_versions': { default: '10', available: { '10': 'stable' } } } })
+    if (method === 'GET' && sub.startsWith('/pushrules')) return reply(res, 200, { global: { override: [], content: [], room: [], sender: [], underride: [] } })
     if (method === 'POST' && (m = sub.match(/^\/user\/([^/]+)\/filter$/))) {
       const id = String(filters.size + 1)
       filters.set(id, body)
-      send(res, 200, { filter_id: id })
-      return 200
+      return reply(res, 200, { filter_id: id })
     }
     if (method === 'GET' && (m = sub.match(/^\/user\/([^/]+)\/filter\/([^/]+)$/))) {
       const filter = filters.get(decodeURIComponent(m[2]!))
-      if (!filter) {
-        send(res, 404, { errcode: 'M_NOT_FOUND', error: 'No such filter' })
-        return 404
-      }
-      send(res, 200, filter)
-      return 200
+      if (!filter) return reply(res, 404, { errcode: 'M_NOT_FOUND', error: 'No such filter' })
+      return reply(res, 200, filter)
     }
     if (method === 'GET' && sub === '/sync') return handleSync(url, res)
     if ((m = sub.match(/^\/user\/([^/]+)\/account_data\/([^/]+)$/))) {
@@ -331,39 +305,27 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
         accountData.set(type, body ?? {})
         accountDataPos.set(type, ++pos)
         changed()
-        send(res, 200, {})
-        return 200
+        return reply(res, 200, {})
       }
       const content = accountData.get(type)
-      if (!content) {
-        send(res, 404, { errcode: 'M_NOT_FOUND', error: 'Account data not found' })
-        return 404
-      }
-      send(res, 200, content)
-      return 200
+      if (!content) return reply(res, 404, { errcode: 'M_NOT_FOUND', error: 'Account data not found' })
+      return reply(res, 200, content)
     }
     if (method === 'POST' && (m = sub.match(/^\/join\/([^/]+)$/))) {
       const roomId = decodeURIComponent(m[1]!)
       const room = rooms.get(roomId)
       const mine = room && botMembership(room)
-      if (!room || (mine?.membership !== 'invite' && mine?.membership !== 'join')) {
-        send(res, 403, { errcode: 'M_FORBIDDEN', error: 'You are not invited to this room.' })
-        return 403
-      }
+      if (!room || (mine?.membership !== 'invite' && mine?.membership !== 'join')) return reply(res, 403, { errcode: 'M_FORBIDDEN', error: 'You are not invited to this room.' })
       joins.push(roomId)
       if (mine.membership !== 'join') member(roomId, BOT_ID, 'join', BOT_ID, { displayname: BOT_NAME })
-      send(res, 200, { room_id: roomId })
-      return 200
+      return reply(res, 200, { room_id: roomId })
     }
     const roomPath = sub.match(/^\/rooms\/([^/]+)(\/.*)$/)
     if (roomPath) {
       const roomId = decodeURIComponent(roomPath[1]!)
       const rest = roomPath[2]!
       const room = rooms.get(roomId)
-      if (!room || botMembership(room).membership !== 'join') {
-        send(res, 403, { errcode: 'M_FORBIDDEN', error: `User ${BOT_ID} not in room ${roomId}` })
-        return 403
-      }
+      if (!room || botMembership(room).membership !== 'join') return reply(res, 403, { errcode: 'M_FORBIDDEN', error: `User ${BOT_ID} not in room ${roomId}` })
       if (method === 'PUT' && (m = rest.match(/^\/send\/([^/]+)\/([^/]+)$/))) {
         const type = decodeURIComponent(m[1]!)
         const txnId = decodeURIComponent(m[2]!)
@@ -375,42 +337,28 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
           txns.set(key, eventId)
           sent.push({ roomId, type, txnId, content: body ?? {}, eventId })
         }
-        send(res, 200, { event_id: eventId })
-        return 200
+        return reply(res, 200, { event_id: eventId })
       }
       if (method === 'PUT' && (m = rest.match(/^\/typing\/([^/]+)$/))) {
         typing.push({ roomId, userId: decodeURIComponent(m[1]!), typing: Boolean(body?.typing), ...(body?.timeout !== undefined ? { timeout: body.timeout } : {}) })
-        send(res, 200, {})
-        return 200
+        return reply(res, 200, {})
       }
-      if (method === 'GET' && rest === '/members') {
-        send(res, 200, { chunk: stateAt(room, Infinity).filter((e) => e.type === 'm.room.member') })
-        return 200
-      }
+      if (method === 'GET' && rest === '/members') return reply(res, 200, { chunk: stateAt(room, Infinity).filter((e) => e.type === 'm.room.member') })
       if (method === 'GET' && rest === '/joined_members') {
         const joined: Record<string, any> = {}
         for (const e of stateAt(room, Infinity)) if (e.type === 'm.room.member' && e.content.membership === 'join') joined[e.state_key!] = { display_name: e.content.displayname ?? null, avatar_url: null }
-        send(res, 200, { joined })
-        return 200
+        return reply(res, 200, { joined })
       }
       if (method === 'GET' && (m = rest.match(/^\/state\/([^/]+)(?:\/([^/]*))?$/))) {
         const type = decodeURIComponent(m[1]!)
         const key = decodeURIComponent(m[2] ?? '')
         const event = stateAt(room, Infinity).find((e) => e.type === type && e.state_key === key)
-        if (!event) {
-          send(res, 404, { errcode: 'M_NOT_FOUND', error: 'Event not found.' })
-          return 404
-        }
-        send(res, 200, event.content)
-        return 200
+        if (!event) return reply(res, 404, { errcode: 'M_NOT_FOUND', error: 'Event not found.' })
+        return reply(res, 200, event.content)
       }
-      if (method === 'POST' && (m = rest.match(/^\/(read_markers|receipt\/.*)$/))) {
-        send(res, 200, {})
-        return 200
-      }
+      if (method === 'POST' && (m = rest.match(/^\/(read_markers|receipt\/.*)$/))) return reply(res, 200, {})
     }
-    send(res, 404, { errcode: 'M_UNRECOGNIZED', error: `Unrecognized request: ${method} ${path}` })
-    return 404
+    return reply(res, 404, { errcode: 'M_UNRECOGNIZED', error: `Unrecognized request: ${method} ${path}` })
   }
 
   const server = createServer(async (req, res) => {
