@@ -16,6 +16,13 @@ import { apiBase, behaviour, botToken, discordEnabled, isSnowflake, PLATFORM, ty
 import { applicationCommands, ARGS_OPTION, commandsDiffer, commandText } from './slash.ts'
 
 type DiscordModule = typeof import('discord.js')
+/** What destroyClient uses of an @discordjs/ws 1.2 shard (discord.js's own WebSocketShard is another class). */
+interface GatewayShard {
+  readonly status: number
+  readonly connection?: { on?(event: 'error', listener: () => void): unknown } | null
+  readonly timeoutAbortControllers?: { values(): IterableIterator<AbortController>; clear(): void }
+  destroy(options?: { code?: number; reason?: string }): Promise<void>
+}
 
 /** Discord shows "typing…" for about 10 s; refreshed this often while the agent works, for at most TYPING_MAX_MS. */
 const TYPING_REFRESH_MS = 8000
@@ -23,6 +30,8 @@ const TYPING_MAX_MS = 3 * 60_000
 /** An interaction token lives 15 minutes; the deferred reply is cleaned up before that. */
 const INTERACTION_MAX_MS = 14 * 60_000
 const REST_TIMEOUT_MS = 15_000
+/** Longest wait for the library to close a shard or the client (see destroyClient). */
+const DESTROY_MS = 3000
 
 /** Close codes after which discord.js stops: what each one means for the person running the agent. */
 const FATAL_CLOSE: Record<number, string> = {
@@ -53,6 +62,8 @@ interface Session {
   behaviour: Behaviour
   /** Set once the client is ready; messages and interactions are handled from then on. */
   botId?: string
+  /** Every gateway shard the client created (one), for destroyClient. */
+  shards: Set<GatewayShard>
   /** The last unrecoverable close code seen (4004 …). */
   fatalClose?: number
   watchdog?: NodeJS.Timeout
@@ -65,6 +76,37 @@ async function loadDiscord(): Promise<DiscordModule> {
   const mod = (await import('discord.js')) as DiscordModule & { default?: DiscordModule }
   // discord.js is CommonJS: depending on the loader its exports are the namespace or its default.
   return mod.Client ? mod : mod.default!
+}
+
+/**
+ * Destroys a client for good, around two faults of @discordjs/ws 1.2. (1) A shard destroyed while it
+ * waits for HELLO or READY (connecting, reconnecting) aborts that wait, which schedules a reconnect
+ * and leaves destroy() hanging; so the waits are detached first and aborted only once the shard is
+ * idle (the library then ignores them). (2) A shard in its 500 ms pause before reconnecting is idle,
+ * ignores destroy() and reconnects afterwards; every (re)connect starts by reading the session info,
+ * which for a closed session never answers (see buildStrategy), so such a reconnect goes nowhere.
+ */
+async function destroyClient(session: Session): Promise<void> {
+  session.closed = true
+  for (const shard of session.shards) {
+    if (shard.status === 0) continue
+    const waits = shard.timeoutAbortControllers
+    const controllers = waits && typeof waits.values === 'function' ? [...waits.values()] : []
+    waits?.clear?.()
+    // A socket still handshaking keeps failing after destroy() removed the library's handlers.
+    shard.connection?.on?.('error', () => undefined)
+    await bounded(shard.destroy({ code: 1000, reason: 'the adapter stopped' }), DESTROY_MS)
+    for (const controller of controllers) controller.abort()
+  }
+  await bounded(session.client.destroy(), DESTROY_MS)
+}
+
+function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    promise.then(() => undefined, () => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer))
 }
 
 /** A short reason for a failed request, without the token. */
@@ -285,7 +327,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     const gateway = ctx.services.get<GatewayService>(GATEWAY_SERVICE)
     if (!gateway) throw new ConfigError('the Discord adapter needs the gateway service')
     const discord = await loadDiscord()
-    const { Client, GatewayIntentBits: I, Partials } = discord
+    const { Client, GatewayIntentBits: I, Partials, SimpleShardingStrategy } = discord
+    const shards = new Set<GatewayShard>()
     const client = new Client({
       intents: [I.Guilds, I.GuildMessages, I.DirectMessages, I.MessageContent],
       // Direct-message channels are not cached ahead of their first message.
@@ -294,20 +337,35 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       allowedMentions: { parse: [] },
       failIfNotExists: false,
       sweepers: { messages: { interval: 3600, lifetime: 1800 } },
+      ws: {
+        // The library's own strategy; the shards it spawns are remembered for destroyClient.
+        buildStrategy(manager) {
+          // Every (re)connect of a shard starts here; a closed session's never answers (see destroyClient).
+          const retrieve = manager.options.retrieveSessionInfo.bind(manager.options)
+          manager.options.retrieveSessionInfo = (shardId) => (session.closed ? new Promise<never>(() => undefined) : retrieve(shardId))
+          const strategy = new SimpleShardingStrategy(manager)
+          const spawn = strategy.spawn.bind(strategy)
+          strategy.spawn = async (ids) => {
+            await spawn(ids)
+            for (const shard of (strategy as unknown as { shards: Map<number, GatewayShard> }).shards.values()) shards.add(shard)
+          }
+          return strategy
+        },
+      },
     })
-    const session: Session = { discord, client, gateway, log: ctx.log, token, behaviour: rules, closed: false }
+    const session: Session = { discord, client, gateway, log: ctx.log, token, behaviour: rules, shards, closed: false }
     watch(session)
     try {
       await connect(session, ctx.signal)
     } catch (error) {
       session.closed = true
-      await client.destroy().catch(() => undefined)
+      await destroyClient(session)
       throw classify(error, session)
     }
     const user = client.user
     if (!user) {
       session.closed = true
-      await client.destroy().catch(() => undefined)
+      await destroyClient(session)
       throw new AgentError('E_NETWORK', 'Discord answered without the bot user')
     }
     session.botId = user.id
@@ -368,7 +426,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       if (!session) return
       session.closed = true
       clearTimeout(session.watchdog)
-      await session.client.destroy().catch(() => undefined)
+      await destroyClient(session)
     },
     async typing(chatId) {
       const session = running

@@ -90,6 +90,8 @@ export interface FakeDiscord {
   setToken(token: string): void
   /** The next `count` websocket handshakes are refused (HTTP 503), as when the gateway is down. */
   refuseUpgrades(count: number): void
+  /** While on, IDENTIFY gets no answer (no READY): a gateway that hangs. */
+  holdIdentify(on: boolean): void
   /** The next IDENTIFY is answered by closing the socket with `code` (4004, 4014 …); 0 turns it off. */
   failIdentify(code: number): void
   /** Messages posted to a channel, content only. */
@@ -215,6 +217,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   let live: WebSocket | undefined
   let identifyClose = 0
   let refusedUpgrades = 0
+  let hold = false
   let attempts = 0
 
   const json = (res: ServerResponse, status: number, value: unknown) => {
@@ -343,6 +346,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         frames.push(frame)
         if (frame.op === 1) return send({ op: 11, d: null, s: null, t: null })
         if (frame.op === 2) {
+          if (hold) return
           if (identifyClose) return ws.close(identifyClose, 'Refused by the test.')
           if (frame.d?.token !== token) return ws.close(4004, 'Authentication failed.')
           session = { id: randomUUID().replace(/-/g, ''), seq: 0, events: [] }
@@ -459,6 +463,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     },
     refuseUpgrades(count) {
       refusedUpgrades = count
+    },
+    holdIdentify(on) {
+      hold = on
     },
     failIdentify(code) {
       identifyClose = code

@@ -115,7 +115,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
       get: <T>(name: string): T | undefined => {
         const value = services.get<T>(name)
         if (name !== GATEWAY_SERVICE || !value) return value
-        return { ...(value as GatewayService), connectionLost: (adapter: string, error: unknown) => void lost.push({ adapter, error }) } as T
+        return { ...(value as unknown as GatewayService), connectionLost: (adapter: string, error: unknown) => void lost.push({ adapter, error }) } as T
       },
     },
   })
