@@ -90,6 +90,8 @@ export interface FakeDiscord {
   setToken(token: string): void
   /** The next `count` websocket handshakes are refused (HTTP 503), as when the gateway is down. */
   refuseUpgrades(count: number): void
+  /** Posting to this channel answers 403 Missing Permissions (50013). */
+  forbidChannel(channelId: string): void
   /** While on, IDENTIFY gets no answer (no READY): a gateway that hangs. */
   holdIdentify(on: boolean): void
   /** The next IDENTIFY is answered by closing the socket with `code` (4004, 4014 …); 0 turns it off. */
@@ -218,6 +220,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   let identifyClose = 0
   let refusedUpgrades = 0
   let hold = false
+  const forbidden = new Set<string>()
   let attempts = 0
 
   const json = (res: ServerResponse, status: number, value: unknown) => {
@@ -291,6 +294,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     if (req.method === 'GET' && path === '/users/@me') return answer(200, BOT_USER)
     m = path.match(/^\/channels\/(\d+)\/messages$/)
     if (m && req.method === 'POST') {
+      if (forbidden.has(m[1]!)) return answer(403, { message: 'Missing Permissions', code: 50013 })
       if (typeof body?.content === 'string' && body.content.length > 2000) {
         return answer(400, { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } })
       }
@@ -463,6 +467,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     },
     refuseUpgrades(count) {
       refusedUpgrades = count
+    },
+    forbidChannel(channelId) {
+      forbidden.add(channelId)
     },
     holdIdentify(on) {
       hold = on

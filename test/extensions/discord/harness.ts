@@ -39,6 +39,8 @@ export interface HarnessOptions {
   env?: Record<string, string | undefined>
   extra?: Record<string, unknown>
   config?: Record<string, unknown>
+  /** <agent_home>/.env contents. */
+  dotenv?: Record<string, string>
   extensions?: ExtensionDefinition<any>[]
   fake?: FakeDiscord
   /** The token the adapter uses (default: the one the fake accepts). */
@@ -75,6 +77,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   const k = await createTestKernel({
     builtins: CORE,
     extensions: options.extensions ?? [],
+    ...(options.dotenv ? { dotenv: options.dotenv } : {}),
     config: {
       gateway: { human_delay: { min_ms: 0, max_ms: 10 } },
       platforms: { discord: { extra: { connect_timeout_seconds: 10, ...options.extra } } },
