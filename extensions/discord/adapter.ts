@@ -150,7 +150,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
 
   function dispatch(session: Session, inbound: GatewayInbound): void {
     const { source } = inbound
-    session.log.debug(`Discord message ${inbound.messageId} from ${source.userId} in ${source.chatType} ${source.chatId} (${inbound.text.length} characters)`)
+    // Commas after the ids: the gateway's log redaction reads a run of digits, spaces and brackets as a phone number.
+    session.log.debug(`Discord message ${inbound.messageId} from user ${source.userId}, ${source.chatType} ${source.chatId}, ${inbound.text.length} characters`)
     session.gateway
       .dispatch(inbound)
       .then((result) => session.log.debug(`Discord message ${inbound.messageId}: ${result.status}`))
@@ -461,7 +462,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       log().debug(`sent ${parts.length} Discord message(s) to ${target}`)
     },
     commandsChanged() {
-      // The registry changed (an extension reloaded): register again once things settle.
+      // The registry changed while running (an extension reloaded): register again once things settle.
+      if (!running) return
       clearTimeout(syncTimer)
       syncTimer = setTimeout(() => running && queueSync(running), 2000)
       syncTimer.unref?.()

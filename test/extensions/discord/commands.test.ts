@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { defineExtension, slashCommands } from '../../../sdk/index.ts'
+import { defineExtension, slashCommands, type CommandDefinition } from '../../../sdk/index.ts'
+import { createDiscordAdapter } from '../../../extensions/discord/adapter.ts'
 import { APPLICATION_ID, BOT_ID, CHANNELS, dmChannel, startFakeDiscord } from './fake-discord.ts'
 import { harness, TOKEN } from './harness.ts'
 
@@ -99,4 +100,20 @@ test('a typed command after a mention runs as a command; slash_commands: false r
   h.fake.message({ from: 'bob', channel: 'general', content: `<@${BOT_ID}> /echo typed`, mentions: ['bot'] })
   assert.deepEqual(await h.posted(CHANNELS.general), [`echo: typed (from 930000000000000002 in ${CHANNELS.general})`])
   assert.equal(h.fake.requests.filter((r) => r.path.includes('/applications/')).length, 0)
+})
+
+test('a registry change while running registers the commands again (debounced)', async (t) => {
+  const h = await harness(t)
+  const commands: CommandDefinition[] = [{ name: 'first', category: 'Test', description: 'the first', scope: 'gateway', slash: () => undefined }]
+  const adapter = createDiscordAdapter({ config: { extra: { slash_commands: true, connect_timeout_seconds: 10, reconnect_watchdog_seconds: 300 } }, settings: h.k.kernel.settings, log: h.log, commands: () => commands })
+  adapter.commandsChanged() // before start: nothing to do
+  await adapter.start(h.context())
+  t.after(() => adapter.stop())
+  assert.ok(await h.fake.until(() => h.fake.commands.length === 2, 5000))
+  assert.deepEqual(h.fake.commands.map((c) => c.name).sort(), ['first', 'help'])
+  commands.push({ name: 'second', category: 'Test', description: 'the second', scope: 'both', slash: () => undefined })
+  adapter.commandsChanged()
+  adapter.commandsChanged()
+  assert.ok(await h.fake.until(() => h.fake.commands.length === 3, 6000), JSON.stringify(h.fake.commands.map((c) => c.name)))
+  assert.equal(h.fake.requests.filter((r) => r.method === 'PUT').length, 2, 'one registration per change, debounced')
 })

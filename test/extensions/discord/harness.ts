@@ -72,7 +72,8 @@ export const DEFAULT_ENV = {
 export async function harness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
   const fake = options.fake ?? (await startFakeDiscord({ token: TOKEN, heartbeatIntervalMs: 2000 }))
   if (!options.fake) t.after(() => fake.close())
-  const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)) }) })
+  // 'slow question' takes longer than Discord's typing indicator lasts.
+  const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)), ...(lastUser(body).includes('slow question') ? { delayMs: 8600 } : {}) }) })
   t.after(() => model.close())
   const k = await createTestKernel({
     builtins: CORE,

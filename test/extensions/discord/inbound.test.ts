@@ -28,6 +28,18 @@ test('a DM from an allowed user is answered in its DM channel, typing shown firs
   assert.deepEqual(h.prompts(), ['What is the capital of France?'])
 })
 
+test('typing is renewed while the agent works longer than Discord shows the indicator', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  h.fake.message({ from: 'alice', content: 'a slow question' })
+  await h.posted(dmChannel('alice'), 1, 20_000)
+  const typed = h.fake.typing.filter((c) => c === dmChannel('alice')).length
+  assert.equal(typed, 2, 'shown, then renewed once after 8 s')
+  const lastTyping = h.fake.requests.findLastIndex((r) => r.path.endsWith('/typing'))
+  const answer = h.fake.requests.findIndex((r) => r.method === 'POST' && r.path.endsWith('/messages'))
+  assert.ok(lastTyping < answer)
+})
+
 test('a stranger gets nothing when an allowlist is set; a pairing code in DM when none is', async (t) => {
   await t.test('allowlist set: ignored', async (st) => {
     const h = await harness(st)
