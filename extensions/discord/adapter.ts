@@ -179,7 +179,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       const result = await session.gateway.dispatch(interactionInbound(interaction, text))
       session.log.debug(`Discord command ${text.split(' ')[0]} from ${interaction.user.id}: ${result.status}`)
       if (result.status === 'denied') return void (await interaction.editReply('You are not authorised to use this agent.'))
-      await Promise.race([result.done.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, INTERACTION_MAX_MS).unref())])
+      await bounded(result.done, INTERACTION_MAX_MS)
       await interaction.deleteReply()
     } catch (error) {
       session.log.warn(`Discord command ${text.split(' ')[0]} failed: ${clean(reasonOf(error), session.token)}`)

@@ -38,15 +38,15 @@ test('application commands are derived from the registry and registered once', a
   }
   assert.deepEqual(registered.find((c) => c.name === 'echo').options, [{ type: 3, name: 'args', description: '<text>', required: true }])
   assert.deepEqual(registered.find((c) => c.name === 'sethome').options, [])
-  assert.ok(h.log.lines.includes(`info: registered ${registered.length} slash commands with Discord`))
+  // The fake records the PUT before it answers; the adapter logs once the answer is in.
+  assert.ok(await fake.until(() => h.log.lines.includes(`info: registered ${registered.length} slash commands with Discord`), 5000))
 
   // A restart finds them current: one GET, no second PUT.
   await h.adapter.stop()
   await h.adapter.start(h.context())
   assert.ok(await fake.until(() => fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/commands')).length === 2, 5000))
-  await sleep(200)
+  assert.ok(await fake.until(() => h.log.lines.some((l) => /the \d+ slash commands registered with Discord are current/.test(l)), 5000))
   assert.equal(puts().length, 1)
-  assert.ok(h.log.lines.some((l) => /the \d+ slash commands registered with Discord are current/.test(l)))
 })
 
 test('a slash command from the menu runs through the gateway like a typed one; the deferred reply is removed', async (t) => {

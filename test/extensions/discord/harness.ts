@@ -73,7 +73,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   const fake = options.fake ?? (await startFakeDiscord({ token: TOKEN, heartbeatIntervalMs: 2000 }))
   if (!options.fake) t.after(() => fake.close())
   // 'slow question' takes longer than Discord's typing indicator lasts.
-  const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)), ...(lastUser(body).includes('slow question') ? { delayMs: 8600 } : {}) }) })
+  const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)), ...(lastUser(body).includes('slow question') ? { delayMs: 9500 } : {}) }) })
   t.after(() => model.close())
   const k = await createTestKernel({
     builtins: CORE,
