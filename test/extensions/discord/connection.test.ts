@@ -118,6 +118,19 @@ test('a resumable close: discord.js resumes the session, a message sent meanwhil
   assert.ok(h.log.lines.some((l) => /^info: the Discord gateway connection resumed \(\d+ missed events replayed\)/.test(l)), h.log.lines.join('\n'))
 })
 
+test('a session Discord no longer knows: the resume is refused, the client identifies again and answers', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  h.fake.invalidateSession()
+  h.fake.closeSocket(4000, 'Unknown error')
+  assert.ok(await h.fake.until(() => h.fake.identifies().length === 2, 10_000), `no new IDENTIFY; log:\n${h.log.lines.join('\n')}`)
+  assert.equal(h.fake.resumes().length, 1, 'a resume was tried first')
+  await sleep(200)
+  h.fake.message({ from: 'alice', content: 'new session?' })
+  assert.deepEqual(await h.posted(dmChannel('alice')), ['answer to: new session?'])
+  assert.equal(h.lost.length, 0)
+})
+
 test('a connection that stays down is handed to the gateway (watchdog); a revoked token while running too', async (t) => {
   await t.test('watchdog', async (st) => {
     const h = await harness(st, { extra: { reconnect_watchdog_seconds: 1 } })

@@ -90,6 +90,8 @@ export interface FakeDiscord {
   setToken(token: string): void
   /** The next `count` websocket handshakes are refused (HTTP 503), as when the gateway is down. */
   refuseUpgrades(count: number): void
+  /** Forgets the gateway session: the next RESUME gets INVALID_SESSION (op 9, not resumable). */
+  invalidateSession(): void
   /** Posting to this channel answers 403 Missing Permissions (50013). */
   forbidChannel(channelId: string): void
   /** While on, IDENTIFY gets no answer (no READY): a gateway that hangs. */
@@ -467,6 +469,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     },
     refuseUpgrades(count) {
       refusedUpgrades = count
+    },
+    invalidateSession() {
+      if (session) session = { ...session, id: `expired-${session.id}` }
     },
     forbidChannel(channelId) {
       forbidden.add(channelId)
