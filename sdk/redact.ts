@@ -24,9 +24,18 @@ export function redactPhone(phone: string): string {
   return `${digits.slice(0, 4)}****${digits.slice(-4)}`
 }
 
-/** Redacts every phone-number-shaped run in free text. */
+/**
+ * Redacts every phone-number-shaped run in free text: 8 to 15 digits (E.164's bounds), separators
+ * allowed, not part of a longer digit run, not a date. Longer ids (a chat platform's 17-19 digit snowflakes)
+ * stay readable, so an operator can copy them into an allowlist.
+ */
 export function redactPhonesIn(text: string): string {
-  return text.replace(/\+?\d[\d\s().-]{8,}\d/g, (m) => redactPhone(m))
+  return text.replace(/(?<![\d\w])\+?\d[\d\s().-]{6,}\d(?![\d\w])/g, (m) => {
+    const digits = m.replace(/\D/g, '').length
+    // A date (2026-11-21, perhaps with the hour after it) is not a phone number.
+    if (/^\d{4}-\d{2}-\d{2}\b/.test(m)) return m
+    return digits >= 8 && digits <= 15 ? redactPhone(m) : m
+  })
 }
 
 /** Redacts E.164 numbers (`+` and 8-15 digits): safe to apply to any log line, unlike bare digit runs. */
