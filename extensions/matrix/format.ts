@@ -3,13 +3,14 @@
 // dependency, so this renderer is written here, escape-first: every piece of user or model text goes
 // through escapeHtml, tags are only ever produced by this file, and links keep http(s)/mailto targets
 // only. Raw HTML in the markdown is shown as text, never passed through. Long answers are split into
-// parts (at paragraph, line or word breaks, code fences kept balanced in every part).
+// parts by the sdk's markdown splitter (code fences kept balanced in every part).
+
+import { markdownParts } from 'agent/sdk'
 
 /** Characters per message part: what Matrix clients render well (events are capped at 64 KiB). */
 export const MAX_MESSAGE_LENGTH = 4000
 /** Upper bound of the configurable length: body + HTML of a part stay far below the 64 KiB event cap. */
 export const MAX_MESSAGE_LENGTH_LIMIT = 6000
-const FENCE_ROOM = 32
 const MAX_DEPTH = 4
 
 export function escapeHtml(text: string): string {
@@ -169,50 +170,9 @@ export function renderMarkdown(markdown: string): string {
 // ------------------------------------------------------------------------------------------------
 // Splitting
 
-/** Cuts text into pieces of at most `max` characters at the best break in the second half of each window. */
-function cut(text: string, max: number): string[] {
-  const pieces: string[] = []
-  let rest = text
-  while (rest.length > max) {
-    const window = rest.slice(0, max + 1)
-    const floor = Math.floor(max / 2)
-    let at = max
-    let skip = 0
-    for (const separator of ['\n\n', '\n', ' ']) {
-      const found = window.lastIndexOf(separator)
-      if (found > floor) {
-        at = found
-        skip = separator.length
-        break
-      }
-    }
-    const piece = rest.slice(0, at).trimEnd()
-    if (piece) pieces.push(piece)
-    // Only the separator goes: the next line keeps its indentation (code).
-    rest = rest.slice(at + skip)
-  }
-  if (rest.trim()) pieces.push(rest)
-  return pieces
-}
-
-/** Splits markdown into parts of at most `max` characters; a code fence cut by a split is closed and reopened. */
+/** Splits markdown into parts of at most `max` characters, code fences balanced (the sdk's splitter). */
 export function splitMarkdown(text: string, max = MAX_MESSAGE_LENGTH): string[] {
-  if (text.length <= max) return text.trim() ? [text] : []
-  const raw = cut(text, Math.max(1, max - FENCE_ROOM))
-  const parts: string[] = []
-  let reopen = ''
-  for (const piece of raw) {
-    let part = reopen ? `${reopen}\n${piece}` : piece
-    reopen = ''
-    let open: string | undefined
-    for (const match of part.matchAll(/^ {0,3}```([^\n`]*)$/gm)) open = open === undefined ? `\`\`\`${match[1]!.trim().slice(0, 20)}` : undefined
-    if (open !== undefined) {
-      part += '\n```'
-      reopen = open
-    }
-    parts.push(part)
-  }
-  return parts
+  return markdownParts(text, max)
 }
 
 export interface TextContent {
