@@ -39,7 +39,8 @@ test('the wizard sets up a named custom endpoint with its model and context leng
   terminals.push(t)
   await t.waitFor(/Model provider/, 20_000, 'the provider question')
   t.type('custom')
-  await t.waitFor(/Custom OpenAI-compatible endpoint/, 5_000, 'the filtered list')
+  // The custom entry is on screen before filtering too: wait until the list is really filtered.
+  await t.waitFor((s) => /Custom OpenAI-compatible endpoint/.test(s) && /› custom/.test(s) && !/AI Gateway/.test(s), 5_000, 'the filtered list')
   t.send('Enter')
   await t.waitFor(/Name this endpoint/, 5_000)
   t.type('lab')
