@@ -4,6 +4,7 @@
 import type { TestContext } from 'node:test'
 import { GATEWAY_SERVICE, type DispatchResult, type GatewayAdapter, type GatewayService } from '../gateway.ts'
 import type { AdapterContext, ExtensionDefinition, Logger, MessageSource } from '../types.ts'
+import { adapterContext } from './gateway-harness.ts'
 import type { TestKernel } from './test-kernel.ts'
 
 export interface AdapterConformanceCase {
@@ -15,11 +16,6 @@ export interface AdapterConformanceCase {
   disabled(t: TestContext): Promise<TestKernel>
 }
 
-const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} }
-
-function contextOf(kernel: TestKernel, signal = new AbortController().signal): AdapterContext {
-  return { signal, log: silent, settings: kernel.kernel.settings, services: { ...kernel.kernel.services, provide: () => { throw new Error('adapters cannot provide services') } } }
-}
 
 /** Runs the shared checks as subtests of `t`. */
 export async function adapterConformance(t: TestContext, c: AdapterConformanceCase): Promise<void> {
@@ -43,10 +39,10 @@ export async function adapterConformance(t: TestContext, c: AdapterConformanceCa
     st.after(() => k.close())
     await k.kernel.start('gateway')
     const adapter = k.kernel.registries.adapters.get(c.adapter)!
-    await adapter.start(contextOf(k))
+    await adapter.start(adapterContext(k))
     await adapter.stop()
     await adapter.stop()
-    await adapter.start(contextOf(k))
+    await adapter.start(adapterContext(k))
     await adapter.stop()
   })
 }

@@ -4,8 +4,8 @@
 // the adapter started with a logger that records every line as written (nothing redacted).
 
 import type { TestContext } from 'node:test'
-import { GATEWAY_SERVICE, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type GatewayService, type Logger } from '../../../sdk/index.ts'
-import { createTestKernel, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { GATEWAY_SERVICE, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
+import { createTestKernel, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeDiscord, USERS, type FakeDiscord } from './fake-discord.ts'
 
 export const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GdFake.discord-bot-token-0123456789abcdef'
@@ -28,11 +28,6 @@ export function lastUser(body: any): string {
   return typeof content === 'string' ? content : JSON.stringify(content ?? '')
 }
 
-export function recordingLog(): Logger & { lines: string[] } {
-  const lines: string[] = []
-  const add = (level: string) => (message: string) => void lines.push(`${level}: ${message}`)
-  return { lines, debug: add('debug'), info: add('info'), warn: add('warn'), error: add('error') }
-}
 
 export interface HarnessOptions {
   /** Extra environment (replaces the defaults of the same name; undefined removes one). */

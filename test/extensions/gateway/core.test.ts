@@ -5,31 +5,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { ConfigError, defineExtension, GATEWAY_AUTH_SERVICE, type GatewayAuthService, type RunRequest } from '../../../sdk/index.ts'
-import { createTestKernel, fakeAdapter } from '../../../sdk/testing/index.ts'
+import { ConfigError, defineExtension, GATEWAY_AUTH_SERVICE, type GatewayAuthService } from '../../../sdk/index.ts'
+import { createTestKernel, fakeAdapter, recordingRuntime } from '../../../sdk/testing/index.ts'
 import { AdapterLifecycle, backoffDelay } from '../../../extensions/gateway/lifecycle.ts'
 import { resetPolicy, resetReason } from '../../../extensions/gateway/routing.ts'
 import { runAgent } from '../../helpers/agent-process.ts'
 
 const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db']
 
-function recordingRuntime(delayMs = 0) {
-  const runs: RunRequest[] = []
-  let counter = 0
-  const definition = defineExtension({
-    name: 'test-runtime',
-    setup(api) {
-      api.services.provide('runtime', {
-        async run(request: RunRequest) {
-          runs.push(request)
-          await sleep(delayMs)
-          return { sessionId: request.sessionId ?? `s${++counter}`, answer: `echo: ${request.input}`, exitReason: 'completed', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, apiCalls: 1, model: 'm', provider: 'p', toolTrace: [] }
-        },
-      })
-    },
-  })
-  return { runs, definition }
-}
 
 const ping = defineExtension({
   name: 'ping-command',
@@ -40,7 +23,7 @@ const ping = defineExtension({
 
 async function gateway(t: any, env: Record<string, string> = {}, delayMs = 0) {
   const fake = fakeAdapter({ name: 'fake' })
-  const runtime = recordingRuntime(delayMs)
+  const runtime = recordingRuntime({ delayMs })
   const k = await createTestKernel({ builtins: CORE, extensions: [fake.definition, runtime.definition, ping], env })
   t.after(() => k.close())
   return { k, fake, runs: runtime.runs }

@@ -3,29 +3,15 @@
 // adapter started with a logger that records every line exactly as written (nothing redacted).
 
 import type { TestContext } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { defineExtension, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type Logger, type RunRequest } from '../../../sdk/index.ts'
-import { createTestKernel, type TestKernel } from '../../../sdk/testing/index.ts'
+import { type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type Logger, type RunRequest } from '../../../sdk/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime as sharedRecordingRuntime, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeHomeAssistant, type FakeHomeAssistant } from './fake-home-assistant.ts'
 
 export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'smart-home']
 
+/** The shared runtime stand-in, answering `answer <n>: <input>`. */
 export function recordingRuntime(delayMs = 0) {
-  const runs: RunRequest[] = []
-  let counter = 0
-  const definition = defineExtension({
-    name: 'test-runtime',
-    setup(api) {
-      api.services.provide('runtime', {
-        async run(request: RunRequest) {
-          runs.push(request)
-          await sleep(delayMs)
-          return { sessionId: request.sessionId ?? `s${++counter}`, answer: `answer ${runs.length}: ${request.input}`, exitReason: 'completed', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, apiCalls: 1, model: 'm', provider: 'p', toolTrace: [] }
-        },
-      })
-    },
-  })
-  return { runs, definition }
+  return sharedRecordingRuntime({ delayMs, answer: (input, n) => `answer ${n}: ${input}` })
 }
 
 export interface Harness {
@@ -76,15 +62,10 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   t.after(() => k.close())
   const adapter = k.kernel.registries.adapters.get('homeassistant') as GatewayAdapter | undefined
   if (!adapter) throw new Error(`the homeassistant adapter is not registered: ${JSON.stringify(k.kernel.extensions().filter((e) => e.state !== 'loaded'))}`)
-  const lines: string[] = []
-  const log: Logger = {
-    debug: (m) => lines.push(`debug: ${m}`),
-    info: (m) => lines.push(`info: ${m}`),
-    warn: (m) => lines.push(`warn: ${m}`),
-    error: (m) => lines.push(`error: ${m}`),
-  }
+  const log = recordingLog()
+  const { lines } = log
   const controller = new AbortController()
-  const context = (): AdapterContext => ({ signal: controller.signal, log, settings: k.kernel.settings, services: { ...k.kernel.services, provide: () => { throw new Error('adapters cannot provide services') } } })
+  const context = (): AdapterContext => adapterContext(k, { log, signal: controller.signal })
   return {
     ha,
     k,
@@ -104,11 +85,4 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   }
 }
 
-/** Polls `check`; `what` (a function: evaluated on failure) names what was awaited. */
-export async function until(check: () => boolean, ms = 10_000, what: string | (() => string) = 'a condition'): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`)
-    await sleep(20)
-  }
-}
+export { until } from '../../helpers/until.ts'

@@ -6,35 +6,13 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { AgentError, ConfigError, DELIVERY_SERVICE, defineExtension, type DeliveryService, type GatewayAdapter, type Logger, type RunRequest } from '../../../sdk/index.ts'
-import { adapterConformance, createTestKernel } from '../../../sdk/testing/index.ts'
+import { AgentError, ConfigError, DELIVERY_SERVICE, type DeliveryService, type GatewayAdapter, type RunRequest } from '../../../sdk/index.ts'
+import { adapterConformance, adapterContext, createTestKernel, recordingLog, recordingRuntime } from '../../../sdk/testing/index.ts'
 import { ROBOT_CODE, robotMessage, startFakeDingTalk, type FakeDingTalk } from './fake-dingtalk.ts'
 
 const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'workplace-chat']
 const CLIENT_ID = 'dingappkey00000001'
 const SECRET = 'dt-client-secret-0123456789abcdef'
-
-function recordingRuntime() {
-  const runs: RunRequest[] = []
-  const definition = defineExtension({
-    name: 'test-runtime',
-    setup(api) {
-      api.services.provide('runtime', {
-        async run(request: RunRequest) {
-          runs.push(request)
-          return { sessionId: request.sessionId ?? `s${runs.length}`, answer: `echo: ${request.input}`, exitReason: 'completed', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, apiCalls: 1, model: 'm', provider: 'p', toolTrace: [] }
-        },
-      })
-    },
-  })
-  return { runs, definition }
-}
-
-function recordingLog(): Logger & { lines: string[] } {
-  const lines: string[] = []
-  const add = (level: string) => (message: string) => void lines.push(`${level}: ${message}`)
-  return { lines, debug: add('debug'), info: add('info'), warn: add('warn'), error: add('error') }
-}
 
 interface Setup {
   fake: FakeDingTalk
@@ -69,7 +47,7 @@ async function setup(t: TestContext, env: Record<string, string> = {}, options: 
     adapter,
     log,
     delivery: k.kernel.services.require<DeliveryService>(DELIVERY_SERVICE),
-    start: () => adapter.start({ signal: new AbortController().signal, log, settings: k.kernel.settings, services: { ...k.kernel.services, provide: () => assert.fail('adapters provide no services') } }),
+    start: () => adapter.start(adapterContext(k, { log })),
   }
 }
 

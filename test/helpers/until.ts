@@ -1,0 +1,13 @@
+// Polling with a bound: the tests' one way to wait for something that happens elsewhere (another
+// process, a socket, a timer) without a fixed sleep.
+
+import { setTimeout as sleep } from 'node:timers/promises'
+
+/** Polls `check` every 20 ms; `what` (a function: evaluated on failure) names what was awaited. */
+export async function until(check: () => boolean, ms = 10_000, what: string | (() => string) = 'a condition'): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`)
+    await sleep(20)
+  }
+}
