@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto'
 import type { ChatConversation } from './chat.ts'
-import type { AdapterDefinition, MessageSource } from './types.ts'
+import type { AdapterDefinition, MessageSource, Settings } from './types.ts'
 
 export const GATEWAY_SERVICE = 'gateway'
 export const DELIVERY_SERVICE = 'delivery'
@@ -31,6 +31,24 @@ export interface GatewayAdapter extends AdapterDefinition {
    */
   defaultChatId?: string
 }
+
+/** `1`, `true`, `yes` or `on` (any case): an environment switch that is on. */
+export function envSwitchOn(value: string | undefined): boolean {
+  return /^(1|true|yes|on)$/i.test(value?.trim() ?? '')
+}
+
+/**
+ * Whether `agent gateway run` starts a platform's adapter, the same rule for every platform:
+ * `platforms.<name>.enabled: false` wins; `true`, or the environment switch (`SMS_ENABLED` …) on,
+ * enables it; otherwise it runs when its credentials are present.
+ */
+export function platformEnabled(settings: Settings, platform: string, switchEnv: string, credentialsPresent: () => boolean): boolean {
+  const configured = settings.get<boolean>(`platforms.${platform}.enabled`)
+  if (configured === false) return false
+  if (configured === true || envSwitchOn(settings.env(switchEnv))) return true
+  return credentialsPresent()
+}
+
 // A ConfigError thrown by start() is fatal (bad configuration: no retry, `gateway run` exits 2);
 // any other start failure is retried with exponential backoff.
 

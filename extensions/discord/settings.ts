@@ -2,11 +2,10 @@
 // overrides it) and the behaviour in servers (require a mention, free-response channels). The
 // environment wins over platforms.discord.extra; the token comes from the environment or .env only.
 
-import { ConfigError, type Settings } from 'agent/sdk'
+import { ConfigError, envSwitchOn, platformEnabled, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'discord'
 export const DEFAULT_API_BASE = 'https://discord.com/api'
-const TRUE = /^(1|true|yes|on)$/i
 const FALSE = /^(0|false|no|off)$/i
 
 export interface DiscordExtra {
@@ -31,10 +30,7 @@ export interface Behaviour {
 
 /** platforms.discord.enabled false turns it off; true, DISCORD_ENABLED or a bot token turn it on. */
 export function discordEnabled(settings: Settings): boolean {
-  const configured = settings.get<boolean>('platforms.discord.enabled')
-  if (configured === false) return false
-  if (configured === true || TRUE.test(settings.env('DISCORD_ENABLED')?.trim() ?? '')) return true
-  return Boolean(settings.env('DISCORD_BOT_TOKEN')?.trim())
+  return platformEnabled(settings, 'discord', 'DISCORD_ENABLED', () => Boolean(settings.env('DISCORD_BOT_TOKEN')?.trim()))
 }
 
 export function botToken(settings: Settings, what: string): string {
@@ -64,7 +60,7 @@ export function parseIds(value: string[] | string | undefined): Set<string> {
 export function behaviour(settings: Settings, extra: Readonly<DiscordExtra>): Behaviour {
   const raw = settings.env('DISCORD_REQUIRE_MENTION')?.trim()
   let requireMention = extra.require_mention ?? true
-  if (raw && TRUE.test(raw)) requireMention = true
+  if (raw && envSwitchOn(raw)) requireMention = true
   else if (raw && FALSE.test(raw)) requireMention = false
   else if (raw) throw new ConfigError(`DISCORD_REQUIRE_MENTION must be true or false, not "${raw}"`)
   const free = settings.env('DISCORD_FREE_RESPONSE_CHANNELS')

@@ -1,7 +1,7 @@
 // Who may talk to the agent on a chat platform: allowlists from the environment, allow-all switches
 // and group lists. Decisions use the stable platform user id only, never a display name.
 
-import type { MessageSource, Settings } from 'agent/sdk'
+import { envSwitchOn, type MessageSource, type Settings } from 'agent/sdk'
 
 /** `api_server` → `API_SERVER`: the prefix of a platform's environment variables. */
 export function envPrefix(platform: string): string {
@@ -26,7 +26,6 @@ export function parseList(value: string | undefined): IdList | undefined {
   return { any: items.includes('*'), ids: new Set(items.filter((i) => i !== '*').map(normaliseId)) }
 }
 
-const isTrue = (value: string | undefined) => /^(1|true|yes|on)$/i.test(value?.trim() ?? '')
 
 export interface AllowlistVerdict {
   allowed: boolean
@@ -50,8 +49,8 @@ export function checkAllowlists(settings: Settings, source: MessageSource): Allo
     if (!groupList) return { allowed: false, reason: 'group chats are disabled (no group allowlist)', configured: true }
     return inList(groupList) ? { allowed: true, reason: 'group allowlist', configured: true } : { allowed: false, reason: 'not in the group allowlist', configured: true }
   }
-  if (isTrue(settings.env(`${prefix}_ALLOW_ALL_USERS`))) return { allowed: true, reason: `${prefix}_ALLOW_ALL_USERS`, configured: true }
-  if (isTrue(settings.env('GATEWAY_ALLOW_ALL_USERS'))) return { allowed: true, reason: 'GATEWAY_ALLOW_ALL_USERS', configured: true }
+  if (envSwitchOn(settings.env(`${prefix}_ALLOW_ALL_USERS`))) return { allowed: true, reason: `${prefix}_ALLOW_ALL_USERS`, configured: true }
+  if (envSwitchOn(settings.env('GATEWAY_ALLOW_ALL_USERS'))) return { allowed: true, reason: 'GATEWAY_ALLOW_ALL_USERS', configured: true }
   if (!userId) return { allowed: false, reason: 'no stable user id', configured }
   if (inList(platformList)) return { allowed: true, reason: `${prefix}_ALLOWED_USERS`, configured }
   if (inList(globalList)) return { allowed: true, reason: 'GATEWAY_ALLOWED_USERS', configured }

@@ -2,10 +2,9 @@
 // homeserver URL, and the credentials (an access token, or a user id and password for a login). Bad
 // or missing values are ConfigErrors: the gateway does not retry them.
 
-import { ConfigError, type Settings } from 'agent/sdk'
+import { ConfigError, platformEnabled, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'matrix'
-const TRUE = /^(1|true|yes|on)$/i
 
 export interface MatrixExtra {
   /** Group rooms: answer only when the bot is mentioned (DMs never need a mention). */
@@ -34,10 +33,7 @@ const env = (settings: Settings, name: string) => settings.env(name)?.trim() || 
 
 /** platforms.matrix.enabled false turns it off; true, MATRIX_ENABLED or a homeserver with credentials turn it on. */
 export function matrixEnabled(settings: Settings): boolean {
-  const configured = settings.get<boolean>('platforms.matrix.enabled')
-  if (configured === false) return false
-  if (configured === true || TRUE.test(env(settings, 'MATRIX_ENABLED') ?? '')) return true
-  return Boolean(env(settings, 'MATRIX_HOMESERVER') && (env(settings, 'MATRIX_ACCESS_TOKEN') || (env(settings, 'MATRIX_USER_ID') && env(settings, 'MATRIX_PASSWORD'))))
+  return platformEnabled(settings, 'matrix', 'MATRIX_ENABLED', () => Boolean(env(settings, 'MATRIX_HOMESERVER') && (env(settings, 'MATRIX_ACCESS_TOKEN') || (env(settings, 'MATRIX_USER_ID') && env(settings, 'MATRIX_PASSWORD')))))
 }
 
 /** MATRIX_HOMESERVER as a base URL without a trailing slash. */

@@ -2,7 +2,7 @@
 // HASS_ENABLED, or HASS_URL and HASS_TOKEN both set), the websocket address derived from HASS_URL, the
 // token (a secret: never logged), and the event filters and limits under platforms.homeassistant.extra.
 
-import { ConfigError, type JsonSchema, type Settings } from 'agent/sdk'
+import { ConfigError, platformEnabled, type JsonSchema, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'homeassistant'
 export const DEFAULT_URL = 'http://homeassistant.local:8123'
@@ -59,14 +59,10 @@ export const CONFIG_SCHEMA: JsonSchema = {
   additionalProperties: true,
 }
 
-const isTrue = (value: string | undefined) => /^(1|true|yes|on)$/i.test(value?.trim() ?? '')
 
 /** Mirrors the SMS adapter: an explicit `enabled: false` wins; otherwise config, HASS_ENABLED, or both variables. */
 export function homeAssistantEnabled(settings: Settings): boolean {
-  const configured = settings.get<boolean>(`platforms.${PLATFORM}.enabled`)
-  if (configured === false) return false
-  if (configured === true || isTrue(settings.env('HASS_ENABLED'))) return true
-  return Boolean(settings.env('HASS_URL')?.trim() && settings.env('HASS_TOKEN')?.trim())
+  return platformEnabled(settings, PLATFORM, 'HASS_ENABLED', () => Boolean(settings.env('HASS_URL')?.trim() && settings.env('HASS_TOKEN')?.trim()))
 }
 
 export interface Endpoint {

@@ -4,7 +4,7 @@
 // replies through the provider's REST API. Phone numbers never reach a log line unredacted.
 
 import {
-  ConfigError, defineAdapter, defineExtension, errorMessage, GATEWAY_SERVICE, HttpError, readBody, redactPhone, redactPhonesIn,
+  ConfigError, defineAdapter, defineExtension, envSwitchOn, errorMessage, GATEWAY_SERVICE, HttpError, platformEnabled, readBody, redactPhone, redactPhonesIn,
   type GatewayAdapter, type GatewayService, type HttpContext, type Logger, type Settings,
 } from 'agent/sdk'
 import { MAX_SMS_LENGTH, smsParts } from './format.ts'
@@ -13,14 +13,10 @@ import { verifyTwilioSignature } from './signature.ts'
 
 const BODY_LIMIT = 64 * 1024
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>'
-const isTrue = (value: string | undefined) => /^(1|true|yes|on)$/i.test(value?.trim() ?? '')
 const normalise = (phone: string) => phone.replace(/[^\d+]/g, '')
 
 export function smsEnabled(settings: Settings): boolean {
-  const configured = settings.get<boolean>('platforms.sms.enabled')
-  if (configured === false) return false
-  if (configured === true || isTrue(settings.env('SMS_ENABLED'))) return true
-  return Boolean(settings.env('TWILIO_ACCOUNT_SID') && settings.env('TWILIO_AUTH_TOKEN') && settings.env('TWILIO_PHONE_NUMBER'))
+  return platformEnabled(settings, 'sms', 'SMS_ENABLED', () => Boolean(settings.env('TWILIO_ACCOUNT_SID') && settings.env('TWILIO_AUTH_TOKEN') && settings.env('TWILIO_PHONE_NUMBER')))
 }
 
 interface Running {
@@ -96,7 +92,7 @@ export default defineExtension({
           if (!accountSid || !authToken || !from) throw new ConfigError('the SMS adapter needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PHONE_NUMBER')
           const webhookUrl = env('SMS_WEBHOOK_URL')
           if (!webhookUrl) {
-            if (!isTrue(env('SMS_INSECURE_NO_SIGNATURE'))) {
+            if (!envSwitchOn(env('SMS_INSECURE_NO_SIGNATURE'))) {
               throw new ConfigError('refusing to start the SMS adapter without SMS_WEBHOOK_URL (the public URL the provider signs); set SMS_INSECURE_NO_SIGNATURE=true to accept unsigned requests')
             }
             context.log.warn('SMS_INSECURE_NO_SIGNATURE=true: inbound SMS webhooks are NOT authenticated')

@@ -4,7 +4,7 @@
 // Webhook events bypass the user allowlist: the HMAC signature is their authentication.
 
 import {
-  DELIVERY_SERVICE, defineAdapter, defineExtension, errorMessage, redactPhonesIn, RUNTIME_SERVICE, SESSIONS_SERVICE,
+  DELIVERY_SERVICE, defineAdapter, defineExtension, envSwitchOn, errorMessage, redactPhonesIn, RUNTIME_SERVICE, SESSIONS_SERVICE,
   type AdapterContext, type AgentRuntime, type DeliveryService, type SessionStore, type Settings,
 } from 'agent/sdk'
 import { handleWebhook, type Accepted } from './intake.ts'
@@ -12,12 +12,11 @@ import { RateLimiter, SeenDeliveries } from './limits.ts'
 import { loadRoutes, type WebhookSettings } from './routes.ts'
 import { defaultPrompt, renderTemplate } from './template.ts'
 
-const isTrue = (value: string | undefined) => /^(1|true|yes|on)$/i.test(value?.trim() ?? '')
 
 export function webhookEnabled(settings: Settings): boolean {
   const configured = settings.get<boolean>('platforms.webhook.enabled')
   if (configured === false) return false
-  return configured === true || isTrue(settings.env('WEBHOOK_ENABLED'))
+  return configured === true || envSwitchOn(settings.env('WEBHOOK_ENABLED'))
 }
 
 export default defineExtension({

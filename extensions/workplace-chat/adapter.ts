@@ -4,7 +4,7 @@
 // that never wrote, through the robot's OpenAPI send endpoints.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE,
+  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, platformEnabled,
   type AdapterContext, type GatewayAdapter, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { DWClientDownStream } from 'dingtalk-stream'
@@ -20,7 +20,6 @@ const WEBHOOK_MARGIN_MS = 60_000
 /** DingTalk keeps a session webhook for about 90 minutes; assumed when a message omits the expiry. */
 const WEBHOOK_DEFAULT_TTL_MS = 90 * 60_000
 const CONVERSATIONS_MAX = 1000
-const TRUE = /^(1|true|yes|on)$/i
 
 export interface DingTalkExtra {
   require_mention: boolean
@@ -52,10 +51,7 @@ interface Running {
 
 /** platforms.dingtalk.enabled false turns it off; true, DINGTALK_ENABLED or both credentials turn it on. */
 export function dingtalkEnabled(settings: Settings): boolean {
-  const configured = settings.get<boolean>('platforms.dingtalk.enabled')
-  if (configured === false) return false
-  if (configured === true || TRUE.test(settings.env('DINGTALK_ENABLED')?.trim() ?? '')) return true
-  return Boolean(settings.env('DINGTALK_CLIENT_ID')?.trim() && settings.env('DINGTALK_CLIENT_SECRET')?.trim())
+  return platformEnabled(settings, 'dingtalk', 'DINGTALK_ENABLED', () => Boolean(settings.env('DINGTALK_CLIENT_ID')?.trim() && settings.env('DINGTALK_CLIENT_SECRET')?.trim()))
 }
 
 function credentialsFrom(settings: Settings, what: string): Credentials {
