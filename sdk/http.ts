@@ -1,34 +1,12 @@
 // Small HTTP helpers every endpoint shares: bounded body reading (size checked before and while
-// reading, never after), JSON parsing with a clear 400, constant-time secret comparison, and an
-// error type that carries its status.
+// reading, never after), bounded JSON parsing with a clear 400 and constant-time secret comparison.
 
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { HttpError } from './http-error.ts'
+import { parseJsonObject, type JsonBounds } from './json-intake.ts'
 import type { HttpContext } from './types.ts'
 
-const HTTP_ERROR_MARKER: unique symbol = Symbol.for('agent.http-error') as never
-
-export class HttpError extends Error {
-  readonly status: number
-  readonly type: string
-  readonly code: string | null
-  readonly param: string | null
-  readonly headers: Record<string, string>
-  readonly [HTTP_ERROR_MARKER] = true
-
-  constructor(status: number, message: string, options: { type?: string; code?: string; param?: string; headers?: Record<string, string> } = {}) {
-    super(message)
-    this.name = 'HttpError'
-    this.status = status
-    this.type = options.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error')
-    this.code = options.code ?? null
-    this.param = options.param ?? null
-    this.headers = options.headers ?? {}
-  }
-
-  static isInstance(value: unknown): value is HttpError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[HTTP_ERROR_MARKER] === true
-  }
-}
+export { HttpError }
 
 /** Compares two secrets in constant time, whatever their lengths. */
 export function safeEqual(a: string, b: string): boolean {
@@ -70,19 +48,10 @@ function drain(ctx: HttpContext): void {
   ctx.set('Connection', 'close')
 }
 
-/** Reads and parses a JSON object body; 400 on malformed JSON or a non-object. */
-export async function readJson<T = Record<string, unknown>>(ctx: HttpContext, limit: number): Promise<T> {
+/** Reads and parses a JSON object body; 400 on malformed, too deep or too large JSON or a non-object. */
+export async function readJson<T = Record<string, unknown>>(ctx: HttpContext, limit: number, bounds?: JsonBounds): Promise<T> {
   const raw = await readBody(ctx, limit)
-  let value: unknown
-  try {
-    value = JSON.parse(raw.toString('utf8'))
-  } catch {
-    throw new HttpError(400, 'Request body is not valid JSON', { code: 'invalid_json' })
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HttpError(400, 'Request body must be a JSON object', { code: 'invalid_body' })
-  }
-  return value as T
+  return parseJsonObject<T>(raw.toString('utf8'), bounds)
 }
 
 /** The bearer token of a request, if any. */

@@ -4,7 +4,7 @@
 // (401) → origin → ACL (403 with the reason) → handler. Labels come only from the signed token;
 // local vs remote only from the Origin header, which a page cannot set.
 
-import { bearerToken, HttpError, readBody, redactSecrets, type EndpointDefinition, type FrontendInvocation, type HttpContext, type InvokeOrigin, type Logger } from 'agent/sdk'
+import { bearerToken, HttpError, parseJsonObject, readBody, redactSecrets, type EndpointDefinition, type FrontendInvocation, type HttpContext, type InvokeOrigin, type Logger } from 'agent/sdk'
 import type { AclState } from './acl-state.ts'
 import type { CommandHandler } from './builtin-commands.ts'
 import type { VerifyResult } from './token.ts'
@@ -93,15 +93,8 @@ export function ipcEndpoints(deps: IpcDeps): EndpointDefinition[] {
       if (!handler) throw new HttpError(501, `${command} is allowed but this agent does not implement it`, { type: 'server_error', code: 'not_implemented' })
 
       const raw = await readBody(ctx, deps.bodyLimit)
-      let args: unknown = {}
-      if (raw.length > 0) {
-        try {
-          args = JSON.parse(raw.toString('utf8'))
-        } catch {
-          throw new HttpError(400, 'The arguments must be a JSON object', { code: 'invalid_json' })
-        }
-      }
-      if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new HttpError(400, 'The arguments must be a JSON object', { code: 'invalid_args' })
+      // Bounded: depth and member count are checked before parsing (sdk/json-intake.ts).
+      const args = raw.length > 0 ? parseJsonObject(raw.toString('utf8'), {}, 'The arguments') : {}
 
       const aborter = new AbortController()
       // The response closing before it was written means the caller went away.
