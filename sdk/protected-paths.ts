@@ -1,0 +1,219 @@
+// Which paths the agent's tools must not read (`secret`) or may write only with approval
+// (`protected`), decided on the real path: symlinks resolved at every level, `..` applied the way the
+// kernel applies it, case folded on case-insensitive volumes. Also a lexical classifier for callers
+// that only have words (the shell command judge).
+
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { homedir, platform } from 'node:os'
+import { dirname, isAbsolute, join, parse, resolve, sep } from 'node:path'
+
+/** secret: reading is refused and writing needs approval; protected: writing needs approval. */
+export type PathKind = 'secret' | 'protected' | 'ordinary'
+
+export interface PathClass {
+  kind: PathKind
+  /** The path that was classified (the real path for classifyRealPath). */
+  path: string
+  /** One line saying why (empty for ordinary paths), e.g. "the agent's secrets file <agent_home>/.env". */
+  reason: string
+}
+
+export interface PathRoots {
+  /** The agent's home (AGENT_HOME). */
+  agentHome: string
+  /** The user's home; default os.homedir(). */
+  home?: string
+}
+
+const MAX_LINKS = 40
+
+/**
+ * The real path of `path` (absolute, or relative to `cwd`): every symlink resolved, `..` applied
+ * after the link before it (as the kernel does). For a path that does not exist yet, the real path
+ * of the deepest existing ancestor plus the rest; a dangling symlink resolves to where a write
+ * through it would land. Throws on a symlink loop.
+ */
+export function realPath(path: string, cwd = process.cwd()): string {
+  // Not join(): it would apply `..` as text before the links are known.
+  return walk(isAbsolute(path) ? path : `${cwd}${sep}${path}`, { links: 0 })
+}
+
+function walk(path: string, budget: { links: number }): string {
+  const { root } = parse(path)
+  const parts = path.slice(root.length).split(/[\\/]+/).filter((p) => p !== '' && p !== '.')
+  let current = realpathSync.native(root)
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    if (part === '..') {
+      current = dirname(current)
+      continue
+    }
+    const next = join(current, part)
+    let isLink: boolean
+    try {
+      isLink = lstatSync(next).isSymbolicLink()
+    } catch {
+      // Missing (or not a folder on the way): the rest cannot be a link yet; `..` cancels lexically,
+      // as mkdir -p and the write itself would see it.
+      return resolve(next, ...parts.slice(i + 1))
+    }
+    if (!isLink) {
+      current = next
+      continue
+    }
+    if (++budget.links > MAX_LINKS) throw new Error(`too many symbolic links in ${path}`)
+    try {
+      current = realpathSync.native(next)
+    } catch {
+      // A dangling link: follow its text, which may itself go through further links.
+      current = walk(resolve(current, readlinkSync(next)), budget)
+    }
+  }
+  return current
+}
+
+// --- case-insensitive volumes -------------------------------------------------------------------
+
+const probed = new Map<number, boolean>()
+
+/** Whether the volume holding `path` (or its deepest existing ancestor) ignores case. */
+export function caseInsensitiveAt(path: string): boolean {
+  const fallback = platform() === 'darwin' || platform() === 'win32'
+  for (let p = resolve(path); ; p = dirname(p)) {
+    let info
+    try {
+      info = statSync(p, { bigint: false })
+    } catch {
+      if (dirname(p) === p) return fallback
+      continue
+    }
+    const known = probed.get(info.dev)
+    if (known !== undefined) return known
+    const name = p.slice(dirname(p).length)
+    const flipped = swapCase(name)
+    if (flipped !== name) {
+      let same = false
+      try {
+        const other = statSync(dirname(p) + flipped)
+        same = other.dev === info.dev && other.ino === info.ino
+      } catch {
+        same = false
+      }
+      probed.set(info.dev, same)
+      return same
+    }
+    if (dirname(p) === p) return fallback
+  }
+}
+
+function swapCase(text: string): string {
+  return [...text].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('')
+}
+
+// --- classification -----------------------------------------------------------------------------
+
+/** Files in ~/.ssh that hold no secret (everything else there is treated as a private key). */
+const SSH_PUBLIC = /^(?:.*\.pub|known_hosts(?:\.old)?|authorized_keys2?|config)$/
+
+/** Credential files under the user's home (read refused). */
+const HOME_SECRETS = [
+  '.aws/credentials', '.aws/config', '.netrc', '.git-credentials', '.config/gh/hosts.yml', '.docker/config.json',
+  '.npmrc', '.pypirc', '.kube/config', '.config/gcloud/credentials.db', '.config/gcloud/access_tokens.db',
+  '.config/gcloud/application_default_credentials.json', '.azure/accessTokens.json', '.azure/msal_token_cache.json',
+]
+/** Folders under the user's home whose every file is secret. */
+const HOME_SECRET_DIRS = ['.gnupg', '.password-store']
+
+/** Files and folders under the user's home that change what runs at login or in every shell. */
+const HOME_PROTECTED = [
+  '.ssh', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin',
+  '.zlogout', '.config/fish', '.gitconfig', '.config/git', '.aws', '.kube', '.gnupg', '.docker', '.config/gh', '.config/systemd',
+  '.config/autostart', '.local/bin', 'Library/LaunchAgents',
+]
+/** System folders (writes need approval). Not /var, /opt or /root: temp folders and workspaces live there. */
+const SYSTEM_PROTECTED = ['/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/proc', '/sys', '/dev', '/Library', '/System', '/private/etc']
+/** /proc/<pid>/environ, /proc/self/environ, /proc/thread-self/environ, /proc/<pid>/task/<tid>/environ, … */
+const PROC_ENVIRON = /^\/proc\/.*\/environ$/
+
+interface Rule {
+  kind: 'secret' | 'protected'
+  /** The folder or file, as written and as its real path. */
+  spellings: string[]
+  /** Further test on the part below the root ('' for the root itself), '/'-separated. */
+  below?: (rel: string) => boolean
+  why: string
+}
+
+/** A reusable classifier: the roots' real spellings are resolved once (for many paths, e.g. a search walk). */
+export interface PathClassifier {
+  /** Lexical: `path` absolute (`~`, `~/…` expanded), `..` applied as text. For shell words that may not exist. */
+  lexical(path: string): PathClass
+  /** On the real path of `path` (absolute, or relative to `cwd`); `path` in the answer is the real path. */
+  real(path: string, cwd?: string): PathClass
+}
+
+export function pathClassifier(roots: PathRoots): PathClassifier {
+  const home = roots.home ?? homedir()
+  const agentHome = roots.agentHome
+  const first = (rel: string) => rel.split('/')[0] ?? ''
+  const rule = (kind: Rule['kind'], root: string, why: string, below?: Rule['below']): Rule => ({ kind, spellings: spellings(root), below, why })
+  const rules: Rule[] = [
+    rule('secret', agentHome, "holds the agent's secrets", (rel) => first(rel).toLowerCase() === '.env'),
+    rule('secret', agentHome, "is the agent's state database (sessions, pairing, tokens)", (rel) => first(rel).toLowerCase().startsWith('state.db')),
+    rule('secret', agentHome, 'holds a secret key of the agent', (rel) => first(rel).toLowerCase().endsWith('.secret')),
+    rule('protected', agentHome, "is inside the agent's home (its configuration, secrets and the code it loads)"),
+    rule('secret', join(home, '.ssh'), 'may hold a private SSH key', (rel) => rel !== '' && !SSH_PUBLIC.test(rel.split('/').pop() ?? '')),
+    ...HOME_SECRETS.map((rel) => rule('secret', join(home, rel), 'holds credentials')),
+    ...HOME_SECRET_DIRS.map((rel) => rule('secret', join(home, rel), 'holds private keys or passwords')),
+    ...HOME_PROTECTED.map((rel) => rule('protected', join(home, rel), "changes how the user's shell, SSH, git or login behave")),
+    ...(platform() === 'win32' ? [] : SYSTEM_PROTECTED.map((dir) => rule('protected', dir, 'is a system location'))),
+  ]
+  const classify = (full: string, fold: boolean): PathClass => {
+    const key = (p: string) => (fold ? p.normalize('NFC').toLowerCase() : p)
+    const target = key(full)
+    if (platform() !== 'win32' && PROC_ENVIRON.test(full)) return { kind: 'secret', path: full, reason: `${full} holds a process's environment (its secrets)` }
+    for (const r of rules) {
+      for (const spelling of r.spellings) {
+        const root = key(spelling)
+        const prefix = root.endsWith(sep) ? root : root + sep
+        const rel = target === root ? '' : target.startsWith(prefix) ? target.slice(prefix.length).split(sep).join('/') : undefined
+        if (rel === undefined || (r.below && !r.below(rel))) continue
+        return { kind: r.kind, path: full, reason: `${full} ${r.why}` }
+      }
+    }
+    return { kind: 'ordinary', path: full, reason: '' }
+  }
+  return {
+    lexical(path) {
+      const expanded = path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path
+      if (!isAbsolute(expanded)) throw new Error(`a lexical path classification needs an absolute path, got ${JSON.stringify(path)}`)
+      return classify(resolve(expanded), platform() === 'darwin' || platform() === 'win32')
+    },
+    real(path, cwd = process.cwd()) {
+      const real = realPath(path, cwd)
+      return classify(real, caseInsensitiveAt(real))
+    },
+  }
+}
+
+/** One-off lexical classification (see PathClassifier.lexical). */
+export function classifyPath(path: string, roots: PathRoots): PathClass {
+  return pathClassifier(roots).lexical(path)
+}
+
+/** One-off classification of the real path (see PathClassifier.real). */
+export function classifyRealPath(path: string, roots: PathRoots, cwd = process.cwd()): PathClass {
+  return pathClassifier(roots).real(path, cwd)
+}
+
+/** A root as written and as its real path (a temp dir or home behind a link, e.g. /tmp on macOS). */
+function spellings(root: string): string[] {
+  const lexical = resolve(root)
+  let real = lexical
+  try {
+    real = realPath(lexical)
+  } catch {
+    real = lexical
+  }
+  return real === lexical ? [lexical] : [lexical, real]
+}

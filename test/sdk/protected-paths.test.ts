@@ -1,0 +1,95 @@
+// sdk/protected-paths: real paths through links and `..`, and the secret / protected / ordinary
+// classification, each refusal next to a harmless look-alike.
+import assert from 'node:assert/strict'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { classifyPath, classifyRealPath, pathClassifier, realPath } from 'agent/sdk'
+import { tempDir } from '../helpers/temp.ts'
+
+function fixture(t: import('node:test').TestContext) {
+  const root = realPath(tempDir(t, 'agent-ppaths-'))
+  const home = join(root, 'home')
+  const agentHome = join(home, '.agent')
+  const work = join(root, 'work')
+  for (const dir of [join(home, '.ssh'), join(agentHome, 'extensions'), join(work, 'src')]) mkdirSync(dir, { recursive: true })
+  writeFileSync(join(agentHome, '.env'), 'KEY=x\n')
+  writeFileSync(join(home, '.ssh', 'id_ed25519'), 'private\n')
+  return { root, home, agentHome, work, roots: { agentHome, home } }
+}
+
+test('realPath resolves links at every level, `..` after a link, and missing tails', (t) => {
+  const { root, agentHome, work } = fixture(t)
+  symlinkSync(agentHome, join(work, 'cfg'))
+  assert.equal(realPath(join(work, 'cfg', '.env')), join(agentHome, '.env'))
+  // `cfg/..` is the link target's parent, not `work`.
+  assert.equal(realPath(`${work}/cfg/../.agent/.env`), join(agentHome, '.env'))
+  assert.equal(realPath('cfg/../.agent/.env', work), join(agentHome, '.env'))
+  assert.equal(realPath('cfg/extensions/new/index.ts', work), join(agentHome, 'extensions', 'new', 'index.ts'))
+  assert.equal(realPath(`${work}/missing/../src`), join(work, 'src'))
+  // A dangling link resolves to where a write through it lands.
+  symlinkSync(join(root, 'home', '.ssh', 'authorized_keys'), join(work, 'keys'))
+  assert.equal(realPath(join(work, 'keys')), join(root, 'home', '.ssh', 'authorized_keys'))
+  symlinkSync(join(work, 'loop-b'), join(work, 'loop-a'))
+  symlinkSync(join(work, 'loop-a'), join(work, 'loop-b'))
+  assert.throws(() => realPath(join(work, 'loop-a', 'x')), /too many symbolic links/)
+})
+
+test('secrets: agent .env and state.db, private SSH keys, credentials, /proc environ', (t) => {
+  const { home, agentHome, work, roots } = fixture(t)
+  symlinkSync(agentHome, join(work, 'cfg'))
+  symlinkSync(join(home, '.ssh'), join(work, 'keys'))
+  const kind = (p: string) => classifyRealPath(p, roots, work).kind
+  assert.equal(kind('cfg/.env'), 'secret')
+  assert.equal(kind(join(agentHome, 'state.db-wal')), 'secret')
+  assert.equal(kind(join(agentHome, 'capability-token.secret')), 'secret')
+  assert.equal(kind('keys/id_ed25519'), 'secret')
+  assert.equal(kind(join(home, '.aws', 'credentials')), 'secret')
+  assert.equal(kind(join(home, '.netrc')), 'secret')
+  assert.equal(kind(join(home, '.config', 'gh', 'hosts.yml')), 'secret')
+  if (process.platform === 'linux') {
+    assert.equal(kind('/proc/self/environ'), 'secret')
+    assert.equal(kind('/proc/thread-self/environ'), 'secret')
+    assert.equal(classifyPath('/proc/1/task/1/environ', roots).kind, 'secret')
+    assert.equal(kind('/proc/self/status'), 'protected')
+  }
+  assert.match(classifyRealPath('cfg/.env', roots, work).reason, /\.agent\/\.env holds the agent's secrets/)
+  // Look-alikes: public SSH files, a project's .env.example, a workspace file named like a secret.
+  assert.equal(kind('keys/id_ed25519.pub'), 'protected')
+  assert.equal(kind('keys/known_hosts'), 'protected')
+  assert.equal(kind('.env.example'), 'ordinary')
+  assert.equal(kind('.env'), 'ordinary')
+  assert.equal(kind('state.db'), 'ordinary')
+})
+
+test('protected: all of the agent home, ~/.ssh, shell start-up files, /etc; workspace ordinary', (t) => {
+  const { home, agentHome, work, roots } = fixture(t)
+  const classifier = pathClassifier(roots)
+  for (const p of [join(agentHome, 'config.yaml'), join(agentHome, 'extensions', 'x', 'index.ts'), join(agentHome, 'plugins'), join(agentHome, 'skills', 's', 'SKILL.md'), agentHome, join(home, '.ssh', 'authorized_keys'), join(home, '.bashrc'), join(home, '.zshenv'), join(home, '.config', 'fish', 'config.fish'), join(home, '.gitconfig'), '/etc/passwd']) {
+    assert.equal(classifier.real(p).kind, 'protected', p)
+  }
+  for (const p of [join(work, 'src', 'a.ts'), join(work, '.bashrc'), join(home, 'project', 'config.yaml'), join(home, '.agent-notes'), join(home, '.sshx', 'a')]) {
+    assert.equal(classifier.real(p).kind, 'ordinary', p)
+  }
+  // A link inside the workspace that stays inside is harmless.
+  symlinkSync(join(work, 'src'), join(work, 'lib'))
+  assert.equal(classifier.real('lib/a.ts', work).path, join(work, 'src', 'a.ts'))
+  assert.equal(classifier.real('lib/a.ts', work).kind, 'ordinary')
+})
+
+test('lexical classification: ~ expansion and `..` as text, relative paths refused', (t) => {
+  const { home, roots } = fixture(t)
+  assert.equal(classifyPath('~/.ssh/id_rsa', roots).kind, 'secret')
+  assert.equal(classifyPath('~/.ssh/id_rsa.pub', roots).kind, 'protected')
+  assert.equal(classifyPath(join(home, 'project', '..', '.agent', '.env'), roots).kind, 'secret')
+  assert.equal(classifyPath('~/.bashrc', roots).kind, 'protected')
+  assert.equal(classifyPath('~/notes.txt', roots).kind, 'ordinary')
+  assert.equal(classifyPath('/etc/hosts', roots).kind, 'protected')
+  assert.throws(() => classifyPath('.env', roots), /absolute path/)
+})
+
+test('case-insensitive volumes compare folded (lexical on darwin and win32)', { skip: process.platform !== 'darwin' && process.platform !== 'win32' }, (t) => {
+  const { agentHome, roots } = fixture(t)
+  assert.equal(classifyPath(join(agentHome, '.ENV'), roots).kind, 'secret')
+  assert.equal(classifyPath(join(agentHome.toUpperCase(), 'config.yaml'), roots).kind, 'protected')
+})
