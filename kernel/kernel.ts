@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { AgentError, errorMessage } from '../sdk/errors.ts'
 import type { HookHandles } from '../sdk/hooks.ts'
-import { EXTENSIONS_SERVICE, type ExtensionsService } from '../sdk/services.ts'
+import { EXTENSIONS_SERVICE, PROJECT_CONFIG_SERVICE, type ExtensionsService, type ProjectConfigService } from '../sdk/services.ts'
 import type { ExtensionDefinition, ExtensionInfo, ExtensionSource, Logger, RunMode, Services } from '../sdk/types.ts'
 import { resolveAgentHome, homePaths } from './config/home.ts'
 import { FileSettings } from './config/settings.ts'
@@ -86,10 +86,11 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   const home = options.home ?? resolveAgentHome(options.env)
   const paths = homePaths(home)
   const cwd = options.cwd ?? process.cwd()
-  const settings = new FileSettings({ home, env: options.env, projectDir: cwd })
+  const settings = new FileSettings({ home, env: options.env, projectDir: cwd, projectOptIn: options.projectExtensions })
   const secrets = () => settings.secretValues()
   const logFor = (prefix: string) => createLogger(prefix, { sink: options.logSink, level: options.logLevel, secrets })
   const log = logFor('kernel')
+  if (settings.projectStatus?.notice) log.warn(settings.projectStatus.notice)
   const builtinsDir = options.builtinsDir === false ? undefined : (options.builtinsDir ?? join(AGENT_ROOT, 'extensions'))
   const setupTimeoutMs = options.setupTimeoutMs ?? 10_000
   const drainTimeoutMs = options.drainTimeoutMs ?? 5_000
@@ -108,6 +109,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     owner: 'kernel',
     value: { check: (interactive: boolean, warn: (text: string) => void) => checkConfigVersion(settings, { interactive, warn }) },
   })
+  services.set(PROJECT_CONFIG_SERVICE, { owner: 'kernel', value: { status: () => settings.projectStatus } satisfies ProjectConfigService })
   const records = new Map<string, ExtensionRecord>()
   services.set(EXTENSIONS_SERVICE, {
     owner: 'kernel',
@@ -258,8 +260,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     list.push(...discoverFolder(paths.extensions, 'user'))
     const plugins = discoverPlugins(paths.plugins)
     list.push(...plugins.candidates)
-    const projectOptIn = options.projectExtensions ?? (settings.getOwn<boolean>('extensions.project') === true || (options.env ?? process.env).AGENT_PROJECT_EXTENSIONS === 'true')
-    if (projectOptIn) list.push(...discoverFolder(join(cwd, '.agent', 'extensions'), 'project'))
+    if (settings.projectOptIn) list.push(...discoverFolder(join(cwd, '.agent', 'extensions'), 'project'))
     return { list, problems: plugins.problems }
   }
 

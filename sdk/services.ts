@@ -22,3 +22,22 @@ export interface ExtensionsService {
   reload(name: string): Promise<{ name: string; ok: boolean; reason?: string }>
   unload(name: string): Promise<void>
 }
+
+export const PROJECT_CONFIG_SERVICE = 'project-config'
+
+/** A project config found in the working directory, and how much of it applies. */
+export interface ProjectConfigStatus {
+  /** The file found (e.g. <cwd>/.agent/config.yaml). */
+  path: string
+  /** False when it was not read at all (no project opt-in). */
+  applied: boolean
+  /** Dot paths left out because they could weaken safety (empty when trusted). */
+  dropped: string[]
+  /** The one-line notice, when something was ignored. */
+  notice?: string
+}
+
+/** Provided by the kernel: what happened to the project config, for `agent doctor`. */
+export interface ProjectConfigService {
+  status(): ProjectConfigStatus | undefined
+}

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { backendChoices, DATABASE_SERVICE, errorMessage, MODELS_SERVICE, type CliContext, type DatabaseService, type ModelsService } from 'agent/sdk'
+import { backendChoices, DATABASE_SERVICE, errorMessage, MODELS_SERVICE, PROJECT_CONFIG_SERVICE, type CliContext, type DatabaseService, type ModelsService, type ProjectConfigService } from 'agent/sdk'
 import type { Report } from './report.ts'
 
 type Ctx = Pick<CliContext, 'settings' | 'services' | 'tools' | 'adapters' | 'extensions'>
@@ -39,6 +39,9 @@ export async function checkConfig(report: Report, ctx: Ctx): Promise<void> {
     const current = await migration.check(false, (t) => notes.push(t))
     report.add(s, 'config version', current ? 'ok' : 'warn', current ? 'current' : (notes[0] ?? 'older than this agent').split('; settings added')[0]!, 'run `agent config migrate` in a terminal')
   }
+  // A project config that was ignored (no opt-in) or only partly applied says so, naming file and keys.
+  const project = ctx.services.get<ProjectConfigService>(PROJECT_CONFIG_SERVICE)?.status()
+  if (project) report.add(s, 'project config', project.notice ? 'warn' : 'ok', project.notice ?? `${project.path} (applied)`)
   const envPath = ctx.settings.envPath
   if (existsSync(envPath)) {
     const mode = statSync(envPath).mode & 0o777

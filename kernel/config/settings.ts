@@ -1,8 +1,9 @@
 // config.yaml, .env and the project config behind the Settings interface. config.yaml is held as a
 // yaml Document so `set` keeps comments and layout. A project config (found with cosmiconfig from the
-// working directory) is merged over it for reading; writes go to the user's config.yaml only.
+// working directory) is merged over it for reading only with the project opt-in and only as far as
+// project.ts trusts it; writes go to the user's config.yaml only.
 
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import YAML from 'yaml'
@@ -12,12 +13,15 @@ import type { Settings } from '../../sdk/types.ts'
 import { isSecretName } from '../../sdk/redact.ts'
 import { readEnvFile, writeEnvKey } from './env-file.ts'
 import { homePaths } from './home.ts'
+import { filterProject, PROJECT_CONFIG_PLACES, PROJECT_TRUST_KEY, projectNotice, projectOptedIn, projectTrust, type ProjectConfigStatus } from './project.ts'
 
 export interface SettingsOptions {
   home: string
   env?: NodeJS.ProcessEnv
   /** Directory to search for a project config; omit to skip. */
   projectDir?: string
+  /** The --project-extensions flag: true or false decides; unset, the user's config and environment do. */
+  projectOptIn?: boolean
 }
 
 // Hot paths read the same few keys on every request: split each dotted path once.
@@ -76,6 +80,10 @@ export class FileSettings implements Settings {
   readonly envPath: string
   /** The project config file that was merged, if any. */
   projectConfigPath: string | undefined
+  /** The project config found, whether it applies, and which keys were left out. */
+  projectStatus: ProjectConfigStatus | undefined
+  /** Whether the user opted in to project-local extensions and config. */
+  readonly projectOptIn: boolean
   /** Names of the environment variables read so far (the help snapshot depends on them). */
   readonly envRead = new Set<string>()
   private readonly processEnv: NodeJS.ProcessEnv
@@ -84,6 +92,7 @@ export class FileSettings implements Settings {
   private merged: Record<string, unknown> = {}
   private dotenv: Record<string, string> | undefined
   private project: Record<string, unknown> = {}
+  private projectRaw: Record<string, unknown> | undefined
 
   constructor(options: SettingsOptions) {
     this.home = options.home
@@ -93,6 +102,7 @@ export class FileSettings implements Settings {
     this.processEnv = options.env ?? process.env
     this.doc = new YAML.Document({})
     this.reload()
+    this.projectOptIn = projectOptedIn(options.projectOptIn, this.getOwn('extensions.project'), this.processEnv)
     if (options.projectDir) this.loadProject(options.projectDir)
   }
 
@@ -101,25 +111,45 @@ export class FileSettings implements Settings {
     const text = existsSync(this.configPath) ? readFileSync(this.configPath, 'utf8') : ''
     this.doc = text.trim() ? parseConfigDocument(text, this.configPath) : new YAML.Document({})
     this.data = (this.doc.toJS() as Record<string, unknown> | null) ?? {}
-    this.merged = deepMerge(this.data, this.project)
+    this.applyProject()
     this.dotenv = undefined
+  }
+
+  /** Filters the project config by the trust the user's own config gives it (re-done when config.yaml changes). */
+  private applyProject(): void {
+    if (this.projectRaw && this.projectStatus) {
+      const { kept, dropped } = filterProject(this.projectRaw, projectTrust(this.getOwn(PROJECT_TRUST_KEY), this.configPath))
+      this.project = kept
+      this.projectStatus = { path: this.projectStatus.path, applied: true, dropped }
+      const notice = projectNotice(this.projectStatus, this.configPath)
+      if (notice) this.projectStatus.notice = notice
+    }
+    this.merged = deepMerge(this.data, this.project)
   }
 
   private loadProject(dir: string): void {
     // Loaded lazily and synchronously: cosmiconfig is cheap but not free, and most runs have no project file.
-    const candidates = ['.agentrc', '.agentrc.yaml', '.agentrc.yml', '.agentrc.json', 'agent.config.yaml', '.agent/config.yaml']
-    if (!candidates.some((c) => existsSync(`${dir}/${c}`))) return
+    const place = PROJECT_CONFIG_PLACES.find((c) => existsSync(`${dir}/${c}`))
+    if (!place) return
+    // Run from the home's parent (~), ./.agent/config.yaml is the user's own config, not a project's.
+    if (sameFile(`${dir}/${place}`, this.configPath)) return
+    if (!this.projectOptIn) {
+      this.projectStatus = { path: `${dir}/${place}`, applied: false, dropped: [] }
+      this.projectStatus.notice = projectNotice(this.projectStatus, this.configPath)
+      return
+    }
     const { cosmiconfigSync } = requireCosmiconfig()
     const explorer = cosmiconfigSync('agent', {
-      searchPlaces: candidates,
+      searchPlaces: [...PROJECT_CONFIG_PLACES],
       searchStrategy: 'none',
       loaders: { '.yaml': (file: string, content: string) => parseConfigDocument(content, file).toJS(), noExt: (file: string, content: string) => parseConfigDocument(content, file).toJS() },
     })
     const found = explorer.search(dir)
     if (found && isPlainObject(found.config)) {
       this.projectConfigPath = found.filepath
-      this.project = found.config
-      this.merged = deepMerge(this.data, this.project)
+      this.projectRaw = found.config
+      this.projectStatus = { path: found.filepath, applied: true, dropped: [] }
+      this.applyProject()
     }
   }
 
@@ -153,7 +183,7 @@ export class FileSettings implements Settings {
     mkdirSync(dirname(this.configPath), { recursive: true })
     await writeFileAtomic(this.configPath, this.doc.toString(), { mode: 0o600 })
     this.data = (this.doc.toJS() as Record<string, unknown> | null) ?? {}
-    this.merged = deepMerge(this.data, this.project)
+    this.applyProject()
   }
 
   async setEnv(name: string, value: string | undefined): Promise<void> {
@@ -174,6 +204,14 @@ export class FileSettings implements Settings {
 
   all(): Record<string, unknown> {
     return structuredClone(this.merged)
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b)
+  } catch {
+    return false
   }
 }
 
