@@ -131,6 +131,8 @@ export interface PendingPairing {
   userName?: string
   createdAt: number
   expiresAt: number
+  /** Set while failed approvals lock this pairing (its right code is refused too): when the lock lifts. */
+  lockedUntil?: number
 }
 
 export interface ApprovedPairing {

@@ -1,6 +1,8 @@
 // DM pairing kept in state.db: short one-time codes (8 characters, no look-alike letters) stored
 // salted and hashed, expiring after an hour, at most 3 pending per platform, one request per user per
-// 10 minutes, and a lockout after 5 failed approvals. Codes are never logged.
+// 10 minutes. A wrong code counts as a failed guess against every pending pairing it could have been
+// meant for; 5 within 15 minutes lock that platform and user's pairing (the right code is refused too)
+// until the 15 minutes have passed. Codes are never logged.
 
 import { createHash, randomBytes, randomInt } from 'node:crypto'
 import { AgentError, safeEqual, type ApprovedPairing, type DatabaseService, type MessageSource, type Migration, type PendingPairing, type SqliteDatabase } from 'agent/sdk'
@@ -22,7 +24,7 @@ export const DEFAULT_LIMITS: PairingLimits = {
   maxPendingPerPlatform: 3,
   requestIntervalMs: 10 * 60_000,
   maxFailures: 5,
-  lockoutMs: 60 * 60_000,
+  lockoutMs: 15 * 60_000,
 }
 
 const MIGRATIONS: Migration[] = [
@@ -40,7 +42,27 @@ const MIGRATIONS: Migration[] = [
         platform TEXT NOT NULL, user_id TEXT NOT NULL, last_at INTEGER NOT NULL, PRIMARY KEY (platform, user_id));
       CREATE TABLE IF NOT EXISTS gateway_pairing_failures (at INTEGER NOT NULL);`,
   },
+  {
+    // Failures per platform and user (version 1 kept a global list, which a rolled-back transaction left empty).
+    version: 2,
+    up: `
+      DROP TABLE IF EXISTS gateway_pairing_failures;
+      CREATE TABLE gateway_pairing_failures (platform TEXT NOT NULL, user_id TEXT NOT NULL, at INTEGER NOT NULL);
+      CREATE INDEX gateway_pairing_failures_user ON gateway_pairing_failures (platform, user_id, at);`,
+  },
 ]
+
+interface PendingRow {
+  salt: string
+  code_hash: string
+  platform: string
+  user_id: string
+  user_name: string | null
+  created_at: number
+  expires_at: number
+}
+
+type Approval = { ok: true; pairing: ApprovedPairing } | { ok: false; lockedUntil?: number }
 
 export function generateCode(): string {
   let code = ''
@@ -92,23 +114,49 @@ export class PairingStore {
     })()
   }
 
+  /** When the pairing of (platform, user) is locked after failed approvals, the time the lock lifts. */
+  private lockedUntil(db: SqliteDatabase, platform: string, userId: string, now: number): number | undefined {
+    const { maxFailures, lockoutMs } = this.limits
+    // The lock lasts while maxFailures failures lie within the last lockoutMs: until the oldest of the newest maxFailures ages out.
+    const row = db.prepare('SELECT at FROM gateway_pairing_failures WHERE platform = ? AND user_id = ? AND at > ? ORDER BY at DESC LIMIT 1 OFFSET ?').get(platform, userId, now - lockoutMs, maxFailures - 1) as { at: number } | undefined
+    return row ? row.at + lockoutMs : undefined
+  }
+
   approve(code: string): ApprovedPairing {
     const db = this.db()
     const now = this.now()
     const normalised = code.trim().toUpperCase()
-    return db.transaction(() => {
-      const { n } = db.prepare('SELECT count(*) AS n FROM gateway_pairing_failures WHERE at > ?').get(now - this.limits.lockoutMs) as { n: number }
-      if (n >= this.limits.maxFailures) throw new AgentError('E_BLOCKED', 'too many failed pairing approvals; try again in an hour')
-      const rows = db.prepare('SELECT * FROM gateway_pairing_pending WHERE expires_at > ?').all(now) as Array<{ salt: string; code_hash: string; platform: string; user_id: string; user_name: string | null }>
-      const match = rows.find((row) => safeEqual(hashCode(row.salt, normalised), row.code_hash))
+    // The transaction commits in every outcome (failures included) and the refusal is thrown after it:
+    // a failure written inside a transaction that then throws would be rolled back with it.
+    const outcome = db.transaction((): Approval => {
+      db.prepare('DELETE FROM gateway_pairing_failures WHERE at <= ?').run(now - this.limits.lockoutMs)
+      const rows = db.prepare('SELECT * FROM gateway_pairing_pending WHERE expires_at > ?').all(now) as PendingRow[]
+      let lockedUntil: number | undefined
+      const open: PendingRow[] = []
+      for (const row of rows) {
+        const until = this.lockedUntil(db, row.platform, row.user_id, now)
+        if (until === undefined) open.push(row)
+        else lockedUntil = Math.max(lockedUntil ?? 0, until)
+      }
+      // Locked pairings are not compared at all, so the answer cannot tell a right guess from a wrong one.
+      const match = open.find((row) => safeEqual(hashCode(row.salt, normalised), row.code_hash))
       if (!match) {
-        db.prepare('INSERT INTO gateway_pairing_failures (at) VALUES (?)').run(now)
-        throw new AgentError('E_NOT_FOUND', 'no pending pairing has that code (it may have expired)', { exitCode: 2 })
+        const fail = db.prepare('INSERT INTO gateway_pairing_failures (platform, user_id, at) VALUES (?, ?, ?)')
+        for (const row of open) fail.run(row.platform, row.user_id, now)
+        // A guess with nothing open to compare against locks nobody; the row keeps it on record.
+        if (open.length === 0) fail.run('', '', now)
+        return { ok: false, lockedUntil }
       }
       db.prepare('DELETE FROM gateway_pairing_pending WHERE platform = ? AND user_id = ?').run(match.platform, match.user_id)
+      db.prepare('DELETE FROM gateway_pairing_failures WHERE platform = ? AND user_id = ?').run(match.platform, match.user_id)
       db.prepare('INSERT OR REPLACE INTO gateway_pairing_approved (platform, user_id, user_name, approved_at) VALUES (?, ?, ?, ?)').run(match.platform, match.user_id, match.user_name, now)
-      return { platform: match.platform, userId: match.user_id, userName: match.user_name ?? undefined, approvedAt: now }
-    })()
+      return { ok: true, pairing: { platform: match.platform, userId: match.user_id, userName: match.user_name ?? undefined, approvedAt: now } }
+    }).immediate()
+    if (outcome.ok) return outcome.pairing
+    if (outcome.lockedUntil !== undefined) {
+      throw new AgentError('E_BLOCKED', `no open pending pairing has that code; pairings locked after ${this.limits.maxFailures} failed approvals open again at ${new Date(outcome.lockedUntil).toISOString()}`, { exitCode: 2 })
+    }
+    throw new AgentError('E_NOT_FOUND', 'no pending pairing has that code (it may have expired)', { exitCode: 2 })
   }
 
   revoke(platform: string, userId: string): boolean {
@@ -116,8 +164,13 @@ export class PairingStore {
   }
 
   pending(): PendingPairing[] {
-    const rows = this.db().prepare('SELECT platform, user_id, user_name, created_at, expires_at FROM gateway_pairing_pending WHERE expires_at > ? ORDER BY created_at').all(this.now()) as any[]
-    return rows.map((r) => ({ platform: r.platform, userId: r.user_id, userName: r.user_name ?? undefined, createdAt: r.created_at, expiresAt: r.expires_at }))
+    const db = this.db()
+    const now = this.now()
+    const rows = db.prepare('SELECT platform, user_id, user_name, created_at, expires_at FROM gateway_pairing_pending WHERE expires_at > ? ORDER BY created_at').all(now) as PendingRow[]
+    return rows.map((r) => {
+      const lockedUntil = this.lockedUntil(db, r.platform, r.user_id, now)
+      return { platform: r.platform, userId: r.user_id, userName: r.user_name ?? undefined, createdAt: r.created_at, expiresAt: r.expires_at, ...(lockedUntil ? { lockedUntil } : {}) }
+    })
   }
 
   approved(): ApprovedPairing[] {

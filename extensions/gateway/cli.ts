@@ -146,7 +146,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
             const approved = service.approved()
             if (ctx.argv.json) return ctx.json({ pending, approved })
             ctx.out(pending.length ? 'pending:' : 'no pending pairing requests')
-            for (const p of pending) ctx.out(`  ${p.platform} ${showUser(p.userId)}${p.userName ? ` (${p.userName})` : ''} expires ${new Date(p.expiresAt).toISOString()}`)
+            for (const p of pending) ctx.out(`  ${p.platform} ${showUser(p.userId)}${p.userName ? ` (${p.userName})` : ''} expires ${new Date(p.expiresAt).toISOString()}${p.lockedUntil ? `, locked until ${new Date(p.lockedUntil).toISOString()}` : ''}`)
             ctx.out(approved.length ? 'approved:' : 'no paired users')
             for (const a of approved) ctx.out(`  ${a.platform} ${showUser(a.userId)}${a.userName ? ` (${a.userName})` : ''}`)
           },
