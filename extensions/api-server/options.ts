@@ -24,13 +24,14 @@ export const CONFIG_SCHEMA: JsonSchema = {
       default: {},
       properties: {
         // Stored responses kept in state.db; the least recently used are evicted past it.
-        response_store_capacity: { type: 'integer', minimum: 1, default: 1000 },
+        response_store_capacity: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1000 },
         // Agent runs in flight at once; more get 429. 0 means no cap.
-        max_concurrent_runs: { type: 'integer', minimum: 0, default: 10 },
+        max_concurrent_runs: { type: 'integer', minimum: 0, maximum: 10_000, default: 10 },
         // SSE comment sent after this many seconds without output, so proxies keep the stream open.
-        keepalive_seconds: { type: 'number', exclusiveMinimum: 0, default: 30 },
-        // Request bodies above this are refused with 413 before they are read.
-        max_request_bytes: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024 },
+        keepalive_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 30 },
+        // Request bodies above this are refused with 413 before they are read. Every number here is
+        // bounded above, so a YAML .inf is a config error rather than "no limit".
+        max_request_bytes: { type: 'integer', minimum: 1024, maximum: 256 * 1024 * 1024, default: 10 * 1024 * 1024 },
       },
       // The gateway keeps other per-platform keys here (reply prefix, home channel …).
       additionalProperties: true,

@@ -23,6 +23,10 @@ export default defineExtension<{ listeners: Record<string, ListenerOverride> }>(
             port: { type: 'integer', minimum: 0, maximum: 65535 },
             key_env: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
             cors_origins: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+            // Bounded above so a YAML .inf (or a typo'd huge value) is a config error, not "never".
+            headers_timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+            request_timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+            max_connections: { type: 'integer', minimum: 1, maximum: 65536 },
           },
           additionalProperties: false,
         },

@@ -1,7 +1,7 @@
 // Named listeners and where they bind. `api` and `webhook` have defaults from the environment of the
 // spec and DECISIONS.md; `http.listeners.<name>` in config.yaml adds or overrides any listener.
 
-import type { Settings } from 'agent/sdk'
+import { ConfigError, type Settings } from 'agent/sdk'
 
 export interface ListenerConfig {
   name: string
@@ -13,13 +13,36 @@ export interface ListenerConfig {
   corsOrigins: string[] | '*'
   /** Variable the key comes from, for error messages. */
   keyName: string
+  limits: ListenerLimits
 }
+
+/** Slow and numerous clients: how long a request may take to arrive, how many sockets at once. */
+export interface ListenerLimits {
+  headersTimeoutMs: number
+  requestTimeoutMs: number
+  maxConnections: number
+}
+
+export const DEFAULT_LIMITS = { headers_timeout_seconds: 20, request_timeout_seconds: 60, max_connections: 512 } as const
 
 export interface ListenerOverride {
   host?: string
   port?: number
   key_env?: string
   cors_origins?: string[] | string
+  headers_timeout_seconds?: number
+  request_timeout_seconds?: number
+  max_connections?: number
+}
+
+function limits(o: ListenerOverride, name: string): ListenerLimits {
+  const headers = o.headers_timeout_seconds ?? DEFAULT_LIMITS.headers_timeout_seconds
+  const request = o.request_timeout_seconds ?? DEFAULT_LIMITS.request_timeout_seconds
+  const max = o.max_connections ?? DEFAULT_LIMITS.max_connections
+  // The schema bounds each number; Node refuses a headers timeout longer than the request timeout.
+  if (![headers, request, max].every(Number.isFinite)) throw new ConfigError(`http.listeners.${name}: timeouts and max_connections must be finite numbers`)
+  if (headers > request) throw new ConfigError(`http.listeners.${name}.headers_timeout_seconds (${headers}) must not exceed request_timeout_seconds (${request})`)
+  return { headersTimeoutMs: Math.round(headers * 1000), requestTimeoutMs: Math.round(request * 1000), maxConnections: max }
 }
 
 function parseOrigins(value: string[] | string | undefined): string[] | '*' {
@@ -47,6 +70,7 @@ export function resolveListener(name: string, settings: Settings, overrides: Rec
       key: settings.env(keyName),
       keyName,
       corsOrigins: parseOrigins(o.cors_origins ?? settings.env('API_SERVER_CORS_ORIGINS')),
+      limits: limits(o, name),
     }
   }
   if (name === 'webhook') {
@@ -57,6 +81,7 @@ export function resolveListener(name: string, settings: Settings, overrides: Rec
       key: o.key_env ? settings.env(o.key_env) : undefined,
       keyName: o.key_env ?? '(none)',
       corsOrigins: parseOrigins(o.cors_origins),
+      limits: limits(o, name),
     }
   }
   return {
@@ -66,5 +91,6 @@ export function resolveListener(name: string, settings: Settings, overrides: Rec
     key: o.key_env ? settings.env(o.key_env) : undefined,
     keyName: o.key_env ?? '(none)',
     corsOrigins: parseOrigins(o.cors_origins),
+    limits: limits(o, name),
   }
 }

@@ -1,11 +1,13 @@
 // One Koa app per listener. Koa middleware cannot be removed, so the app holds a single dispatcher
 // that reads the live endpoint registry (router rebuilt when the registry changes): endpoints come
 // and go with hot reload while the socket stays up. Order: error envelope → draining (503) →
-// origin gate (403) → CORS → route → auth (401) → handler.
+// origin gate (403) → CORS → route → auth (401, or the keyless gates: 503 off loopback, 421 for a
+// foreign Host) → handler. The socket layer bounds slow and numerous clients (client-errors.ts).
 
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { bearerToken, HttpError, isLoopbackHost, safeEqual, type EndpointDefinition, type HttpContext, type Logger, type RegistryHandle } from 'agent/sdk'
+import { bearerToken, hostHeaderName, HttpError, isLoopbackHost, safeEqual, type EndpointDefinition, type HttpContext, type Logger, type RegistryHandle } from 'agent/sdk'
+import { answerClientError } from './client-errors.ts'
 import { errorEnvelope, sendError } from './errors.ts'
 import type { ListenerConfig } from './listeners.ts'
 
@@ -26,9 +28,10 @@ export async function startListener(
   secrets: () => Iterable<string | undefined>,
 ): Promise<RunningListener> {
   const mine = () => endpoints.list().filter((e) => e.listener === config.name)
-  if (!config.key && !isLoopbackHost(config.host) && mine().some((e) => e.auth === 'api-key')) {
-    throw new Error(`refusing to serve the "${config.name}" listener on ${config.host}:${config.port} without ${config.keyName}: set the key, or bind to 127.0.0.1`)
-  }
+  const loopbackBind = isLoopbackHost(config.host)
+  const unguarded = () => !config.key && !loopbackBind && mine().some((e) => e.auth === 'api-key')
+  const refusal = () => `refusing to serve the "${config.name}" listener on ${config.host}:${config.port} without ${config.keyName}: set the key, or bind to 127.0.0.1`
+  if (unguarded()) throw new Error(refusal())
   const [{ default: Koa }, { default: Router }, { default: cors }, http] = await Promise.all([import('koa'), import('@koa/router'), import('@koa/cors'), import('node:http')])
 
   // The router and its two middlewares, rebuilt when endpoints change (routes() and
@@ -37,6 +40,7 @@ export async function startListener(
   const byKey = new Map<string, EndpointDefinition>()
   const unsubscribe = endpoints.subscribe(() => {
     routing = undefined
+    if (unguarded()) log.error(`${refusal()} (answering 503)`)
   })
   const currentRouting = () => {
     if (routing) return routing
@@ -59,8 +63,21 @@ export async function startListener(
       if (!token || !safeEqual(token, config.key)) {
         throw new HttpError(401, 'Invalid API key', { type: 'invalid_request_error', code: 'invalid_api_key', headers: { 'WWW-Authenticate': 'Bearer' } })
       }
-    }
+    } else if (endpoint.auth === 'api-key') keyless(ctx)
     await endpoint.handler(ctx, next as never)
+  }
+
+  // Without a key, an endpoint that needs one is served only on loopback — checked per request, so
+  // an endpoint hot-loaded after listen is held to it too — and only to a loopback Host: a page on
+  // a name rebound to 127.0.0.1 sends its own name (DNS rebinding).
+  function keyless(ctx: HttpContext): void {
+    if (!loopbackBind) {
+      throw new HttpError(503, `This endpoint needs ${config.keyName} when the "${config.name}" listener is not bound to loopback`, { type: 'server_error', code: 'api_key_required' })
+    }
+    const host = hostHeaderName(ctx.get('host'))
+    if (!host || !isLoopbackHost(host)) {
+      throw new HttpError(421, 'Without an API key this server answers only requests addressed to localhost or a loopback address', { code: 'misdirected_request' })
+    }
   }
 
   let draining = false
@@ -103,12 +120,36 @@ export async function startListener(
     await routes(ctx as never, async () => {
       await allowedMethods(ctx as never, next)
     })
-    if (ctx.status === 404 && ctx.body === undefined) sendError(ctx as never, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
-    if (ctx.status === 405 && ctx.body === undefined) sendError(ctx as never, 405, `Method ${ctx.method} is not allowed on ${ctx.path}`, 'invalid_request_error', 'method_not_allowed')
+    // Every status the router decides itself gets the envelope too (405 keeps its Allow header).
+    if (ctx.body !== undefined && ctx.body !== null) return
+    if (ctx.status === 404) sendError(ctx as never, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
+    else if (ctx.status === 405) sendError(ctx as never, 405, `Method ${ctx.method} is not allowed on ${ctx.path}`, 'invalid_request_error', 'method_not_allowed')
+    else if (ctx.status === 501) {
+      if (!ctx.response.get('Allow')) ctx.remove('Allow')
+      sendError(ctx as never, 501, `Method ${ctx.method} is not implemented by this server`, 'invalid_request_error', 'method_not_implemented')
+    }
   })
 
-  const server: Server = http.createServer(app.callback())
+  const { headersTimeoutMs, requestTimeoutMs, maxConnections } = config.limits
+  const server: Server = http.createServer(
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      // Node enforces both timeouts only when it sweeps its connections: sweep often enough for them.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
+    },
+    app.callback(),
+  )
   server.keepAliveTimeout = 65_000
+  // Beyond the cap Node closes new sockets at once; say so at most once a minute.
+  server.maxConnections = maxConnections
+  let lastDropLog = 0
+  server.on('drop', () => {
+    if (Date.now() - lastDropLog < 60_000) return
+    lastDropLog = Date.now()
+    log.warn(`listener "${config.name}": ${maxConnections} connections open, refusing more (max_connections)`)
+  })
+  server.on('clientError', answerClientError)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.port, config.host, () => {

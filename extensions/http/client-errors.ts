@@ -1,0 +1,24 @@
+// Requests Node refuses before any handler runs (malformed, unknown method, headers too large, too
+// slow to arrive) get the same JSON error envelope as everything else, then the socket closes.
+
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
+
+const ANSWERS: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request did not arrive in time'],
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large'],
+  HPE_INVALID_METHOD: [501, 'method_not_implemented', 'The request method is not implemented by this server'],
+}
+
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const message = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (error.code === 'ECONNRESET' || !socket.writable || message?.headersSent) {
+    socket.destroy()
+    return
+  }
+  const [status, code, text] = ANSWERS[error.code ?? ''] ?? [400, 'bad_request', 'The request is not valid HTTP']
+  const body = JSON.stringify({ error: { message: text, type: 'invalid_request_error', param: null, code } })
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+  )
+}
