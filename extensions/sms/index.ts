@@ -4,7 +4,7 @@
 // replies through the provider's REST API. Phone numbers never reach a log line unredacted.
 
 import {
-  ConfigError, defineAdapter, defineExtension, envSwitchOn, errorMessage, GATEWAY_SERVICE, HttpError, platformEnabled, readBody, redactPhone, redactPhonesIn,
+  ConfigError, defineAdapter, defineExtension, envSwitchOn, errorMessage, GATEWAY_SERVICE, HttpError, parseFormBounded, platformEnabled, readBody, redactPhone, redactPhonesIn,
   type GatewayAdapter, type GatewayService, type HttpContext, type Logger, type Settings,
 } from 'agent/sdk'
 import { MAX_SMS_LENGTH, smsParts } from './format.ts'
@@ -53,7 +53,8 @@ export default defineExtension({
       const state = running
       if (!state) throw new HttpError(503, 'The SMS adapter is not running', { type: 'server_error', code: 'not_running' })
       const raw = await readBody(ctx, BODY_LIMIT)
-      const params = new URLSearchParams(raw.toString('utf8'))
+      // Bounded before the signature check walks every field (sdk/form-intake.ts).
+      const params = parseFormBounded(raw.toString('utf8'))
       if (state.webhookUrl && !verifyTwilioSignature(state.account.authToken, state.webhookUrl, params, ctx.get('x-twilio-signature') || undefined)) {
         safeLog().warn('rejected an SMS webhook with a missing or invalid X-Twilio-Signature')
         return twiml(ctx, 403)
