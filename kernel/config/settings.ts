@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import YAML from 'yaml'
 import writeFileAtomic from 'write-file-atomic'
-import { ConfigError } from '../../sdk/errors.ts'
+import { ConfigError, errorMessage } from '../../sdk/errors.ts'
 import type { Settings } from '../../sdk/types.ts'
 import { isSecretName } from '../../sdk/redact.ts'
 import { readEnvFile, writeEnvKey } from './env-file.ts'
@@ -57,21 +57,44 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   return out
 }
 
-/** Parses config.yaml text into a Document; a syntax error becomes one line naming the file. */
+/**
+ * Parses config.yaml text into a Document. Every problem is one ConfigError naming
+ * `<file>:<line>:<col>`: syntax errors, duplicate keys, and aliases expanding past the limit (a
+ * "billion laughs" bomb, which the yaml library refuses at toJS without a position).
+ */
 export function parseConfigDocument(text: string, file: string): YAML.Document {
   const lineCounter = new YAML.LineCounter()
-  const doc = YAML.parseDocument(text, { prettyErrors: false, lineCounter })
-  const first = doc.errors[0]
-  if (first) {
-    const pos = lineCounter.linePos(first.pos[0])
-    const where = `line ${pos.line}, column ${pos.col}: `
-    throw new ConfigError(`${file}: ${where}${first.message.split('\n')[0]}`)
+  const doc = YAML.parseDocument(text, { prettyErrors: false, lineCounter, uniqueKeys: true })
+  const at = (offset: number) => {
+    const pos = lineCounter.linePos(offset)
+    return `${file}:${pos.line}:${pos.col}`
   }
-  const value = doc.toJS()
+  const first = doc.errors[0]
+  if (first) throw new ConfigError(`${at(first.pos[0])}: ${first.message.split('\n')[0]}`)
+  let value: unknown
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
+  } catch (error) {
+    throw new ConfigError(`${at(firstAliasOffset(doc))}: ${errorMessage(error)} (more than ${MAX_ALIAS_COUNT} alias expansions)`, { cause: error })
+  }
   if (value !== null && value !== undefined && !isPlainObject(value)) {
     throw new ConfigError(`${file}: the top level must be a mapping of keys, not ${Array.isArray(value) ? 'a list' : typeof value}`)
   }
   return doc
+}
+
+const MAX_ALIAS_COUNT = 100
+
+/** Where the first alias starts: the yaml library's alias-count error carries no position. */
+function firstAliasOffset(doc: YAML.Document): number {
+  let offset = 0
+  YAML.visit(doc, {
+    Alias(_key, node) {
+      offset = node.range?.[0] ?? 0
+      return YAML.visit.BREAK
+    },
+  })
+  return offset
 }
 
 export class FileSettings implements Settings {

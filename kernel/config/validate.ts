@@ -1,5 +1,7 @@
 // Validates an extension's config section against its JSON Schema and fills in the schema's
-// defaults. Problems become one line naming the file, the key and what was expected.
+// defaults. Problems become one line naming the file, the key and what was expected. Numbers must
+// be finite: YAML's .inf and .nan pass a JSON Schema `type: number` (and .inf even `integer`
+// with a minimum), and an infinite limit is no limit.
 
 import { Validator, type OutputUnit } from '@cfworker/json-schema'
 import { ConfigError } from '../../sdk/errors.ts'
@@ -27,13 +29,28 @@ function describe(unit: OutputUnit, keyPrefix: string): string {
   return `${key}: ${message}`
 }
 
+/** Dot paths (below `prefix`) of every number in `value` that is not finite, with how YAML spells it. */
+export function nonFiniteNumbers(value: unknown, prefix: string, out: string[] = []): string[] {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    out.push(`${prefix || '(root)'}: must be a finite number, not ${Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf'}`)
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => nonFiniteNumbers(item, `${prefix}.${i}`, out))
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) nonFiniteNumbers(item, prefix ? `${prefix}.${key}` : key, out)
+  }
+  return out
+}
+
 /** Returns the validated config (defaults applied), or throws ConfigError listing every problem. */
 export function validateConfig(schema: JsonSchema, value: unknown, where: { file: string; key: string }): Record<string, unknown> {
   const filled = applyDefaults(schema, value ?? {}) as Record<string, unknown>
+  const infinite = nonFiniteNumbers(filled, where.key)
   const result = new Validator(schema as never, '2020-12', false).validate(filled)
-  if (result.valid) return filled
+  if (result.valid && infinite.length === 0) return filled
   // Keep the leaf errors: the outer ones ("properties do not match") only repeat them.
   const leaves = result.errors.filter((e) => !['properties', 'allOf', 'anyOf', 'items', 'additionalProperties', '$ref'].includes(e.keyword) || result.errors.length === 1)
-  const lines = [...new Set((leaves.length ? leaves : result.errors).map((e) => describe(e, where.key)))]
+  const schemaLines = (leaves.length ? leaves : result.errors).map((e) => describe(e, where.key))
+  // A non-finite number also fails its minimum or integer check: say it once, as the clearer line.
+  const lines = [...new Set([...infinite, ...schemaLines.filter((l) => !infinite.some((i) => l.startsWith(i.slice(0, i.indexOf(': ') + 2))))])]
   throw new ConfigError(`${where.file}: ${lines.join('; ')}`)
 }

@@ -7,6 +7,8 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { FileSettings } from '../../kernel/config/settings.ts'
 import { checkConfigVersion, CONFIG_VERSION } from '../../kernel/config/migrate.ts'
+import { validateConfig } from '../../kernel/config/validate.ts'
+import YAML from 'yaml'
 import { runAgent } from '../helpers/agent-process.ts'
 import { tempDir } from '../helpers/temp.ts'
 
@@ -45,7 +47,51 @@ test('a broken config.yaml is one line naming the file, exit 2', async (t) => {
   assert.equal(result.code, 2)
   const lines = result.stderr.trim().split('\n')
   assert.equal(lines.length, 1, result.stderr)
-  assert.match(lines[0]!, /^agent: .*config\.yaml: line \d+, column \d+: /)
+  assert.match(lines[0]!, /^agent: .*config\.yaml:\d+:\d+: /)
+})
+
+const ALIAS_BOMB = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`)].join('\n') + '\n'
+
+test('every YAML error names the file and line:column, and the CLI exits 2 (syntax, duplicate key, alias bomb)', async (t) => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['model:\n  default: small\n  default: large\n', 'duplicate key', /config\.yaml:3:3: Map keys must be unique/],
+    [ALIAS_BOMB, 'alias bomb', /config\.yaml:2:\d+: Excessive alias count.*more than 100 alias expansions/],
+    ['display:\n  show_cost: true\n   bad: [\n', 'syntax', /config\.yaml:\d+:\d+: /],
+  ]
+  for (const [text, what, pattern] of cases) {
+    const home = tempDir(t)
+    writeFileSync(join(home, 'config.yaml'), text)
+    assert.throws(() => new FileSettings({ home, env: {} }), (error: any) => error.code === 'E_CONFIG' && pattern.test(error.message), what)
+    const result = await runAgent(['extensions', 'list'], { home })
+    assert.equal(result.code, 2, `${what}: ${result.stderr}`)
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
+    assert.match(result.stderr, pattern, what)
+  }
+  // The same file, aliases used a harmless number of times, loads.
+  const home = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), 'base: &base { show_cost: true }\ndisplay: *base\n')
+  assert.equal(new FileSettings({ home, env: {} }).get('display.show_cost'), true)
+})
+
+test('config numbers are finite: .inf and .nan are refused at validation, naming the key', async (t) => {
+  const schema = { type: 'object', properties: { limit: { type: 'integer', minimum: 1024 }, ratio: { type: 'number' }, list: { type: 'array' } } } as const
+  const where = { file: 'config.yaml', key: 'platforms.api_server.extra' }
+  for (const [yaml, message] of [
+    ['limit: .inf', /platforms\.api_server\.extra\.limit: must be a finite number, not \.inf$/],
+    ['ratio: .nan', /extra\.ratio: must be a finite number, not \.nan$/],
+    ['ratio: -.inf', /extra\.ratio: must be a finite number, not -\.inf$/],
+    ['list: [1, .inf]', /extra\.list\.1: must be a finite number/],
+  ] as const) {
+    assert.throws(() => validateConfig(schema as any, YAML.parse(yaml), where), message, yaml)
+  }
+  assert.deepEqual(validateConfig(schema as any, { limit: 2048, ratio: 0.5 }, where), { limit: 2048, ratio: 0.5 })
+  // End to end: the API server's body limit cannot be made infinite.
+  const home = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), '_config_version: 10\nplatforms:\n  api_server:\n    extra:\n      max_request_bytes: .inf\n')
+  const list = JSON.parse((await runAgent(['extensions', 'list', '--json'], { home, logLevel: 'error' })).stdout)
+  const api = list.find((e: any) => e.name === 'api-server')
+  assert.equal(api.state, 'failed')
+  assert.match(api.reason, /max_request_bytes: must be a finite number, not \.inf/)
 })
 
 test('agent config set/get keeps comments, routes secrets to .env and masks them', async (t) => {
@@ -105,7 +151,7 @@ test('a project config (found with cosmiconfig in the working directory, opted i
   assert.equal(settings.getOwn('model.default'), 'user-model')
   const broken = tempDir(t)
   writeFileSync(join(broken, '.agentrc.yaml'), 'model: [oops\n')
-  assert.throws(() => new FileSettings({ home, env: {}, projectDir: broken, projectOptIn: true }), /\.agentrc\.yaml: line \d+/)
+  assert.throws(() => new FileSettings({ home, env: {}, projectDir: broken, projectOptIn: true }), /\.agentrc\.yaml:\d+:\d+: /)
   // Not opted in, the broken file is not even read.
   assert.equal(new FileSettings({ home, env: {}, projectDir: broken }).projectStatus?.applied, false)
 })
