@@ -52,4 +52,10 @@ export interface ApprovalsService {
   resolve(id: string, choice: ApprovalChoice, reason?: string): Promise<boolean>
   /** Denies every pending request of a session (e.g. on `/new`); returns how many. */
   denyAll(sessionId: string, reason?: string): number
+  /**
+   * Whether beforeToolCall let this call write this protected real path (sdk/protected-paths.ts):
+   * the file tools ask before writing one, so a call that skipped the guard is refused. Answers
+   * true once per approval.
+   */
+  writeApproved(sessionId: string, callId: string, realPath: string): boolean
 }

@@ -14,8 +14,10 @@ export interface PathClass {
   kind: PathKind
   /** The path that was classified (the real path for classifyRealPath). */
   path: string
-  /** One line saying why (empty for ordinary paths), e.g. "the agent's secrets file <agent_home>/.env". */
+  /** One line saying why (empty for ordinary paths), e.g. "<agent_home>/.env holds the agent's secrets". */
   reason: string
+  /** Which rule group matched: approvals remember grants per area (stable keys). */
+  area?: 'agent-home' | 'user' | 'system'
 }
 
 export interface PathRoots {
@@ -26,6 +28,20 @@ export interface PathRoots {
 }
 
 const MAX_LINKS = 40
+
+/**
+ * A tool's `path` argument: validated (a non-empty string without NUL), `~` and `~/…` expanded,
+ * relative to `cwd`; `path` as written (for messages) and `real` (see realPath), which is what a tool
+ * must check and then operate on.
+ */
+export function toolPath(raw: unknown, cwd: string, home = homedir()): { path: string; real: string } {
+  if (typeof raw !== 'string' || raw.trim() === '') throw new Error('"path" must be a non-empty string')
+  if (raw.includes('\0')) throw new Error('"path" must not contain NUL characters')
+  const trimmed = raw.trim()
+  const expanded = trimmed === '~' ? home : trimmed.startsWith('~/') ? `${home}${sep}${trimmed.slice(2)}` : trimmed
+  const path = isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded)
+  return { path, real: realPath(expanded, cwd) }
+}
 
 /**
  * The real path of `path` (absolute, or relative to `cwd`): every symlink resolved, `..` applied
@@ -137,6 +153,7 @@ const PROC_ENVIRON = /^\/proc\/.*\/environ$/
 
 interface Rule {
   kind: 'secret' | 'protected'
+  area: NonNullable<PathClass['area']>
   /** The folder or file, as written and as its real path. */
   spellings: string[]
   /** Further test on the part below the root ('' for the root itself), '/'-separated. */
@@ -150,35 +167,37 @@ export interface PathClassifier {
   lexical(path: string): PathClass
   /** On the real path of `path` (absolute, or relative to `cwd`); `path` in the answer is the real path. */
   real(path: string, cwd?: string): PathClass
+  /** A path already known to be real (e.g. met in a walk that does not follow links), folded when `fold`. */
+  ofReal(path: string, fold: boolean): PathClass
 }
 
 export function pathClassifier(roots: PathRoots): PathClassifier {
   const home = roots.home ?? homedir()
   const agentHome = roots.agentHome
   const first = (rel: string) => rel.split('/')[0] ?? ''
-  const rule = (kind: Rule['kind'], root: string, why: string, below?: Rule['below']): Rule => ({ kind, spellings: spellings(root), below, why })
+  const rule = (kind: Rule['kind'], area: Rule['area'], root: string, why: string, below?: Rule['below']): Rule => ({ kind, area, spellings: spellings(root), below, why })
   const rules: Rule[] = [
-    rule('secret', agentHome, "holds the agent's secrets", (rel) => first(rel).toLowerCase() === '.env'),
-    rule('secret', agentHome, "is the agent's state database (sessions, pairing, tokens)", (rel) => first(rel).toLowerCase().startsWith('state.db')),
-    rule('secret', agentHome, 'holds a secret key of the agent', (rel) => first(rel).toLowerCase().endsWith('.secret')),
-    rule('protected', agentHome, "is inside the agent's home (its configuration, secrets and the code it loads)"),
-    rule('secret', join(home, '.ssh'), 'may hold a private SSH key', (rel) => rel !== '' && !SSH_PUBLIC.test(rel.split('/').pop() ?? '')),
-    ...HOME_SECRETS.map((rel) => rule('secret', join(home, rel), 'holds credentials')),
-    ...HOME_SECRET_DIRS.map((rel) => rule('secret', join(home, rel), 'holds private keys or passwords')),
-    ...HOME_PROTECTED.map((rel) => rule('protected', join(home, rel), "changes how the user's shell, SSH, git or login behave")),
-    ...(platform() === 'win32' ? [] : SYSTEM_PROTECTED.map((dir) => rule('protected', dir, 'is a system location'))),
+    rule('secret', 'agent-home', agentHome, "holds the agent's secrets", (rel) => first(rel).toLowerCase() === '.env'),
+    rule('secret', 'agent-home', agentHome, "is the agent's state database (sessions, pairing, tokens)", (rel) => first(rel).toLowerCase().startsWith('state.db')),
+    rule('secret', 'agent-home', agentHome, 'holds a secret key of the agent', (rel) => first(rel).toLowerCase().endsWith('.secret')),
+    rule('protected', 'agent-home', agentHome, "is inside the agent's home (its configuration, secrets and the code it loads)"),
+    rule('secret', 'user', join(home, '.ssh'), 'may hold a private SSH key', (rel) => rel !== '' && !SSH_PUBLIC.test(rel.split('/').pop() ?? '')),
+    ...HOME_SECRETS.map((rel) => rule('secret', 'user', join(home, rel), 'holds credentials')),
+    ...HOME_SECRET_DIRS.map((rel) => rule('secret', 'user', join(home, rel), 'holds private keys or passwords')),
+    ...HOME_PROTECTED.map((rel) => rule('protected', 'user', join(home, rel), "changes how the user's shell, SSH, git or login behave")),
+    ...(platform() === 'win32' ? [] : SYSTEM_PROTECTED.map((dir) => rule('protected', 'system', dir, 'is a system location'))),
   ]
   const classify = (full: string, fold: boolean): PathClass => {
     const key = (p: string) => (fold ? p.normalize('NFC').toLowerCase() : p)
     const target = key(full)
-    if (platform() !== 'win32' && PROC_ENVIRON.test(full)) return { kind: 'secret', path: full, reason: `${full} holds a process's environment (its secrets)` }
+    if (platform() !== 'win32' && PROC_ENVIRON.test(full)) return { kind: 'secret', path: full, reason: `${full} holds a process's environment (its secrets)`, area: 'system' }
     for (const r of rules) {
       for (const spelling of r.spellings) {
         const root = key(spelling)
         const prefix = root.endsWith(sep) ? root : root + sep
         const rel = target === root ? '' : target.startsWith(prefix) ? target.slice(prefix.length).split(sep).join('/') : undefined
         if (rel === undefined || (r.below && !r.below(rel))) continue
-        return { kind: r.kind, path: full, reason: `${full} ${r.why}` }
+        return { kind: r.kind, path: full, reason: `${full} ${r.why}`, area: r.area }
       }
     }
     return { kind: 'ordinary', path: full, reason: '' }
@@ -193,6 +212,7 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
       const real = realPath(path, cwd)
       return classify(real, caseInsensitiveAt(real))
     },
+    ofReal: (path, fold) => classify(path, fold),
   }
 }
 

@@ -7,6 +7,7 @@ import { APPROVALS_SERVICE, defineExtension, type ApprovalChoice, type ApprovalM
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
 import { assessCommand } from './detect.ts'
+import { assessFileWrite, WriteGrants } from './file-guard.ts'
 import { PendingApprovals } from './pending.ts'
 import { askJudge } from './smart.ts'
 
@@ -40,6 +41,7 @@ export default defineExtension<ApprovalsConfig>({
     const config = api.config as ApprovalsConfig
     const pending = new PendingApprovals()
     const sessionAllowed = new Map<string, Set<string>>()
+    const writeGrants = new WriteGrants()
     let saving: Promise<void> = Promise.resolve()
 
     const block = (reason: string): ToolCallVerdict => ({ block: true, reason })
@@ -56,6 +58,13 @@ export default defineExtension<ApprovalsConfig>({
     }
 
     async function guard(event: ToolCallEvent): Promise<ToolCallVerdict | undefined> {
+      const file = assessFileWrite(event, api.settings.home)
+      if (file) {
+        // No smart judge for file writes: a model cannot vouch for code or config the agent will load.
+        const verdict = file.findings.length ? await decide(event, file.command, file.findings, false) : undefined
+        if (!verdict && file.findings.length) writeGrants.grant(event.session.id, event.callId, file.path)
+        return verdict
+      }
       if (!config.tools.includes(event.tool)) return undefined
       const command = (event.input as { command?: unknown } | null)?.command
       if (typeof command !== 'string') return undefined
@@ -63,12 +72,17 @@ export default defineExtension<ApprovalsConfig>({
       if (assessment.neverAllowed.length) {
         return block(`BLOCKED: ${describe(assessment.neverAllowed)} is never allowed. Do not retry it or work around it.`)
       }
-      if (config.mode === 'off' || assessment.dangerous.length === 0) return undefined
+      return decide(event, command, assessment.dangerous, true)
+    }
+
+    /** The flow for findings that need approval: mode, allowlist and session grants, judge, person. */
+    async function decide(event: ToolCallEvent, command: string, findings: CommandFinding[], judge: boolean): Promise<ToolCallVerdict | undefined> {
+      if (config.mode === 'off' || findings.length === 0) return undefined
       const granted = new Set([...allowlist(), ...(sessionAllowed.get(event.session.id) ?? [])])
-      const open = assessment.dangerous.filter((f) => !granted.has(f.key))
+      const open = findings.filter((f) => !granted.has(f.key))
       if (open.length === 0) return undefined
 
-      if (config.mode === 'smart') {
+      if (config.mode === 'smart' && judge) {
         const judged = await askJudge(api.services, command, open.map((f) => f.description), config.judge_timeout * 1000)
         api.log.info(`smart approval: ${judged.verdict} (${judged.note})`)
         if (judged.verdict === 'approve') return undefined
@@ -102,6 +116,7 @@ export default defineExtension<ApprovalsConfig>({
       pending: (filter) => pending.list(filter),
       resolve: async (id, choice, reason) => pending.settle(id, choice, reason),
       denyAll: (sessionId, reason = 'the session was reset') => pending.denyAll(reason, { sessionId }),
+      writeApproved: (sessionId, callId, path) => writeGrants.take(sessionId, callId, path),
     }
     api.services.provide(APPROVALS_SERVICE, service)
     for (const command of approvalCommands(service)) api.commands.register(command)

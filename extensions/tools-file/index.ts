@@ -11,10 +11,10 @@ export default defineExtension({
   version: '1.0.0',
   description: 'File tools: read_file, write_file, patch, search_files',
   setup(api) {
-    const home = api.settings.home
-    api.tools.register(readFileTool(home))
-    api.tools.register(writeFileTool(home))
-    api.tools.register(patchTool(home))
-    api.tools.register(searchFilesTool(home))
+    const deps = { agentHome: api.settings.home, services: api.services }
+    api.tools.register(readFileTool(deps))
+    api.tools.register(writeFileTool(deps))
+    api.tools.register(patchTool(deps))
+    api.tools.register(searchFilesTool(deps))
   },
 })

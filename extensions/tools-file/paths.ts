@@ -1,33 +1,48 @@
-// Paths of the file tools: relative to the session's working directory, `~` expanded, and a short
-// list of places the agent must not write (credentials, system folders) or read (its own .env).
+// Paths of the file tools: relative to the session's working directory, `~` expanded, checked and
+// used as real paths (sdk/protected-paths.ts). Secret files are not read; protected paths are
+// written only when the approvals guard let this very call write that real path.
 
-import { homedir } from 'node:os'
-import { isAbsolute, join, resolve, sep } from 'node:path'
+import { APPROVALS_SERVICE, pathClassifier, toolPath, type ApprovalsService, type PathClassifier, type Services, type ToolSession } from 'agent/sdk'
+import { sep } from 'node:path'
 
-export function resolvePath(cwd: string, raw: unknown): string {
-  if (typeof raw !== 'string' || raw.trim() === '') throw new Error('"path" must be a non-empty string')
-  if (raw.includes('\0')) throw new Error('"path" must not contain NUL characters')
-  let path = raw.trim()
-  if (path === '~' || path.startsWith('~/')) path = join(homedir(), path.slice(1))
-  return isAbsolute(path) ? resolve(path) : resolve(cwd, path)
+export interface FileToolDeps {
+  agentHome: string
+  services: Services
+}
+
+export interface ToolPath {
+  /** The path as the model wrote it, made absolute (for messages). */
+  path: string
+  /** Where the call really lands: what is checked and then read or written. */
+  real: string
+}
+
+export function resolvePath(cwd: string, raw: unknown): ToolPath {
+  return toolPath(raw, cwd)
+}
+
+export function classifier(deps: FileToolDeps): PathClassifier {
+  return pathClassifier({ agentHome: deps.agentHome })
 }
 
 const within = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep)
 
-function protectedDirs(): string[] {
-  const home = homedir()
-  return [join(home, '.ssh'), join(home, '.gnupg'), join(home, '.aws'), join(home, '.kube'), '/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/proc', '/sys', '/dev']
+/** Throws (one line the model sees) when `target` is a secret file. */
+export function assertReadable(target: ToolPath, paths: PathClassifier): void {
+  const found = paths.real(target.real)
+  if (found.kind === 'secret') throw new Error(`reading is refused: ${found.reason}${target.real !== target.path ? ` (${target.path} leads there)` : ''}`)
 }
 
-/** Throws when the agent may not write `path`. */
-export function assertWritable(path: string, agentHome: string): void {
-  if (path === join(agentHome, '.env')) throw new Error(`${path} holds the agent's secrets; change it with \`agent config set\``)
-  for (const dir of protectedDirs()) if (within(path, dir)) throw new Error(`writing under ${dir} is not allowed for the file tools`)
-}
-
-/** Throws when the agent may not read `path` (its own secrets file). */
-export function assertReadable(path: string, agentHome: string): void {
-  if (path === join(agentHome, '.env')) throw new Error(`${path} holds the agent's secrets and is not readable by tools`)
+/**
+ * Throws unless `target` is an ordinary path, or the approvals guard approved this call's write to
+ * it (without the approvals extension, a protected write is refused).
+ */
+export function assertWritable(target: ToolPath, paths: PathClassifier, deps: FileToolDeps, callId: string, session: ToolSession): void {
+  const found = paths.real(target.real)
+  if (found.kind === 'ordinary') return
+  const approvals = deps.services.get<ApprovalsService>(APPROVALS_SERVICE)
+  if (approvals?.writeApproved(session.id, callId, found.path)) return
+  throw new Error(`writing is refused without approval: ${found.reason}${target.real !== target.path ? ` (${target.path} leads there)` : ''}`)
 }
 
 /** `path` relative to the working directory when it is inside it, for short output lines. */

@@ -3,7 +3,7 @@
 
 import { readFile, stat } from 'node:fs/promises'
 import { defineTool, type ToolDefinition } from 'agent/sdk'
-import { assertReadable, display, resolvePath } from './paths.ts'
+import { assertReadable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 
 const MAX_FILE_BYTES = 50 * 1024 * 1024
 const MAX_LINE_CHARS = 2000
@@ -23,7 +23,7 @@ export function describeFsError(error: unknown, shown: string): Error {
   return error instanceof Error ? error : new Error(String(error))
 }
 
-export function readFileTool(agentHome: string): ToolDefinition {
+export function readFileTool(deps: FileToolDeps): ToolDefinition {
   return defineTool<{ path: string; offset?: number; limit?: number }>({
     name: 'read_file',
     toolset: 'file',
@@ -41,9 +41,10 @@ export function readFileTool(agentHome: string): ToolDefinition {
       additionalProperties: false,
     },
     async execute({ input, session }) {
-      const path = resolvePath(session.cwd, input.path)
-      const shown = display(path, session.cwd)
-      assertReadable(path, agentHome)
+      const target = resolvePath(session.cwd, input.path)
+      const shown = display(target.path, session.cwd)
+      assertReadable(target, classifier(deps))
+      const path = target.real
       const offset = input.offset === undefined ? 1 : Number(input.offset)
       const limit = input.limit === undefined ? DEFAULT_LIMIT : Number(input.limit)
       if (!Number.isInteger(offset) || offset < 1) throw new Error('"offset" must be a line number of 1 or more')

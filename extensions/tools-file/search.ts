@@ -4,8 +4,8 @@
 
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import { defineTool, type ToolDefinition } from 'agent/sdk'
-import { assertReadable, display, resolvePath } from './paths.ts'
+import { caseInsensitiveAt, defineTool, type ToolDefinition } from 'agent/sdk'
+import { assertReadable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 import { describeFsError, isBinary } from './read.ts'
 
 const SKIP_DIRS = new Set(['.git', '.hg', '.svn', 'node_modules', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.cache'])
@@ -70,7 +70,7 @@ function compile(pattern: string, ignoreCase: boolean): RegExp {
   }
 }
 
-export function searchFilesTool(agentHome: string): ToolDefinition {
+export function searchFilesTool(deps: FileToolDeps): ToolDefinition {
   return defineTool<SearchInput>({
     name: 'search_files',
     toolset: 'file',
@@ -93,8 +93,14 @@ export function searchFilesTool(agentHome: string): ToolDefinition {
     },
     async execute({ input, session, signal }) {
       if (typeof input.pattern !== 'string' || input.pattern === '') throw new Error('"pattern" must be a non-empty string')
-      const root = resolvePath(session.cwd, input.path ?? '.')
-      const shownRoot = display(root, session.cwd) || '.'
+      const start = resolvePath(session.cwd, input.path ?? '.')
+      const shownRoot = display(start.path, session.cwd) || '.'
+      // The walk starts at the real path and never follows a link below it, so every path it meets
+      // is real and can be classified as text; secret files are never opened.
+      const paths = classifier(deps)
+      assertReadable(start, paths)
+      const root = start.real
+      const fold = caseInsensitiveAt(root)
       const target = input.target ?? 'content'
       if (target !== 'content' && target !== 'files') throw new Error('"target" must be "content" or "files"')
       const limit = Math.min(500, Math.max(1, Math.floor(Number(input.limit ?? 50))))
@@ -112,6 +118,8 @@ export function searchFilesTool(agentHome: string): ToolDefinition {
         // A glob without a slash matches the file name anywhere, like `find -name`.
         return glob.includes('/') ? (rel: string) => m(rel) : (rel: string) => m(rel.split(sep).pop() ?? rel)
       }
+      /** Results named below the folder as the model wrote it, not its real path. */
+      const shownPath = (file: string) => (file === root ? start.path : join(start.path, relative(root, file)))
       const budget = { files: MAX_FILES }
       const files = info.isDirectory() ? walk(root, signal, budget) : (async function* () { yield root })()
       const results: string[] = []
@@ -123,7 +131,7 @@ export function searchFilesTool(agentHome: string): ToolDefinition {
           const rel = relative(root, file)
           if (!match(rel)) continue
           if (results.length >= limit) { more = true; break }
-          results.push(display(file, session.cwd))
+          results.push(display(shownPath(file), session.cwd))
         }
       } else {
         const regex = compile(input.pattern, Boolean(input.ignore_case))
@@ -131,14 +139,14 @@ export function searchFilesTool(agentHome: string): ToolDefinition {
         outer: for await (const file of files) {
           if (only && !only(relative(root, file) || file)) continue
           try {
-            assertReadable(file, agentHome)
+            if (paths.ofReal(file, fold).kind === 'secret') continue
             const size = (await stat(file)).size
             if (size > MAX_SEARCH_BYTES || (await looksBinary(file))) continue
           } catch {
             continue
           }
           const lines = (await readFile(file, 'utf8').catch(() => '')).split(/\r?\n/)
-          const shown = display(file, session.cwd)
+          const shown = display(shownPath(file), session.cwd)
           for (let i = 0; i < lines.length; i++) {
             if (!regex.test(lines[i]!)) continue
             if (results.length >= limit) { more = true; break outer }

@@ -5,7 +5,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { defineTool, type ToolDefinition } from 'agent/sdk'
-import { assertWritable, display, resolvePath } from './paths.ts'
+import { assertWritable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 import { describeFsError, isBinary } from './read.ts'
 
 async function atomicWrite(path: string, content: string): Promise<void> {
@@ -13,7 +13,7 @@ async function atomicWrite(path: string, content: string): Promise<void> {
   await writeFileAtomic(path, content, { encoding: 'utf8' })
 }
 
-export function writeFileTool(agentHome: string): ToolDefinition {
+export function writeFileTool(deps: FileToolDeps): ToolDefinition {
   return defineTool<{ path: string; content: string }>({
     name: 'write_file',
     toolset: 'file',
@@ -28,11 +28,12 @@ export function writeFileTool(agentHome: string): ToolDefinition {
       required: ['path', 'content'],
       additionalProperties: false,
     },
-    async execute({ input, session }) {
-      const path = resolvePath(session.cwd, input.path)
-      const shown = display(path, session.cwd)
+    async execute({ input, session, callId }) {
+      const target = resolvePath(session.cwd, input.path)
+      const shown = display(target.path, session.cwd)
       if (typeof input.content !== 'string') throw new Error('"content" must be a string')
-      assertWritable(path, agentHome)
+      assertWritable(target, classifier(deps), deps, callId, session)
+      const path = target.real
       let existed = false
       try {
         const info = await stat(path)
@@ -59,7 +60,7 @@ function count(haystack: string, needle: string): number {
   return n
 }
 
-export function patchTool(agentHome: string): ToolDefinition {
+export function patchTool(deps: FileToolDeps): ToolDefinition {
   return defineTool<{ path: string; old_string: string; new_string: string; replace_all?: boolean }>({
     name: 'patch',
     toolset: 'file',
@@ -78,13 +79,14 @@ export function patchTool(agentHome: string): ToolDefinition {
       required: ['path', 'old_string', 'new_string'],
       additionalProperties: false,
     },
-    async execute({ input, session }) {
-      const path = resolvePath(session.cwd, input.path)
-      const shown = display(path, session.cwd)
+    async execute({ input, session, callId }) {
+      const target = resolvePath(session.cwd, input.path)
+      const shown = display(target.path, session.cwd)
       if (typeof input.old_string !== 'string' || typeof input.new_string !== 'string') throw new Error('"old_string" and "new_string" must be strings')
       if (input.old_string === '') throw new Error('"old_string" is empty; use write_file to create or replace a whole file')
       if (input.old_string === input.new_string) throw new Error('"old_string" and "new_string" are the same; nothing to change')
-      assertWritable(path, agentHome)
+      assertWritable(target, classifier(deps), deps, callId, session)
+      const path = target.real
       let buffer: Buffer
       try {
         buffer = await readFile(path)

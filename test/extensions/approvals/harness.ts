@@ -1,6 +1,6 @@
 // A kernel with approvals, the delivery service, the terminal tool and a recording chat adapter
-// (platform `fakechat`), plus helpers to raise a terminal call through beforeToolCall and to type a
-// slash command in the fake chat.
+// (platform `fakechat`), plus helpers to raise a tool call (terminal or any other) through
+// beforeToolCall and to type a slash command in the fake chat.
 import { defineExtension, resolveSlash, type MessageSource, type SlashContext, type ToolCallEvent, type ToolDefinition, type ToolSession } from 'agent/sdk'
 import { createTestKernel, type TestKernelOptions } from 'agent/sdk/testing'
 
@@ -30,15 +30,15 @@ export async function approvalsKernel(options: TestKernelOptions & { builtins?: 
   const test = await createTestKernel({ ...options, builtins: ['approvals', 'delivery', 'tools-terminal', ...(options.builtins ?? [])], extensions: [fakeChat, ...(options.extensions ?? [])] })
   const { kernel } = test
 
-  const toolCall = (command: string, session: ToolSession): ToolCallEvent => ({ tool: 'terminal', toolset: 'terminal', callId: `c${Math.random()}`, input: { command }, session, modifiesFiles: true })
   /** beforeToolCall, then the tool itself when not blocked — what the runtime does. */
-  async function runTerminal(command: string, session: ToolSession) {
-    const event = toolCall(command, session)
+  async function runTool(name: string, input: Record<string, unknown>, session: ToolSession) {
+    const tool = kernel.registries.tools.get(name) as ToolDefinition
+    const event: ToolCallEvent = { tool: name, toolset: tool.toolset ?? name, callId: `c${Math.random()}`, input, session, modifiesFiles: Boolean(tool.modifiesFiles) }
     const verdict = await kernel.hooks.beforeToolCall.promise(event)
     if (verdict?.block) return { blocked: verdict.reason }
-    const tool = kernel.registries.tools.get('terminal') as ToolDefinition
     return { result: (await tool.execute({ input: event.input, callId: event.callId, signal: new AbortController().signal, session })) as any }
   }
+  const runTerminal = (command: string, session: ToolSession) => runTool('terminal', { command }, session)
   async function slash(text: string, source: MessageSource, sessionId?: string): Promise<string[]> {
     const replies: string[] = []
     const resolved = resolveSlash(kernel.registries.commands.list(), text, 'gateway')
@@ -52,5 +52,5 @@ export async function approvalsKernel(options: TestKernelOptions & { builtins?: 
     for (let i = 0; i < 200 && sent.length < count; i++) await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 25) })
     return sent
   }
-  return { ...test, sent, runTerminal, slash, messages }
+  return { ...test, sent, runTool, runTerminal, slash, messages }
 }

@@ -57,9 +57,9 @@ test('write_file creates folders, replaces atomically, and refuses protected pla
   assert.match(await call('write_file', { path: 'a/b/c.txt', content: 'new' }), /^Replaced a\/b\/c\.txt/)
   assert.equal(readFileSync(join(cwd, 'a/b/c.txt'), 'utf8'), 'new')
   await assert.rejects(call('write_file', { path: 'a/b', content: 'x' }), /is a directory/)
-  await assert.rejects(call('write_file', { path: join(tk.home, '.env'), content: 'x' }), /secrets/)
-  await assert.rejects(call('write_file', { path: '/etc/agent-test', content: 'x' }), /not allowed/)
-  await assert.rejects(call('write_file', { path: '~/.ssh/authorized_keys', content: 'x' }), /not allowed/)
+  // Protected paths need the approvals guard's grant for this call (test/extensions/tools-file/protected.test.ts).
+  await assert.rejects(call('write_file', { path: join(tk.home, '.env'), content: 'x' }), /refused without approval: .*secrets/)
+  await assert.rejects(call('write_file', { path: '/etc/agent-test', content: 'x' }), /refused without approval: .*system location/)
   await assert.rejects(call('write_file', { path: 'x.txt', content: 42 as never }), /must be a string/)
   assert.equal(existsSync(join(cwd, 'x.txt')), false)
 })

@@ -1,0 +1,64 @@
+// File-tool writes (write_file, patch) to protected real paths (sdk/protected-paths.ts) become
+// findings for the approval flow, and the grants the file tools check before writing such a path
+// (so a call that never passed this guard is refused by the tool itself).
+
+import { pathClassifier, toolPath, type CommandFinding, type ToolCallEvent } from 'agent/sdk'
+
+/** The file tools that write (their `path` argument is judged). */
+export const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'patch'])
+
+export interface FileWrite {
+  /** The real path the call would write. */
+  path: string
+  /** What a person reviews: the tool, the real path and the new text. */
+  command: string
+  findings: CommandFinding[]
+}
+
+const PREVIEW_CHARS = 800
+
+/**
+ * The protected-path finding of a file-tool write; undefined when `event` is not one. A path that
+ * cannot be resolved is left to the tool, which fails on it (and writes nothing protected without
+ * a grant).
+ */
+export function assessFileWrite(event: ToolCallEvent, agentHome: string): FileWrite | undefined {
+  if (!FILE_WRITE_TOOLS.has(event.tool)) return undefined
+  const input = (event.input ?? {}) as { path?: unknown; content?: unknown; old_string?: unknown; new_string?: unknown }
+  let real: string
+  try {
+    real = toolPath(input.path, event.session.cwd).real
+  } catch {
+    return undefined
+  }
+  const found = pathClassifier({ agentHome }).real(real)
+  if (found.kind === 'ordinary') return { path: found.path, command: '', findings: [] }
+  // Grants are remembered per area: approving ~/.bashrc for the session does not open the agent's home.
+  const key = found.area === 'agent-home' ? 'agent-home-write' : 'protected-path-write'
+  const text = event.tool === 'patch' ? `- ${String(input.old_string)}\n+ ${String(input.new_string)}` : String(input.content ?? '')
+  const preview = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}… [${text.length} characters]` : text
+  return {
+    path: found.path,
+    command: `${event.tool} ${found.path}\n${preview}`,
+    findings: [{ key, description: `file write to a protected path: ${found.reason}` }],
+  }
+}
+
+/** Approved protected writes, each taken once by the tool call it was granted to (bounded). */
+export class WriteGrants {
+  private readonly granted = new Set<string>()
+  constructor(private readonly max = 256) {}
+
+  grant(sessionId: string, callId: string, path: string): void {
+    this.granted.add(JSON.stringify([sessionId, callId, path]))
+    // Calls blocked after this guard (a later tap) never take theirs: drop the oldest.
+    for (const old of this.granted) {
+      if (this.granted.size <= this.max) break
+      this.granted.delete(old)
+    }
+  }
+
+  take(sessionId: string, callId: string, path: string): boolean {
+    return this.granted.delete(JSON.stringify([sessionId, callId, path]))
+  }
+}

@@ -1,0 +1,102 @@
+// File writes to protected real paths go through the approval flow: refused with no one to ask,
+// written after approval, grants per area and per call, and the file tool itself refusing a
+// protected write that the guard did not approve (a link swapped after the check).
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { test, type TestContext } from 'node:test'
+import { realPath, type ApprovalChoice, type ApprovalRequest, type ToolSession } from 'agent/sdk'
+import { tempDir } from '../../helpers/temp.ts'
+import { approvalsKernel } from './harness.ts'
+
+async function fixture(t: TestContext, approvals: Record<string, unknown> = {}) {
+  const root = realPath(tempDir(t, 'agent-fguard-'))
+  const home = join(root, 'home')
+  const work = join(root, 'work')
+  mkdirSync(join(home, '.ssh'), { recursive: true })
+  mkdirSync(work)
+  // The classifier reads the user's home from HOME: a temporary one, restored after the test.
+  const saved = process.env.HOME
+  process.env.HOME = home
+  t.after(() => (saved === undefined ? delete process.env.HOME : (process.env.HOME = saved)))
+  symlinkSync(join(home, '.ssh'), join(work, 'keys'))
+  const k = await approvalsKernel({ builtins: ['tools-file'], config: { approvals } })
+  t.after(() => k.close())
+  const asked: ApprovalRequest[] = []
+  const session = (answer?: ApprovalChoice): ToolSession => ({
+    id: 's1',
+    cwd: work,
+    source: { platform: 'cli' },
+    extra: answer ? { approvalPrompt: async (request: ApprovalRequest) => (asked.push(request), answer) } : {},
+  })
+  return { ...k, home, work, agentHome: k.home, asked, session }
+}
+
+test('a write through a link into ~/.ssh is refused with no one to ask', async (t) => {
+  const { runTool, home, session } = await fixture(t)
+  const out = await runTool('write_file', { path: 'keys/authorized_keys', content: 'ssh-ed25519 AAAA attacker\n' }, session())
+  assert.match(String(out.blocked), /did not approve.*protected path: .*\.ssh\/authorized_keys/)
+  assert.match(String(out.blocked), /no interactive terminal/)
+  assert.equal(existsSync(join(home, '.ssh', 'authorized_keys')), false)
+})
+
+test('after approval the protected write lands at the real path; the person saw that path and the text', async (t) => {
+  const { runTool, home, session, asked } = await fixture(t)
+  const out = await runTool('write_file', { path: 'keys/authorized_keys', content: 'ssh-ed25519 AAAA mine\n' }, session('once'))
+  assert.match(String(out.result), /^Created keys\/authorized_keys/)
+  assert.equal(readFileSync(join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAA mine\n')
+  assert.equal(asked.length, 1)
+  assert.match(asked[0]!.command, new RegExp(`^write_file ${join(home, '.ssh', 'authorized_keys')}\nssh-ed25519 AAAA mine`))
+  assert.deepEqual(asked[0]!.findings.map((f) => f.key), ['protected-path-write'])
+  // `once` is once: the next protected write asks again (and is refused without a prompt).
+  const again = await runTool('patch', { path: 'keys/authorized_keys', old_string: 'mine', new_string: 'theirs' }, session())
+  assert.match(String(again.blocked), /did not approve/)
+  assert.equal(readFileSync(join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAA mine\n')
+})
+
+test('a session grant covers its area only: ~/.bashrc approved does not open the agent home', async (t) => {
+  const { runTool, home, agentHome, session, asked } = await fixture(t)
+  assert.ok((await runTool('write_file', { path: join(home, '.bashrc'), content: 'alias ll=ls\n' }, session('session'))).result)
+  assert.ok((await runTool('write_file', { path: '~/.profile', content: 'export A=1\n' }, session())).result, 'granted for the session')
+  const code = await runTool('write_file', { path: join(agentHome, 'extensions', 'x', 'index.ts'), content: 'export default {}' }, session())
+  assert.match(String(code.blocked), /did not approve.*inside the agent's home/)
+  assert.equal(existsSync(join(agentHome, 'extensions', 'x', 'index.ts')), false)
+  assert.deepEqual(asked.map((r) => r.findings[0]!.key), ['protected-path-write'])
+})
+
+test('ordinary writes, and links that stay in the workspace, need no approval', async (t) => {
+  const { runTool, work, session, asked } = await fixture(t)
+  mkdirSync(join(work, 'src'))
+  symlinkSync(join(work, 'src'), join(work, 'lib'))
+  assert.match(String((await runTool('write_file', { path: 'lib/a.ts', content: 'x' }, session())).result), /^Created lib\/a\.ts/)
+  assert.equal(readFileSync(join(work, 'src', 'a.ts'), 'utf8'), 'x')
+  assert.match(String((await runTool('patch', { path: 'src/a.ts', old_string: 'x', new_string: 'y' }, session())).result), /^Patched/)
+  assert.match(String((await runTool('write_file', { path: '.bashrc', content: 'local look-alike' }, session())).result), /^Created/)
+  assert.equal(asked.length, 0)
+})
+
+test('smart mode does not let the judge approve a file write: a person is asked', async (t) => {
+  const { runTool, home, session, asked } = await fixture(t, { mode: 'smart' })
+  assert.ok((await runTool('write_file', { path: join(home, '.zshrc'), content: 'x' }, session('once'))).result)
+  assert.equal(asked.length, 1)
+})
+
+test('mode off lets protected writes through (only the never-allowed commands stay blocked)', async (t) => {
+  const { runTool, home, session } = await fixture(t, { mode: 'off' })
+  assert.ok((await runTool('write_file', { path: 'keys/config', content: 'Host x\n' }, session())).result)
+  assert.equal(readFileSync(join(home, '.ssh', 'config'), 'utf8'), 'Host x\n')
+})
+
+test('the tool refuses a protected write the guard did not approve (a link re-pointed after the check)', async (t) => {
+  const { kernel, home, work, session } = await fixture(t)
+  mkdirSync(join(work, 'out'))
+  symlinkSync(join(work, 'out'), join(work, 'dest'))
+  const input = { path: 'dest/authorized_keys', content: 'ssh-ed25519 AAAA attacker\n' }
+  const event = { tool: 'write_file', toolset: 'file', callId: 'race', input, session: session(), modifiesFiles: true }
+  assert.equal(await kernel.hooks.beforeToolCall.promise(event), undefined, 'an ordinary path passes the guard')
+  rmSync(join(work, 'dest'))
+  symlinkSync(join(home, '.ssh'), join(work, 'dest'))
+  const tool = kernel.registries.tools.get('write_file')!
+  await assert.rejects(tool.execute({ input, callId: 'race', signal: new AbortController().signal, session: event.session }), /refused without approval: .*authorized_keys/)
+  assert.equal(existsSync(join(home, '.ssh', 'authorized_keys')), false)
+})
