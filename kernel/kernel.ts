@@ -17,6 +17,7 @@ import { discoverFolder, discoverPlugins, type Candidate } from './loader/discov
 import { importDefinition } from './loader/import.ts'
 import { AGENT_ROOT, forgetModulesUnder } from './loader/jiti.ts'
 import { createLogger, type LogSink } from './log.ts'
+import { installProcessGuard } from './process-guard.ts'
 import { Registry } from './registry.ts'
 import { topoSort } from './loader/order.ts'
 
@@ -43,6 +44,9 @@ export interface KernelOptions {
   drainTimeoutMs?: number
   logSink?: LogSink
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  /** Long-running modes catch unhandled rejections and uncaught exceptions and isolate the
+   * extension that owns them (kernel/process-guard.ts). For the CLI process; off in embeddings. */
+  processGuard?: boolean
 }
 
 interface ExtensionRecord {
@@ -73,6 +77,8 @@ export interface Kernel {
   /** Rebuilds an extension from its files and swaps it in only if that worked. */
   reload(name: string): Promise<ReloadResult>
   unload(name: string): Promise<void>
+  /** Marks a loaded extension failed and removes its registrations, keeping its record. */
+  isolate(name: string, reason: string): Promise<boolean>
   /** Fires `ready`; long-running modes also turn on hot reload. */
   start(mode: RunMode): Promise<void>
   /** Starts watching extension folders (idempotent). */
@@ -123,6 +129,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   let queue: Promise<unknown> = Promise.resolve()
   let stopWatching: (() => Promise<void>) | undefined
   let startedMode: RunMode | undefined
+  let removeProcessGuard: (() => void) | undefined
 
   const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = queue.then(fn, fn)
@@ -349,15 +356,29 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     }
   }
 
+  async function teardown(name: string, record: ExtensionRecord): Promise<void> {
+    if (!record.staged) return
+    const staged = record.staged
+    delete record.staged
+    for (const registry of Object.values(registries)) registry.deleteByOwner(name)
+    for (const [service, entry] of [...services]) if (entry.owner === name) services.delete(service)
+    hookTable.removeOwner(name)
+    await discard(staged, true)
+  }
+
+  async function isolateNow(name: string, reason: string): Promise<boolean> {
+    const record = records.get(name)
+    if (!record || record.info.state !== 'loaded') return false
+    fail(record, reason)
+    await teardown(name, record)
+    loadOrder.splice(loadOrder.indexOf(name) >>> 0, loadOrder.includes(name) ? 1 : 0)
+    return true
+  }
+
   async function unloadNow(name: string): Promise<void> {
     const record = records.get(name)
     if (!record) return
-    if (record.staged) {
-      for (const registry of Object.values(registries)) registry.deleteByOwner(name)
-      for (const [service, entry] of [...services]) if (entry.owner === name) services.delete(service)
-      hookTable.removeOwner(name)
-      await discard(record.staged, true)
-    }
+    await teardown(name, record)
     records.delete(name)
     loadOrder.splice(loadOrder.indexOf(name) >>> 0, loadOrder.includes(name) ? 1 : 0)
   }
@@ -382,7 +403,11 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     extensions,
     reload: (name) => serialized(() => reloadNow(name)),
     unload: (name) => serialized(() => unloadNow(name)),
+    isolate: (name, reason) => serialized(() => isolateNow(name, reason)),
     async start(mode) {
+      if (options.processGuard && mode !== 'command' && !removeProcessGuard) {
+        removeProcessGuard = installProcessGuard({ log, extensions, isolate: kernel.isolate })
+      }
       if (!startedMode) {
         startedMode = mode
         await kernelHooks.ready.promise({ mode })
@@ -407,6 +432,8 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       await queue.catch(() => undefined)
       for (const name of [...loadOrder].reverse()) await unloadNow(name)
       startedMode = undefined
+      removeProcessGuard?.()
+      removeProcessGuard = undefined
     },
     watchRoots,
   }

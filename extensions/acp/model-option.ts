@@ -66,7 +66,7 @@ export class ModelOptions {
         if (ids.length === 0) return
         const configOptions = this.build(session)
         if (configOptions.length) void client.notify('session/update', { sessionId: session.id, update: { sessionUpdate: 'config_option_update', configOptions } }).catch(() => undefined)
-      })
+      }).catch(() => undefined) // no list: the options already sent stay
     }
     return this.build(session)
   }

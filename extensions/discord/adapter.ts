@@ -224,7 +224,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
   }
 
   function queueSync(session: Session): void {
-    syncing = syncing.then(() => syncCommands(session))
+    // Caught here: a rejected link would reject every later sync and leave a floating rejection.
+    syncing = syncing.then(() => syncCommands(session)).catch((error) => session.log.warn(`slash command sync failed: ${clean(reasonOf(error), session.token)}`))
   }
 
   // ---------------------------------------------------------------------------------------------

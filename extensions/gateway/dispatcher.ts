@@ -180,19 +180,20 @@ export class Dispatcher implements ChatHost {
     }
   }
 
+  /** Never rejects (the chat's queue runs it unawaited): every failure becomes a reply and a log line. */
   async runTurn(chat: ChatState, prompt: string, signal: AbortSignal): Promise<void> {
-    const route = this.options.routing.get(chat.key)
-    if (route && chat.sessionId === route.sessionId) {
-      const reason = resetReason(this.options.policy, route.lastActivity, this.now())
-      if (reason) {
-        await this.forgetSession(chat, reason === 'idle' ? 'idle_reset' : 'daily_reset')
-        chat.resetUsage()
-        if (!this.options.quietResetPlatforms.includes(chat.source.platform)) {
-          await this.send(chat, `Session automatically reset (${reason === 'idle' ? 'idle too long' : 'daily reset'}); starting a fresh conversation.`)
+    try {
+      const route = this.options.routing.get(chat.key)
+      if (route && chat.sessionId === route.sessionId) {
+        const reason = resetReason(this.options.policy, route.lastActivity, this.now())
+        if (reason) {
+          await this.forgetSession(chat, reason === 'idle' ? 'idle_reset' : 'daily_reset')
+          chat.resetUsage()
+          if (!this.options.quietResetPlatforms.includes(chat.source.platform)) {
+            await this.send(chat, `Session automatically reset (${reason === 'idle' ? 'idle too long' : 'daily reset'}); starting a fresh conversation.`)
+          }
         }
       }
-    }
-    try {
       const typing = this.showTyping(chat, signal)
       const result = await this.runtime().run(this.runRequest(chat, prompt, signal, chat.sessionId))
       this.adoptSession(chat, result.sessionId)

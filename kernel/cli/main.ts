@@ -38,7 +38,7 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
   const helpPrint = isHelpRequest(args) ? fingerprint({ root: AGENT_ROOT, home: resolveAgentHome(io.env), cwd: io.cwd, version: version() }) : undefined
   let kernel: Kernel
   try {
-    kernel = createKernel({ env: io.env, cwd: io.cwd, projectExtensions: args.includes('--project-extensions') || undefined })
+    kernel = createKernel({ env: io.env, cwd: io.cwd, projectExtensions: args.includes('--project-extensions') || undefined, processGuard: true })
     await kernel.load()
   } catch (error) {
     return fail(error)
