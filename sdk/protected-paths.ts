@@ -3,7 +3,7 @@
 // kernel applies it, case folded on case-insensitive volumes. Also a lexical classifier for callers
 // that only have words (the shell command judge).
 
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { homedir, platform } from 'node:os'
 import { dirname, isAbsolute, join, parse, resolve, sep } from 'node:path'
 
@@ -169,6 +169,12 @@ export interface PathClassifier {
   real(path: string, cwd?: string): PathClass
   /** A path already known to be real (e.g. met in a walk that does not follow links), folded when `fold`. */
   ofReal(path: string, fold: boolean): PathClass
+  /**
+   * For a file with more than one name (`nlink` > 1): the secret file it is a hard link of, if any.
+   * A hard link has no target to resolve, so this compares device and inode with the secret files
+   * (those in the secret folders one level deep).
+   */
+  hardLinkedSecret(path: string): PathClass | undefined
 }
 
 export function pathClassifier(roots: PathRoots): PathClassifier {
@@ -187,6 +193,7 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
     ...HOME_PROTECTED.map((rel) => rule('protected', 'user', join(home, rel), "changes how the user's shell, SSH, git or login behave")),
     ...(platform() === 'win32' ? [] : SYSTEM_PROTECTED.map((dir) => rule('protected', 'system', dir, 'is a system location'))),
   ]
+  let secretIds: Map<string, PathClass> | undefined
   const classify = (full: string, fold: boolean): PathClass => {
     const key = (p: string) => (fold ? p.normalize('NFC').toLowerCase() : p)
     const target = key(full)
@@ -213,6 +220,18 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
       return classify(real, caseInsensitiveAt(real))
     },
     ofReal: (path, fold) => classify(path, fold),
+    hardLinkedSecret(path) {
+      let info
+      try {
+        info = statSync(path)
+      } catch {
+        return undefined
+      }
+      if (info.nlink <= 1) return undefined
+      secretIds ??= collectSecretIds(rules.filter((r) => r.kind === 'secret'))
+      const found = secretIds.get(`${info.dev}:${info.ino}`)
+      return found ? { ...found, reason: `${path} is another name (a hard link) of ${found.reason}` } : undefined
+    },
   }
 }
 
@@ -224,6 +243,31 @@ export function classifyPath(path: string, roots: PathRoots): PathClass {
 /** One-off classification of the real path (see PathClassifier.real). */
 export function classifyRealPath(path: string, roots: PathRoots, cwd = process.cwd()): PathClass {
   return pathClassifier(roots).real(path, cwd)
+}
+
+/** dev:ino of every existing secret file (rule roots, and their entries one level down), by the class that names it. */
+function collectSecretIds(rules: Rule[]): Map<string, PathClass> {
+  const ids = new Map<string, PathClass>()
+  const add = (path: string, rule: Rule) => {
+    try {
+      const info = statSync(path)
+      if (info.isFile()) ids.set(`${info.dev}:${info.ino}`, { kind: 'secret', path, reason: `${path} (which ${rule.why})`, area: rule.area })
+    } catch {
+      // Missing: nothing to link to.
+    }
+  }
+  for (const rule of rules) {
+    const root = rule.spellings.at(-1)!
+    let entries: string[] = []
+    try {
+      entries = statSync(root).isDirectory() ? readdirSync(root) : []
+    } catch {
+      continue
+    }
+    if (!rule.below) add(root, rule)
+    for (const name of entries) if (!rule.below || rule.below(name)) add(join(root, name), rule)
+  }
+  return ids
 }
 
 /** A root as written and as its real path (a temp dir or home behind a link, e.g. /tmp on macOS). */

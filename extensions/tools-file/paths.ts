@@ -29,8 +29,9 @@ const within = (path: string, dir: string) => path === dir || path.startsWith(di
 
 /** Throws (one line the model sees) when `target` is a secret file. */
 export function assertReadable(target: ToolPath, paths: PathClassifier): void {
-  const found = paths.real(target.real)
-  if (found.kind === 'secret') throw new Error(`reading is refused: ${found.reason}${target.real !== target.path ? ` (${target.path} leads there)` : ''}`)
+  const real = paths.real(target.real)
+  const found = real.kind === 'secret' ? real : paths.hardLinkedSecret(target.real)
+  if (found) throw new Error(`reading is refused: ${found.reason}${target.real !== target.path ? ` (${target.path} leads there)` : ''}`)
 }
 
 /**

@@ -140,7 +140,8 @@ export function searchFilesTool(deps: FileToolDeps): ToolDefinition {
           if (only && !only(relative(root, file) || file)) continue
           try {
             if (paths.ofReal(file, fold).kind === 'secret') continue
-            const size = (await stat(file)).size
+            const { size, nlink } = await stat(file)
+            if (nlink > 1 && paths.hardLinkedSecret(file)) continue
             if (size > MAX_SEARCH_BYTES || (await looksBinary(file))) continue
           } catch {
             continue

@@ -1,8 +1,8 @@
 // Secret files through the file tools, decided on real paths: a link to the agent home, `..`
-// traversal, /proc/self/environ and search walks are refused or skipped; look-alikes (a project's
-// .env.example, a link that stays in the workspace) pass.
+// traversal, a hard link, /proc/self/environ and search walks are refused or skipped; look-alikes
+// (a project's .env.example, a link that stays in the workspace, an ordinary hard link) pass.
 import assert from 'node:assert/strict'
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { basename, join, relative } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { realPath, type ToolDefinition } from 'agent/sdk'
@@ -68,4 +68,18 @@ test('search_files never shows the agent .env: not through a link root, not thro
   assert.equal(inHome, 'cfg/config.yaml:1: note: OPENAI here')
   assert.doesNotMatch(inHome, /sk-secret-value/)
   await assert.rejects(call('search_files', { pattern: 'sk-', path: 'cfg/.env' }), /reading is refused/)
+})
+
+test('a hard link to the agent .env is refused too (it has no target to resolve); an ordinary hard link reads', async (t) => {
+  const { home, cwd, call } = await fileTools(t)
+  try {
+    linkSync(join(home, '.env'), join(cwd, 'copy.txt'))
+  } catch {
+    return t.skip('the temp folders are on different volumes')
+  }
+  await assert.rejects(call('read_file', { path: 'copy.txt' }), /reading is refused: .*copy\.txt is another name \(a hard link\) of .*\.env/)
+  assert.match(await call('search_files', { pattern: 'sk-secret' }), /^No matches for "sk-secret"/)
+  writeFileSync(join(cwd, 'a.txt'), 'plain\n')
+  linkSync(join(cwd, 'a.txt'), join(cwd, 'b.txt'))
+  assert.equal(await call('read_file', { path: 'b.txt' }), '1|plain')
 })
