@@ -39,9 +39,14 @@ export function assessFileWrite(event: ToolCallEvent, agentHome: string): FileWr
   const preview = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}… [${text.length} characters]` : text
   return {
     path: found.path,
-    command: `${event.tool} ${found.path}\n${preview}`,
+    command: visible(`${event.tool} ${found.path}\n${preview}`),
     findings: [{ key, description: `file write to a protected path: ${found.reason}` }],
   }
+}
+
+/** Control characters and bidi/zero-width marks shown as escapes: the text must not restyle or hide the prompt. */
+function visible(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)
 }
 
 /** Approved protected writes, each taken once by the tool call it was granted to (bounded). */

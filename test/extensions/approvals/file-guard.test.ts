@@ -100,3 +100,11 @@ test('the tool refuses a protected write the guard did not approve (a link re-po
   await assert.rejects(tool.execute({ input, callId: 'race', signal: new AbortController().signal, session: event.session }), /refused without approval: .*authorized_keys/)
   assert.equal(existsSync(join(home, '.ssh', 'authorized_keys')), false)
 })
+
+test('the text a person reviews cannot restyle the prompt: control and bidi characters are shown as escapes', async (t) => {
+  const { runTool, home, session, asked } = await fixture(t)
+  await runTool('write_file', { path: join(home, '.bashrc'), content: 'ok\x1b[2K\r\u202eevil' }, session('deny'))
+  assert.equal(asked.length, 1)
+  assert.match(asked[0]!.command, /\nok\\u\{1b\}\[2K\\u\{d\}\\u\{202e\}evil$/)
+  assert.equal(existsSync(join(home, '.bashrc')), false)
+})
