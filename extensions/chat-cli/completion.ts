@@ -2,7 +2,7 @@
 // aliases offered on the CLI, then the first argument from the pipe list of a command's argsHint
 // (`[none|low|high|show|hide]`). Prefix matching; a single match completes, several list.
 
-import { slashCommands, type CommandDefinition } from 'agent/sdk'
+import { editDistance, slashCommands, type CommandDefinition } from 'agent/sdk'
 
 export interface Completion {
   /** The new buffer text, when it changed. */
@@ -51,18 +51,5 @@ export function suggest(commands: readonly CommandDefinition[], word: string): s
   const names = slashCommands(commands, 'cli').flatMap((c) => [c.name, ...(c.aliases ?? [])])
   const prefixed = names.filter((n) => n.startsWith(word) || word.startsWith(n))
   if (prefixed.length) return prefixed.slice(0, 3)
-  const distance = (a: string, b: string): number => {
-    const d = Array.from({ length: b.length + 1 }, (_, i) => i)
-    for (let i = 1; i <= a.length; i++) {
-      let prev = d[0]!
-      d[0] = i
-      for (let j = 1; j <= b.length; j++) {
-        const tmp = d[j]!
-        d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-        prev = tmp
-      }
-    }
-    return d[b.length]!
-  }
-  return names.filter((n) => distance(n, word) <= 2).slice(0, 3)
+  return names.filter((n) => editDistance(n, word) <= 2).slice(0, 3)
 }

@@ -5,6 +5,7 @@
 
 import { createRequire } from 'node:module'
 import { extname } from 'node:path'
+import { closestNames } from '../closest.ts'
 import { globError } from './glob.ts'
 import { identifierError } from './identifier.ts'
 import { jsonErrorOffset, lineColumn } from './json-error.ts'
@@ -46,18 +47,6 @@ export function describeValue(value: unknown): string {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && v.constructor?.name !== 'TomlDate'
-
-/** A closest known name, for "did you mean" hints on unknown fields. */
-function suggest(name: string, known: readonly string[]): string | undefined {
-  const distance = (a: string, b: string) => {
-    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
-    for (let j = 1; j <= b.length; j++) d[0]![j] = j
-    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    return d[a.length]![b.length]!
-  }
-  const best = known.map((k) => ({ k, d: distance(name.toLowerCase(), k.toLowerCase()) })).sort((x, y) => x.d - y.d)[0]
-  return best && best.d <= 2 ? best.k : undefined
-}
 
 /** A JSON syntax error with its line and column (Node's message has a position on some versions only). */
 function jsonErrorMessage(error: Error, text: string): string {
@@ -131,7 +120,7 @@ function parseCapability(value: unknown, source: { file: string; index?: number 
   }
   for (const key of Object.keys(value)) {
     if (CAPABILITY_FIELDS.includes(key)) continue
-    const hint = suggest(key, CAPABILITY_FIELDS)
+    const hint = closestNames(key, CAPABILITY_FIELDS)[0]
     result.warnings.push({ file: source.file, capability: name, field: key, message: `unknown field \`${key}\` is ignored${hint ? ` (did you mean \`${hint}\`?)` : ''}` })
   }
 
