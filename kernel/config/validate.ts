@@ -3,9 +3,10 @@
 // be finite: YAML's .inf and .nan pass a JSON Schema `type: number` (and .inf even `integer`
 // with a minimum), and an infinite limit is no limit.
 
-import { Validator, type OutputUnit } from '@cfworker/json-schema'
+import { Validator } from '@cfworker/json-schema'
 import { ConfigError } from '../../sdk/errors.ts'
 import type { JsonSchema } from '../../sdk/types.ts'
+import { explainProblem } from './explain.ts'
 
 /** Fills `default` values of object properties, recursively, without touching given values. */
 export function applyDefaults(schema: JsonSchema, value: unknown): unknown {
@@ -22,13 +23,6 @@ export function applyDefaults(schema: JsonSchema, value: unknown): unknown {
   return value
 }
 
-function describe(unit: OutputUnit, keyPrefix: string): string {
-  const location = unit.instanceLocation.replace(/^#\/?/, '').split('/').filter(Boolean).join('.')
-  const key = [keyPrefix, location].filter(Boolean).join('.') || '(root)'
-  const message = unit.error.replace(/^Instance (does not|is not|has)/, (m) => m.replace('Instance ', 'value '))
-  return `${key}: ${message}`
-}
-
 /** Dot paths (below `prefix`) of every number in `value` that is not finite, with how YAML spells it. */
 export function nonFiniteNumbers(value: unknown, prefix: string, out: string[] = []): string[] {
   if (typeof value === 'number' && !Number.isFinite(value)) {
@@ -41,16 +35,22 @@ export function nonFiniteNumbers(value: unknown, prefix: string, out: string[] =
   return out
 }
 
-/** Returns the validated config (defaults applied), or throws ConfigError listing every problem. */
-export function validateConfig(schema: JsonSchema, value: unknown, where: { file: string; key: string }): Record<string, unknown> {
+/** Every problem of a config section (one line each, naming the key), and the section with defaults applied. */
+export function configProblems(schema: JsonSchema, value: unknown, key: string): { filled: Record<string, unknown>; problems: string[] } {
   const filled = applyDefaults(schema, value ?? {}) as Record<string, unknown>
-  const infinite = nonFiniteNumbers(filled, where.key)
+  const infinite = nonFiniteNumbers(filled, key)
   const result = new Validator(schema as never, '2020-12', false).validate(filled)
-  if (result.valid && infinite.length === 0) return filled
+  if (result.valid && infinite.length === 0) return { filled, problems: [] }
   // Keep the leaf errors: the outer ones ("properties do not match") only repeat them.
   const leaves = result.errors.filter((e) => !['properties', 'allOf', 'anyOf', 'items', 'additionalProperties', '$ref'].includes(e.keyword) || result.errors.length === 1)
-  const schemaLines = (leaves.length ? leaves : result.errors).map((e) => describe(e, where.key))
+  const schemaLines = (leaves.length ? leaves : result.errors).map((e) => explainProblem(e, schema, filled, key))
   // A non-finite number also fails its minimum or integer check: say it once, as the clearer line.
-  const lines = [...new Set([...infinite, ...schemaLines.filter((l) => !infinite.some((i) => l.startsWith(i.slice(0, i.indexOf(': ') + 2))))])]
-  throw new ConfigError(`${where.file}: ${lines.join('; ')}`)
+  return { filled, problems: [...new Set([...infinite, ...schemaLines.filter((l) => !infinite.some((i) => l.startsWith(i.slice(0, i.indexOf(': ') + 2))))])] }
+}
+
+/** Returns the validated config (defaults applied), or throws ConfigError listing every problem. */
+export function validateConfig(schema: JsonSchema, value: unknown, where: { file: string; key: string }): Record<string, unknown> {
+  const { filled, problems } = configProblems(schema, value, where.key)
+  if (problems.length === 0) return filled
+  throw new ConfigError(`${where.file}: ${problems.join('; ')}`)
 }
