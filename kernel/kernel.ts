@@ -13,6 +13,8 @@ import { validateConfig } from './config/validate.ts'
 import { checkConfigVersion } from './config/migrate.ts'
 import { createExtensionApi, createStaged, hookHandles, serviceLookup, whenSettled, type KernelRegistries, type RegistryKind, type ServiceEntry, type StagedRecord } from './extension-api.ts'
 import { HookTable } from './hooks.ts'
+import { declaredGuards, fixFor, GuardTable } from './guards.ts'
+import { settingProblems, type ConfigOwner } from './setting-check.ts'
 import { discoverFolder, discoverPlugins, type Candidate } from './loader/discover.ts'
 import { importDefinition } from './loader/import.ts'
 import { AGENT_ROOT, forgetModulesUnder } from './loader/jiti.ts'
@@ -117,12 +119,15 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   })
   services.set(PROJECT_CONFIG_SERVICE, { owner: 'kernel', value: { status: () => settings.projectStatus } satisfies ProjectConfigService })
   const records = new Map<string, ExtensionRecord>()
+  const guards = new GuardTable((name) => records.get(name)?.info)
+  hookTable.add([guards.tap()])
   services.set(EXTENSIONS_SERVICE, {
     owner: 'kernel',
     value: {
       list: () => extensions(),
       reload: (name: string) => serialized(() => reloadNow(name)),
       unload: (name: string) => serialized(() => unloadNow(name)),
+      checkSetting: (path: string, value: unknown) => settingProblems(configOwners(), (key) => settings.get(key), path, value),
     } satisfies ExtensionsService,
   })
   const loadOrder: string[] = []
@@ -137,11 +142,19 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     return run
   }
 
-  const extensions = (): ExtensionInfo[] => [...records.values()].map((r) => ({ ...r.info }))
+  const extensions = (): ExtensionInfo[] =>
+    [...records.values()].map((r) => {
+      const guarded = guards.toolsOf(r.info.name)
+      return guarded ? { ...r.info, guards: [...guarded] } : { ...r.info }
+    })
 
-  function fail(record: ExtensionRecord, reason: string): void {
+  const configOwners = (): ConfigOwner[] =>
+    [...records.values()].flatMap((r) => (r.definition?.config ? [{ key: r.definition.configKey ?? `extensions.${r.definition.name}`, schema: r.definition.config }] : []))
+
+  function fail(record: ExtensionRecord, reason: string, error?: unknown): void {
     record.info.state = 'failed'
     record.info.reason = reason
+    record.info.fix = fixFor(record.info.name, 'failed', settings.configPath, error)
     log.error(`extension "${record.info.name}" failed: ${reason}`)
   }
 
@@ -210,9 +223,15 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   async function setupRecord(record: ExtensionRecord): Promise<void> {
     const definition = record.definition
     if (!definition || record.info.state === 'failed') return
+    try {
+      guards.note(definition.name, declaredGuards(definition))
+    } catch (error) {
+      return fail(record, errorMessage(error), error)
+    }
     if (isDisabled(record.info.name)) {
       record.info.state = 'disabled'
       record.info.reason = 'disabled in config (extensions.disabled)'
+      record.info.fix = fixFor(record.info.name, 'disabled', settings.configPath)
       return
     }
     try {
@@ -221,9 +240,10 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       record.staged = staged
       record.info.state = 'loaded'
       delete record.info.reason
+      delete record.info.fix
       if (!loadOrder.includes(definition.name)) loadOrder.push(definition.name)
     } catch (error) {
-      fail(record, errorMessage(error))
+      fail(record, errorMessage(error), error)
     }
   }
 
@@ -316,9 +336,13 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     forgetModulesUnder(record.candidate.dir)
     let definition: ExtensionDefinition<any>
     let staged: StagedRecord
+    let guarded: string[] | undefined
     try {
       definition = await importDefinition(record.candidate)
       if (definition.name !== record.info.name) throw new AgentError('E_EXTENSION', `the extension's name changed from "${record.info.name}" to "${definition.name}"; restart to rename`)
+      guarded = declaredGuards(definition)
+      // With no version left running, what the new one guards refuses even if it fails to build.
+      if (!record.staged) guards.note(name, guarded ?? guards.toolsOf(name))
       staged = await build(definition)
     } catch (error) {
       const reason = errorMessage(error)
@@ -326,17 +350,19 @@ export function createKernel(options: KernelOptions = {}): Kernel {
         log.error(`reload of "${name}" failed, keeping the previous version: ${reason}`)
         record.info.reason = `reload failed (previous version still running): ${reason}`
       } else {
-        fail(record, reason)
+        fail(record, reason, error)
       }
       return { name, ok: false, reason }
     }
     const previous = record.staged
     commit(name, staged)
+    guards.note(name, guarded)
     record.definition = definition
     record.staged = staged
     record.info.state = 'loaded'
     record.info.version = definition.version ?? '0.0.0'
     delete record.info.reason
+    delete record.info.fix
     if (!loadOrder.includes(name)) loadOrder.push(name)
     log.info(`reloaded "${name}"`)
     if (previous) await discard(previous, true)

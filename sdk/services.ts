@@ -21,6 +21,11 @@ export interface ExtensionsService {
   /** Loads a newly installed extension or rebuilds a loaded one; the old version keeps running if that fails. */
   reload(name: string): Promise<{ name: string; ok: boolean; reason?: string }>
   unload(name: string): Promise<void>
+  /**
+   * What would be wrong with `value` at config path `path`, checked against the config schema of every
+   * extension owning that key (one line per problem, naming the key; [] when fine or unowned).
+   */
+  checkSetting(path: string, value: unknown): string[]
 }
 
 export const PROJECT_CONFIG_SERVICE = 'project-config'

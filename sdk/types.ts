@@ -33,6 +33,12 @@ export interface ExtensionDefinition<C = Record<string, unknown>> {
   config?: JsonSchema
   /** Milliseconds setup may take before the extension is marked failed (default 10 000). */
   setupTimeoutMs?: number
+  /**
+   * Tools this extension guards (a `beforeToolCall` check). Static, so it is known even when the config
+   * is invalid: whenever this extension is not loaded (bad config, setup error, disabled, unloaded), the
+   * kernel refuses these tools with a one-line reason instead of letting them run unguarded.
+   */
+  guards?: { tools: readonly string[] }
   /** Registers things. May be async; may return a dispose function. Heavy libraries belong in `await import()`. */
   setup(api: ExtensionApi<C>): void | Dispose | Promise<void | Dispose>
 }
@@ -47,6 +53,10 @@ export interface ExtensionInfo {
   state: ExtensionState
   /** Why it failed or is disabled. */
   reason?: string
+  /** What to do about it (failed or disabled). */
+  fix?: string
+  /** Tools it guards (ExtensionDefinition.guards): they refuse while it is not loaded. */
+  guards?: string[]
   /** Folder or entry file it was loaded from. */
   path: string
 }

@@ -1,0 +1,39 @@
+// `agent config set` asks this before writing: the value a key would get, validated against the
+// config schema of every extension that owns the key (or a section under it), so an invalid safety
+// setting is refused at the door instead of making its extension fail at the next start.
+
+import type { JsonSchema } from '../sdk/types.ts'
+import { valueAt } from './config/explain.ts'
+import { configProblems } from './config/validate.ts'
+
+export interface ConfigOwner {
+  /** Dot path of the section (configKey, default `extensions.<name>`). */
+  key: string
+  schema: JsonSchema
+}
+
+/** Problems the new value would cause at or under `path`; [] when it is fine or no schema owns it. */
+export function settingProblems(owners: readonly ConfigOwner[], current: (key: string) => unknown, path: string, value: unknown): string[] {
+  const problems: string[] = []
+  for (const owner of owners) {
+    let section: unknown
+    if (path === owner.key) section = value
+    else if (path.startsWith(`${owner.key}.`)) section = withValue(current(owner.key), path.slice(owner.key.length + 1).split('.'), value)
+    else if (owner.key.startsWith(`${path}.`)) section = valueAt(value, owner.key.slice(path.length + 1).split('.'))
+    else continue
+    const under = (line: string) => line.startsWith(`${path}:`) || line.startsWith(`${path}.`) || owner.key.startsWith(`${path}.`)
+    problems.push(...configProblems(owner.schema, section, owner.key).problems.filter(under))
+  }
+  return problems
+}
+
+/** A copy of `base` with `value` at `path` (undefined removes it). */
+function withValue(base: unknown, path: string[], value: unknown): unknown {
+  const [head, ...rest] = path
+  if (head === undefined) return value
+  const object = typeof base === 'object' && base !== null && !Array.isArray(base) ? { ...(base as Record<string, unknown>) } : {}
+  const next = withValue(object[head], rest, value)
+  if (next === undefined) delete object[head]
+  else object[head] = next
+  return object
+}
