@@ -1,7 +1,7 @@
 // `agent config show|get|set|migrate|path`: read and write config.yaml (comments and layout kept)
 // and .env (keys that hold secrets, mode 0600).
 
-import { defineExtension, isSecretName, UsageError, type CliContext } from 'agent/sdk'
+import { ConfigError, defineExtension, EXTENSIONS_SERVICE, isSecretName, UsageError, type CliContext, type ExtensionsService } from 'agent/sdk'
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
 import { redactConfig } from './redact-config.ts'
 
@@ -16,6 +16,12 @@ export function parseValue(text: string): unknown {
 
 /** `OPENAI_API_KEY`-style names are environment variables and go to .env. */
 const isEnvName = (key: string) => /^[A-Z][A-Z0-9_]*$/.test(key)
+
+/** Refuses (exit 2, nothing written) a value the owning extension's config schema rejects. */
+function assertValid(ctx: CliContext, key: string, value: unknown): void {
+  const problems = ctx.services.get<ExtensionsService>(EXTENSIONS_SERVICE)?.checkSetting(key, value) ?? []
+  if (problems.length) throw new ConfigError(`${problems.join('; ')}; ${ctx.settings.configPath} was not changed`)
+}
 
 export default defineExtension({
   name: 'config-cli',
@@ -68,7 +74,9 @@ export default defineExtension({
                 return
               }
               if (key.startsWith('_config_version')) throw new UsageError('_config_version is managed by `agent config migrate`')
-              await ctx.settings.set(key, parseValue(raw))
+              const value = parseValue(raw)
+              assertValid(ctx, key, value)
+              await ctx.settings.set(key, value)
               ctx.out(`saved ${key} to ${ctx.settings.configPath}`)
             },
           },
@@ -78,7 +86,10 @@ export default defineExtension({
             async run(ctx: CliContext) {
               const key = String(ctx.argv.key)
               if (isEnvName(key)) await ctx.settings.setEnv(key, undefined)
-              else await ctx.settings.set(key, undefined)
+              else {
+                assertValid(ctx, key, undefined)
+                await ctx.settings.set(key, undefined)
+              }
               ctx.out(`removed ${key}`)
             },
           },
