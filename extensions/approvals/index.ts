@@ -8,6 +8,7 @@ import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
 import { assessCommand } from './detect.ts'
 import { assessFileWrite, WriteGrants } from './file-guard.ts'
+import { commandTools, FAIL_CLOSED_TOOLS } from './guarded.ts'
 import { PendingApprovals } from './pending.ts'
 import { askJudge } from './smart.ts'
 
@@ -26,6 +27,8 @@ export default defineExtension<ApprovalsConfig>({
   name: 'approvals',
   version: '1.0.0',
   configKey: 'approvals',
+  // Static, so the kernel refuses these even when this config is invalid and setup never runs.
+  guards: { tools: FAIL_CLOSED_TOOLS },
   config: {
     type: 'object',
     properties: {
@@ -33,12 +36,14 @@ export default defineExtension<ApprovalsConfig>({
       timeout: { type: 'number', exclusiveMinimum: 0, default: 60 },
       judge_timeout: { type: 'number', exclusiveMinimum: 0, default: 30 },
       allowlist: { type: 'array', items: { type: 'string' }, default: [] },
-      tools: { type: 'array', items: { type: 'string' }, default: ['terminal'] },
+      // Extra command-running tools; added to COMMAND_TOOLS, so [] cannot turn approvals off.
+      tools: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
     },
     additionalProperties: false,
   },
   setup(api) {
     const config = api.config as ApprovalsConfig
+    const guardedCommands = commandTools(config.tools)
     const pending = new PendingApprovals()
     const sessionAllowed = new Map<string, Set<string>>()
     const writeGrants = new WriteGrants()
@@ -65,7 +70,7 @@ export default defineExtension<ApprovalsConfig>({
         if (!verdict && file.findings.length) writeGrants.grant(event.session.id, event.callId, file.path)
         return verdict
       }
-      if (!config.tools.includes(event.tool)) return undefined
+      if (!guardedCommands.has(event.tool)) return undefined
       const command = (event.input as { command?: unknown } | null)?.command
       if (typeof command !== 'string') return undefined
       const assessment = assessCommand(command)
