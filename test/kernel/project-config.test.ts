@@ -82,15 +82,17 @@ test('opted in without the trust key: model settings apply, the safety keys are 
   assert.match(doctor.checks.find((c: any) => c.subject === 'project config')?.detail, /ignored mcp_servers\.evil, approvals\.mode, extensions\.disabled/)
 })
 
-// The checks above could pass vacuously; here the same file, trusted, does switch approvals off.
+// The checks above could pass vacuously; here the same file, trusted, does disable approvals — and
+// a disabled guard fails closed: the terminal refuses, naming extensions.disabled (kernel/guards.ts).
 // (mcp_servers: the MCP extension reads them from the user's config.yaml file when there is one, so
 // with the user config needed for `trusted` a project's servers do not reach it either way.)
 test('with security.project_config: trusted in the user config, the project config applies whole', async (t) => {
   const { project, userConfig, agent, removeBuild } = await fixture(t)
   userConfig({ extensions: { project: true }, security: { project_config: 'trusted' } })
   assert.equal(await extensionState(agent, 'approvals'), 'disabled')
-  const { run, modelName } = await removeBuild()
+  const { run, result, modelName } = await removeBuild()
   assert.equal(modelName, 'project-model')
-  assert.ok(!existsSync(join(project, 'build')), 'approvals were switched off by the trusted project')
+  assert.match(result, /refused: the approvals guard is not loaded \(disabled in extensions\.disabled\)/, 'approvals were disabled by the trusted project')
+  assert.ok(existsSync(join(project, 'build')), `rm -rf ran with approvals disabled: ${result}`)
   assert.doesNotMatch(run.stderr, /project config/)
 })
