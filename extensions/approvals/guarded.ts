@@ -7,7 +7,6 @@ import { FILE_WRITE_TOOLS } from './file-guard.ts'
 /** Tools that run a shell command from their `command` input; `approvals.tools` can only add to these. */
 export const COMMAND_TOOLS: readonly string[] = ['terminal']
 
-
 /**
  * Refused with a one-line reason while approvals is not loaded. `process` only manages what `terminal`
  * started (poll, wait, kill), but it acts on processes, so it stops with terminal.
