@@ -2,7 +2,7 @@
 // from configured hubs (skills.hub.hubs) and from sites' /.well-known/skills/ indexes, with a
 // content scan and a trust policy before anything is installed.
 
-import { defineExtension, SKILLS_SERVICE, UsageError, type SkillsService } from 'agent/sdk'
+import { APPROVALS_SERVICE, defineExtension, SKILLS_SERVICE, UsageError, type ApprovalsService, type SkillsService } from 'agent/sdk'
 import { skillsSubcommands } from './cli.ts'
 import type { HubContext } from './operations.ts'
 import type { HubConfig } from './sources.ts'
@@ -44,12 +44,17 @@ export default defineExtension<HubExtensionConfig>({
     const duplicate = names.find((n, i) => names.indexOf(n) !== i)
     if (duplicate) throw new UsageError(`skills.hub.hubs: the hub name "${duplicate}" is used twice`)
 
-    const context = (): HubContext => ({
-      hubs: api.config.hubs.map((h) => ({ ...h, trust: h.trust ?? 'community' })),
-      limits: { timeoutMs: api.config.timeout_seconds * 1000, maxBytes: 1024 * 1024, signal: api.signal },
-      skills: api.services.require<SkillsService>(SKILLS_SERVICE),
-      log: api.log,
-    })
+    const context = (): HubContext => {
+      // Optional: without the approvals extension the scan keeps its own rules.
+      const approvals = api.services.get<ApprovalsService>(APPROVALS_SERVICE)
+      return {
+        hubs: api.config.hubs.map((h) => ({ ...h, trust: h.trust ?? 'community' })),
+        limits: { timeoutMs: api.config.timeout_seconds * 1000, maxBytes: 1024 * 1024, signal: api.signal },
+        skills: api.services.require<SkillsService>(SKILLS_SERVICE),
+        log: api.log,
+        assess: approvals ? (command) => approvals.assess(command) : undefined,
+      }
+    }
 
     api.commands.register({
       name: 'skills',

@@ -2,7 +2,7 @@
 // one offer, fetch + validate + scan it (inspect), and install/update it under the trust policy.
 
 import { join } from 'node:path'
-import { AgentError, errorMessage, UsageError, type Logger, type SkillsService } from 'agent/sdk'
+import { AgentError, errorMessage, UsageError, type CommandAssessment, type Logger, type SkillsService } from 'agent/sdk'
 import type { FetchLimits } from './fetch.ts'
 import { decide, type Decision } from './policy.ts'
 import { scanFiles, type ScanResult } from './scan.ts'
@@ -14,6 +14,8 @@ export interface HubContext {
   limits: FetchLimits
   skills: SkillsService
   log: Logger
+  /** The approvals service's command judge, when that extension is loaded (scan.ts uses it on shell lines). */
+  assess?: (command: string) => CommandAssessment
 }
 
 export interface SearchResult {
@@ -88,7 +90,7 @@ export async function prepare(ctx: HubContext, offer: Offer): Promise<Prepared> 
     throw new AgentError('E_INVALID_SKILL', `${offer.identifier}: invalid SKILL.md: ${errorMessage(error)}`, { cause: error })
   }
   if (parsed.name !== offer.entry.name) throw new AgentError('E_INVALID_SKILL', `${offer.identifier}: SKILL.md names itself "${parsed.name}", but the index lists "${offer.entry.name}"`)
-  return { offer, name: parsed.name, description: parsed.description, version: parsed.version ?? offer.entry.version, files, scan: scanFiles(files), sha256: contentHash(files) }
+  return { offer, name: parsed.name, description: parsed.description, version: parsed.version ?? offer.entry.version, files, scan: scanFiles(files, { assess: ctx.assess }), sha256: contentHash(files) }
 }
 
 export interface InstallOutcome {

@@ -1,6 +1,10 @@
-// The content scan run on every file of a skill before it is installed: patterns of exfiltration,
-// remote code execution, persistence, destruction and prompt injection. The verdict is the worst
-// finding: `safe` (none), `caution` (risky but common), `dangerous` (no legitimate skill needs it).
+// The content scan run on every file of a skill before it is installed: exfiltration of secrets,
+// remote code execution, persistence, destruction and prompt injection, matched on Unicode-normalised
+// text (sdk/text-normalise.ts). The verdict is the worst finding: `safe` (none), `caution` (risky but
+// common), `dangerous` (no legitimate skill needs it).
+
+import { findInjections, hasHiddenCharacters, normaliseForMatching, normaliseText, tagText, type CommandAssessment } from 'agent/sdk'
+import { destruction, exfiltration, shellSurface, withoutKeyUse, type LineFinding } from './scan-shell.ts'
 
 export type Severity = 'caution' | 'dangerous'
 export type Verdict = 'safe' | Severity
@@ -20,69 +24,119 @@ export interface ScanResult {
   findings: Finding[]
 }
 
-interface Rule {
-  id: string
-  severity: Severity
-  message: string
-  pattern: RegExp
+export interface ScanOptions {
+  /** The approvals service's command assessment, run on each line of shell code blocks and scripts. */
+  assess?: (command: string) => CommandAssessment
 }
 
-const SECRET = String.raw`\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\b`
+interface Rule extends LineFinding {
+  pattern: RegExp
+  /** What the pattern is matched on, when not the whole shell surface. */
+  on?: (surface: string) => string
+}
 
+/** Line patterns beyond destruction and secret flow (scan-shell.ts), matched on the shell surface. */
 const RULES: readonly Rule[] = [
-  // Exfiltration: secrets or private files sent over the network.
-  { id: 'exfil-secret-http', severity: 'dangerous', message: 'sends a secret variable over the network', pattern: new RegExp(String.raw`\b(curl|wget|fetch|http|Invoke-WebRequest|requests\.(get|post))\b[^\n]*${SECRET}`, 'i') },
-  { id: 'exfil-env-dump', severity: 'dangerous', message: 'pipes the whole environment to a network command', pattern: /\b(env|printenv|set)\b\s*\|\s*(curl|wget|nc|ncat)\b/i },
-  { id: 'exfil-private-files', severity: 'dangerous', message: 'reads private keys or credential files', pattern: /(~|\$HOME|\/root|\/home\/[^/\s]+)\/\.(ssh\/(id_[a-z0-9]+|authorized_keys)|aws\/credentials|netrc|gnupg|docker\/config\.json|kube\/config)|\/etc\/shadow/i },
-  { id: 'exfil-agent-secrets', severity: 'dangerous', message: "reads the agent's own secrets (.env, auth files)", pattern: /(~|\$HOME|\$AGENT_HOME)\/\.agent\/(\.env|auth)|\bcat\s+[^\n|;]*\.env\b[^\n]*\|\s*(curl|wget|nc)\b/i },
-  { id: 'exfil-upload-file', severity: 'dangerous', message: 'uploads local files with curl', pattern: /\bcurl\b[^\n]*(-F\s*\S*=@|--data-binary\s+@|-d\s+@|-T\s+)(~|\/|\$HOME)/i },
-  // Remote shells and code from the network.
-  { id: 'reverse-shell', severity: 'dangerous', message: 'opens a reverse shell', pattern: /\/dev\/tcp\/|\b(nc|ncat|netcat)\b[^\n]*\s-(e|c)\s|\bsocat\b[^\n]*exec:|\bbash\s+-i\s*>&/i },
-  { id: 'obfuscated-exec', severity: 'dangerous', message: 'runs decoded (obfuscated) code', pattern: /base64\s+(-d|--decode)[^\n]*\|\s*(ba|z)?sh\b|\beval\s*\(\s*(atob|Buffer\.from)\(|exec\(\s*(base64\.b64decode|codecs\.decode)/i },
-  { id: 'remote-script', severity: 'caution', message: 'pipes a downloaded script into a shell', pattern: /\b(curl|wget)\b[^\n|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b|\b(iex|Invoke-Expression)\b[^\n]*(DownloadString|iwr|Invoke-WebRequest)/i },
-  { id: 'eval-remote', severity: 'dangerous', message: 'evaluates code fetched from the network', pattern: /\beval\s+["'`]?\$\((curl|wget)\b/i },
-  // Persistence and privilege.
-  { id: 'persistence-shell-rc', severity: 'dangerous', message: 'modifies shell start-up files', pattern: />>?\s*(~|\$HOME)\/\.(bashrc|zshrc|profile|bash_profile)\b/i },
-  { id: 'persistence-scheduler', severity: 'dangerous', message: 'installs a scheduled or start-up job', pattern: /\bcrontab\s+(-[a-z]*\s+)*-?\s*$|\|\s*crontab\b|\bsystemctl\s+(--user\s+)?enable\b|\blaunchctl\s+load\b/im },
-  { id: 'sudo', severity: 'caution', message: 'runs commands as root', pattern: /(^|[\s;&|(`])sudo\s+\S/m },
-  // Destruction.
-  { id: 'destroy-root', severity: 'dangerous', message: 'deletes the file system root or home', pattern: /\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z]+\s+)*(\/|~|\$HOME|\/\*)(\s|$|;)/ },
-  { id: 'destroy-disk', severity: 'dangerous', message: 'overwrites or formats a disk', pattern: /\bmkfs(\.\w+)?\s|\bdd\b[^\n]*\bof=\/dev\/(sd|nvme|hd|disk)|:\(\)\s*\{\s*:\|:&\s*\};:/ },
-  { id: 'recursive-delete', severity: 'caution', message: 'deletes files recursively', pattern: /\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR]/ },
-  { id: 'world-writable', severity: 'caution', message: 'makes files world-writable', pattern: /\bchmod\s+(-R\s+)?0?777\b/ },
-  // Prompt injection aimed at the agent that loads the skill.
-  { id: 'injection-override', severity: 'dangerous', message: 'tells the agent to ignore its instructions', pattern: /\b(ignore|disregard|forget|override)\b[^\n]{0,30}\b(all\s+|any\s+|the\s+|your\s+)?(previous|prior|above|earlier|system|original)\s+(instructions|prompts?|rules|messages)/i },
-  { id: 'injection-secrecy', severity: 'dangerous', message: 'tells the agent to hide actions from the user', pattern: /\b(do not|don't|never)\s+(tell|inform|mention|reveal|show)\s+(this\s+)?(to\s+)?the\s+user\b|\bwithout\s+(telling|informing|asking)\s+the\s+user\b/i },
-  { id: 'injection-role', severity: 'caution', message: 'claims a new identity or system role for the agent', pattern: /\byou are now\b|<\/?(system|im_start|assistant)>|\[SYSTEM\]/i },
-  // Code constructs that deserve a look.
-  { id: 'dynamic-exec', severity: 'caution', message: 'executes dynamically built code', pattern: /\b(eval|exec)\s*\(|\bnew Function\s*\(|\bchild_process\b|\bsubprocess\.(Popen|call|run)\([^)]*shell\s*=\s*True/ },
+  { rule: 'exfil-private-files', severity: 'dangerous', message: 'reads private keys or credential files', pattern: /(~|\$HOME|\/root|\/home\/[^/\s]+)\/\.(ssh\/(id_[a-z0-9]+(?!\.pub)\b|authorized_keys)|aws\/credentials|netrc|gnupg|docker\/config\.json|kube\/config|git-credentials)|\/etc\/shadow|\/proc\/[^/\s]+\/environ\b/i, on: withoutKeyUse },
+  { rule: 'exfil-agent-secrets', severity: 'dangerous', message: "reads the agent's own secrets (.env, auth files)", pattern: /(~|\$HOME)\/\.agent\/(\.env|auth)|\$AGENT_HOME\/(\.env|auth)/i },
+  { rule: 'exfil-upload-file', severity: 'dangerous', message: 'uploads local files from home or the root with curl', pattern: /\bcurl\b[^\n]*(-F\s*\S*=@|--data-binary\s+@|--data\s+@|-d\s+@|-T\s+|--upload-file\s+)(~|\/|\$HOME)/i },
+  { rule: 'reverse-shell', severity: 'dangerous', message: 'opens a reverse shell', pattern: /\/dev\/tcp\/|\b(nc|ncat|netcat)\b[^\n]*\s-(e|c)\s|\bsocat\b[^\n]*exec:|\bbash\s+-i\s*>&/i },
+  { rule: 'obfuscated-exec', severity: 'dangerous', message: 'runs decoded (obfuscated) code', pattern: /base64\s+(-d|--decode|-D)[^\n]*\|\s*(sudo\s+)?(\S*\/)?(ba|z|da|k)?sh\b|\beval\s*\(\s*(atob|Buffer\.from)\(|exec\(\s*(base64\.b64decode|codecs\.decode)/i },
+  { rule: 'remote-script', severity: 'caution', message: 'pipes a downloaded script into a shell', pattern: /\b(curl|wget)\b[^\n|]*\|\s*(sudo\s+)?(\S*\/)?(ba|z|da)?sh\b|\b(iex|Invoke-Expression)\b[^\n]*(DownloadString|iwr|Invoke-WebRequest)/i },
+  { rule: 'eval-remote', severity: 'dangerous', message: 'evaluates code fetched from the network', pattern: /\beval\s+["'`]?\$\((curl|wget)\b|\b(source|\.)\s+<\(\s*(curl|wget)\b/i },
+  { rule: 'persistence-shell-rc', severity: 'dangerous', message: 'modifies shell start-up files', pattern: />>?\s*(~|\$HOME)\/\.(bashrc|zshrc|profile|bash_profile|zprofile|zshenv)\b/i },
+  { rule: 'persistence-scheduler', severity: 'dangerous', message: 'installs a scheduled or start-up job', pattern: /\bcrontab\s+(-[a-z]*\s+)*-?\s*$|\|\s*crontab\b|\bsystemctl\s+(--user\s+)?enable\b|\blaunchctl\s+load\b/im },
+  { rule: 'sudo', severity: 'caution', message: 'runs commands as root', pattern: /(^|[\s;&|(`])sudo\s+\S/m },
+  { rule: 'world-writable', severity: 'caution', message: 'makes files world-writable', pattern: /\bchmod\s+(-R\s+)?0?777\b/ },
+  { rule: 'hidden-html', severity: 'caution', message: 'text styled to be invisible to a reader', pattern: /style\s*=\s*["'][^"']*(display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|color\s*:\s*(white|#fff\b|#ffffff\b|transparent))/i },
+  { rule: 'dynamic-exec', severity: 'caution', message: 'executes dynamically built code', pattern: /\b(eval|exec)\s*\(|\bnew Function\s*\(|\bchild_process\b|\bsubprocess\.(Popen|call|run)\([^)]*shell\s*=\s*True/ },
 ]
 
-const HIDDEN_UNICODE = /[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/
+const FENCE = /^\s*(`{3,}|~{3,})\s*([\w-]*)/
+const SHELL_LANGUAGE = /^(?:sh|bash|shell|zsh|console|shell-session|terminal)$/i
 
 /** Scans a skill's files (path → bytes). Binary files get a caution: they cannot be reviewed. */
-export function scanFiles(files: ReadonlyMap<string, Buffer>): ScanResult {
+export function scanFiles(files: ReadonlyMap<string, Buffer>, options: ScanOptions = {}): ScanResult {
   const findings: Finding[] = []
   for (const [file, bytes] of files) {
     if (bytes.includes(0)) {
       findings.push({ file, line: 0, rule: 'binary-file', severity: 'caution', message: 'binary file (cannot be reviewed)', excerpt: `${bytes.length} bytes` })
       continue
     }
-    const lines = bytes.toString('utf8').split('\n')
-    lines.forEach((text, index) => {
-      for (const rule of RULES) {
-        if (rule.pattern.test(text)) findings.push({ file, line: index + 1, rule: rule.id, severity: rule.severity, message: rule.message, excerpt: excerpt(text) })
-      }
-      if (HIDDEN_UNICODE.test(text.replace(/^\uFEFF/, ''))) {
-        findings.push({ file, line: index + 1, rule: 'hidden-unicode', severity: 'caution', message: 'invisible or direction-changing characters', excerpt: excerpt(text) })
-      }
-    })
+    findings.push(...scanText(file, bytes.toString('utf8'), options))
   }
-  const verdict: Verdict = findings.some((f) => f.severity === 'dangerous') ? 'dangerous' : findings.length > 0 ? 'caution' : 'safe'
-  return { verdict, findings }
+  // One finding per file, line and rule (a line is read in several forms).
+  const seen = new Set<string>()
+  const unique = findings.filter((f) => !seen.has(`${f.file}:${f.line}:${f.rule}`) && seen.add(`${f.file}:${f.line}:${f.rule}`))
+  const verdict: Verdict = unique.some((f) => f.severity === 'dangerous') ? 'dangerous' : unique.length > 0 ? 'caution' : 'safe'
+  return { verdict, findings: unique }
+}
+
+function scanText(file: string, raw: string, options: ScanOptions): Finding[] {
+  const findings: Finding[] = []
+  const rawLines = raw.split('\n')
+  const add = (index: number, f: LineFinding) => findings.push({ file, line: index + 1, rule: f.rule, severity: f.severity, message: f.message, excerpt: excerpt(rawLines[index] ?? '') })
+  const lines = rawLines.map((line) => normaliseText(line))
+  rawLines.forEach((line, index) => {
+    if (tagText(line)) add(index, { rule: 'hidden-text', severity: 'dangerous', message: 'text hidden in invisible tag characters' })
+    else if (hasHiddenCharacters(line)) add(index, { rule: 'hidden-unicode', severity: 'caution', message: 'invisible or direction-changing characters' })
+  })
+
+  // Commands: one logical line (backslash continuations joined) at a time.
+  const tainted = new Set<string>()
+  const scriptFile = /\.(sh|bash|zsh)$/i.test(file)
+  let fence: string | undefined
+  let shellFence = false
+  for (let i = 0; i < lines.length; i++) {
+    const start = i
+    let logical = lines[i]!
+    while (/\\\s*$/.test(logical) && i + 1 < lines.length) logical = logical.replace(/\\\s*$/, ' ') + lines[++i]
+    const opening = FENCE.exec(logical)
+    if (opening && (!fence || logical.trim().startsWith(fence))) {
+      if (fence) fence = undefined
+      else [fence, shellFence] = [opening[1]!, SHELL_LANGUAGE.test(opening[2]!)]
+      continue
+    }
+    const surface = shellSurface(logical)
+    for (const rule of RULES) if (rule.pattern.test(rule.on ? rule.on(surface) : surface)) add(start, rule)
+    for (const f of [...destruction(surface), ...exfiltration(surface, tainted)]) add(start, f)
+    if (options.assess && (scriptFile || (fence && shellFence)) && logical.trim()) {
+      const command = logical.replace(/^\s*[$#>]\s+/, '')
+      for (const f of judged(options.assess, command)) add(start, f)
+    }
+  }
+
+  // Prompt injection: per paragraph, so a phrase split over lines is read whole; spaced-out letters joined.
+  let paragraph: number[] = []
+  const flush = () => {
+    if (!paragraph.length) return
+    const text = paragraph.map((i) => lines[i]).join(' ')
+    const hidden = paragraph.map((i) => tagText(rawLines[i]!)).join(' ')
+    for (const form of [text, normaliseForMatching(text), normaliseForMatching(hidden)]) {
+      for (const p of findInjections(form)) add(paragraph[0]!, { rule: p.id, severity: p.severity, message: p.message })
+    }
+    paragraph = []
+  }
+  lines.forEach((line, index) => (line.trim() ? paragraph.push(index) : flush()))
+  flush()
+  return findings
+}
+
+/** The approvals service's verdict on one shell line: never-allowed is dangerous, dangerous is a caution. */
+function judged(assess: NonNullable<ScanOptions['assess']>, command: string): LineFinding[] {
+  let assessment: CommandAssessment
+  try {
+    assessment = assess(command)
+  } catch {
+    return [{ rule: 'shell-unjudged', severity: 'caution', message: 'a shell line the command judge could not read' }]
+  }
+  return [
+    ...assessment.neverAllowed.map((f) => ({ rule: `shell-never-allowed:${f.key}`, severity: 'dangerous' as const, message: `never allowed to run: ${f.description}` })),
+    ...assessment.dangerous.map((f) => ({ rule: `shell-dangerous:${f.key}`, severity: 'caution' as const, message: `needs approval to run: ${f.description}` })),
+  ]
 }
 
 function excerpt(line: string): string {
-  const clean = line.trim().replace(/[\u0000-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2066-\u2069]/g, '�')
+  const clean = line.trim().replace(/[\u0000-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2066-\u2069\u{E0000}-\u{E007F}]/gu, '�')
   return clean.length > 120 ? clean.slice(0, 117) + '...' : clean
 }

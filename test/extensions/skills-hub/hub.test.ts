@@ -143,7 +143,7 @@ describe('agent skills (hub and well-known installs)', () => {
       assert.equal(doc.verdict, 'dangerous')
       assert.equal(doc.decision.overridable, false)
       assert.ok(doc.findings.some((f: any) => f.rule === 'injection-override'))
-      assert.ok(doc.findings.some((f: any) => f.rule === 'exfil-secret-http'))
+      assert.ok(doc.findings.some((f: any) => f.rule === 'exfil-secrets'))
     }
     assert.equal(existsSync(join(home, 'skills', 'helper')), false)
     assert.equal(existsSync(join(home, 'skills', 'official-helper')), false)
