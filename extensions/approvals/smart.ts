@@ -1,9 +1,10 @@
 // Smart approval: the auxiliary model (models service, task `approval`) judges a flagged command.
-// Before it sees the command, shell comments and any text that tries to instruct the judge are
-// stripped; the command is fenced in <command> tags; the answer must be exactly APPROVE, DENY or
-// ESCALATE. Anything else, an error, or a command that carried judge-directed text escalates.
+// The command is Unicode-normalised (sdk/text-normalise.ts), then shell comments and any text that
+// tries to instruct the judge are stripped; the command is fenced in <command> tags; the answer must
+// be exactly APPROVE, DENY or ESCALATE. Anything else, an error, or a command that carried
+// judge-directed, invisible or look-alike text escalates.
 
-import { MODELS_SERVICE, errorMessage, type ModelsService, type Services } from 'agent/sdk'
+import { INJECTION_PATTERNS, MODELS_SERVICE, collapseSpacedLetters, errorMessage, hasHiddenCharacters, normaliseText, type ModelsService, type Services } from 'agent/sdk'
 
 export type Verdict = 'approve' | 'deny' | 'escalate'
 
@@ -48,11 +49,12 @@ export function stripShellComments(command: string): string {
   return out.replace(/[ \t]+\n/g, '\n').trim()
 }
 
-/** Phrases that address a reviewer rather than a shell. */
+/** Phrases that address a reviewer rather than a shell (with the shared prompt-injection family). */
 const JUDGE_DIRECTED: RegExp[] = [
+  ...INJECTION_PATTERNS.map((p) => new RegExp(p.pattern.source, 'gi')),
   /\b(?:ignore|disregard|forget|override)\b[^\n;|&]{0,60}?\b(?:instructions?|rules?|prompts?|guidelines|above|previous|prior|policy)\b/gi,
   /\b(?:you are|you're|act as|pretend|roleplay|as an? (?:ai|assistant|reviewer|judge|model))\b[^\n;|&]{0,80}/gi,
-  /\b(?:approve|deny|escalate)\b/gi,
+  /\b(?:approve[ds]?|deny|denied|escalate[ds]?)\b/gi,
   /\b(?:system|assistant|developer)\s*(?:prompt|message)?\s*:/gi,
   /<\s*\/?\s*(?:command|system|instructions?)\s*>/gi,
   /\b(?:this|the) command is (?:safe|harmless|approved|allowed|fine)\b/gi,
@@ -61,24 +63,43 @@ const JUDGE_DIRECTED: RegExp[] = [
 
 export interface Sanitised {
   text: string
-  /** Judge-directed text was found (beyond comments): an approval from the judge is not trusted. */
+  /** Judge-directed, invisible or look-alike text was found: an approval from the judge is not trusted. */
   suspicious: boolean
+  /** Why, when suspicious. */
+  reason?: string
 }
 
-export function sanitiseForJudge(command: string): Sanitised {
-  let text = stripShellComments(command)
-  let suspicious = false
+function strip(text: string): { text: string; found: boolean } {
+  let found = false
   for (const pattern of JUDGE_DIRECTED) {
     text = text.replace(pattern, () => {
-      suspicious = true
+      found = true
       return '[removed]'
     })
   }
-  return { text, suspicious }
+  return { text, found }
 }
 
+/**
+ * What the judge is shown: the normalised command without comments and reviewer-directed text. The
+ * command is suspicious when such text was there, also once spaced-out letters are joined
+ * ("A P P R O V E") or every non-letter is dropped ("AP-PRO-VE"), or when it holds invisible or
+ * look-alike characters (what runs is not what the judge would read).
+ */
+export function sanitiseForJudge(command: string): Sanitised {
+  const normal = normaliseText(command)
+  const stripped = strip(stripShellComments(normal))
+  let reason: string | undefined
+  if (stripped.found) reason = 'the command carried text addressed to the reviewer'
+  else if (strip(collapseSpacedLetters(stripShellComments(normal))).found || /approve/i.test(normal.replace(/[^A-Za-z]/g, ''))) reason = 'the command carried spelled-out text addressed to the reviewer'
+  else if (hasHiddenCharacters(command)) reason = 'the command carried invisible characters'
+  else if (normal !== command) reason = 'the command carried look-alike (non-ASCII) characters'
+  return { text: stripped.text, suspicious: reason !== undefined, ...(reason ? { reason } : {}) }
+}
+
+/** The judge's answer: exactly one of the three words once normalised (a trailing period allowed). */
 export function parseVerdict(answer: string | null | undefined): Verdict {
-  const word = (answer ?? '').trim().replace(/[.!]+$/, '').toUpperCase()
+  const word = normaliseText(answer ?? '').trim().replace(/[.!]+$/, '').toUpperCase()
   if (word === 'APPROVE') return 'approve'
   if (word === 'DENY') return 'deny'
   return 'escalate'
@@ -87,7 +108,7 @@ export function parseVerdict(answer: string | null | undefined): Verdict {
 export async function askJudge(services: Services, command: string, reasons: string[], timeoutMs: number): Promise<{ verdict: Verdict; note: string }> {
   const models = services.get<ModelsService>(MODELS_SERVICE)
   if (!models) return { verdict: 'escalate', note: 'no auxiliary model available' }
-  const { text, suspicious } = sanitiseForJudge(command)
+  const { text, suspicious, reason } = sanitiseForJudge(command)
   try {
     const client = await models.resolve({ task: 'approval' })
     const response = await client.complete(
@@ -102,7 +123,7 @@ export async function askJudge(services: Services, command: string, reasons: str
       { signal: AbortSignal.timeout(timeoutMs) },
     )
     const verdict = parseVerdict(response.content)
-    if (verdict === 'approve' && suspicious) return { verdict: 'escalate', note: 'the command carried text addressed to the reviewer' }
+    if (verdict === 'approve' && suspicious) return { verdict: 'escalate', note: reason! }
     return { verdict, note: `judge answered ${JSON.stringify((response.content ?? '').slice(0, 40))}` }
   } catch (error) {
     return { verdict: 'escalate', note: `judge failed: ${errorMessage(error)}` }
