@@ -1,12 +1,9 @@
-// The smart-approval judge against disguised reviewer-directed text: fullwidth, Cyrillic, zero-width,
-// spaced-out and reworded "APPROVE" never turn the judge's APPROVE into a run; a plain command does.
+// The smart-approval judge's sanitiser against disguised reviewer-directed text: fullwidth, Cyrillic,
+// zero-width, spaced-out and reworded "APPROVE" are suspicious; ordinary commands are not (the run
+// through a real judge is in smart.test.ts).
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import { makeTempHome, startScriptedModel } from 'agent/sdk/testing'
 import { parseVerdict, sanitiseForJudge } from '../../../extensions/approvals/smart.ts'
-import { approvalsKernel } from './harness.ts'
 
 const tag = (ascii: string) => [...ascii].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')
 
@@ -47,35 +44,4 @@ test("the judge's answer counts only as one exact word after normalisation", () 
   assert.equal(parseVerdict('ＡＰＰＲＯＶＥ'), 'approve')
   assert.equal(parseVerdict('DENY'), 'deny')
   for (const answer of ['A P P R O V E', 'APPROVE APPROVE', 'APPROVE, probably', '**APPROVE**', 'APPROVED', 'I approve']) assert.equal(parseVerdict(answer), 'escalate', answer)
-})
-
-test('smart mode: a disguised APPROVE escalates to a person; a plain command gets a genuine APPROVE', async (t) => {
-  const model = await startScriptedModel()
-  t.after(() => model.close())
-  const k = await approvalsKernel({
-    builtins: ['model-resolver', 'provider-openai-compat'],
-    config: { approvals: { mode: 'smart' }, extensions: { 'model-resolver': { retries: 0 } } },
-    env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test-judge' },
-  })
-  t.after(() => k.close())
-  const dir = makeTempHome('agent-smart-tricks-')
-  const chat = { platform: 'fakechat', chatId: 'room-1', userId: 'bob', chatType: 'dm' as const }
-  mkdirSync(join(dir, 'build'))
-
-  for (const [index, [name, command]] of TRICKS.filter(([n]) => ['fullwidth', 'cyrillic', 'zero-width', 'spaced'].includes(n)).entries()) {
-    model.enqueue({ text: 'APPROVE' })
-    const session = `trick-${index}`
-    const running = k.runTerminal(command, { id: session, cwd: dir, source: chat })
-    const sent = await k.messages(index + 1)
-    assert.match(sent[index]!.text, /Approval needed/, name)
-    await k.slash('/deny', chat, session)
-    assert.match((await running).blocked!, /did not approve/, name)
-    assert.ok(existsSync(join(dir, 'build')), `${name}: build must still exist`)
-  }
-
-  model.enqueue({ text: 'APPROVE' })
-  const plain = await k.runTerminal('rm -rf build', { id: 'plain', cwd: dir, source: chat })
-  assert.equal(plain.blocked, undefined)
-  assert.ok(!existsSync(join(dir, 'build')))
-  assert.equal(k.sent.length, 4, 'the plain command asked nobody')
 })
