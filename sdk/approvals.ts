@@ -45,7 +45,8 @@ export interface ApprovalRequest {
 export type ApprovalPrompt = (request: ApprovalRequest) => Promise<ApprovalChoice>
 
 export interface ApprovalsService {
-  assess(command: string): CommandAssessment
+  /** Judges a command on its shell parse (the parser loads on the first call; rejects if it cannot). */
+  assess(command: string): Promise<CommandAssessment>
   /** Requests waiting for an answer, oldest first. */
   pending(filter?: { sessionId?: string; platform?: string; chatId?: string }): ApprovalRequest[]
   /** Answers one pending request; false when it is no longer pending. */

@@ -1,8 +1,13 @@
-// Dangerous-command detection: normalises a command (de-obfuscation of the usual tricks: quotes
-// split inside words, line continuations, `${HOME}`, Unicode look-alikes) and matches it against the
-// never-allowed and dangerous pattern lists.
+// Dangerous-command detection on the shell parse: every simple command the script would run
+// (through pipelines, lists, subshells, functions, substitutions, heredocs and `sh -c` bodies) is
+// judged after its wrappers by the per-program rules, and every redirection by its target.
 
-import { DANGEROUS, NEVER_ALLOWED, type CommandPattern } from './patterns.ts'
+import { FINDINGS, type FindingKey } from './patterns.ts'
+import { isProcessEnviron, writeTargetKey } from './paths.ts'
+import { execTargetsOf, judgeProgram, type Judge } from './rules.ts'
+import { parseScript, shellParser, type ParsedScript } from './shell-parse.ts'
+import { unwrap } from './wrappers.ts'
+import type { Word } from './words.ts'
 
 export interface Finding {
   key: string
@@ -14,23 +19,63 @@ export interface Assessment {
   dangerous: Finding[]
 }
 
-export function normaliseCommand(command: string): string {
-  return command
-    .normalize('NFKC')
-    .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
-    .replace(/\\\r?\n/g, ' ')
-    .replace(/\$\{(\w+)\}/g, '$$$1')
-    // `r''m`, `"rm"`, `r\m`: quotes and escapes inside words change nothing to the shell.
-    .replace(/(["'])(.*?)\1/g, '$2')
-    .replace(/\\(?=[A-Za-z/~])/g, '')
-    .replace(/[ \t]+/g, ' ')
+export interface AssessOptions {
+  /** The agent's home: writes into it need approval. */
+  agentHome?: string
 }
 
-function matches(list: readonly CommandPattern[], text: string): Finding[] {
-  return list.filter((p) => p.pattern.test(text)).map(({ key, description }) => ({ key, description }))
+/** `sh -c "sh -c '…'"` nests; deeper than this is not something a person writes. */
+const MAX_DEPTH = 8
+/** Duplicating a descriptor (`2>&1`, `>&-`) is not a write to a file. */
+const DESCRIPTOR = /^(?:\d+-?|-)$/
+
+/** Parses and judges `command`; rejects if the parser cannot load (callers must refuse then). */
+export async function assessCommand(command: string, options: AssessOptions = {}): Promise<Assessment> {
+  const parser = await shellParser()
+  const keys = new Set<FindingKey>()
+  const judgeScript = (source: string, depth: number): void => {
+    if (depth > MAX_DEPTH) return void keys.add('unparseable')
+    const script = parseScript(parser, source)
+    if (script.hasError) keys.add('unparseable')
+    judgeRedirects(script, options, keys)
+    const execTargets = new Set(script.commands.flatMap((c) => execTargetsOf(unwrap(c.words).argv)))
+    for (const cmd of script.commands) {
+      const j: Judge = {
+        emit: (key) => void keys.add(key),
+        script: (body: Word) => (body.literal ? judgeScript(body.value, depth + 1) : void keys.add('inline-script')),
+        argv: (words, via) => judgeWords(words, via, j),
+        cmd,
+        execTargets,
+        agentHome: options.agentHome,
+      }
+      judgeWords(cmd.words, [], j)
+    }
+  }
+  judgeScript(command.normalize('NFKC'), 0)
+  return toAssessment(keys)
 }
 
-export function assessCommand(command: string): Assessment {
-  const text = normaliseCommand(command)
-  return { neverAllowed: matches(NEVER_ALLOWED, text), dangerous: matches(DANGEROUS, text) }
+function judgeWords(words: Word[], outer: string[], j: Judge): void {
+  const { argv, via, script } = unwrap(words)
+  if (script) j.script(script)
+  judgeProgram(argv, [...outer, ...via], j)
+}
+
+function judgeRedirects(script: ParsedScript, options: AssessOptions, keys: Set<FindingKey>): void {
+  for (const { op, target } of script.redirects) {
+    if (op.includes('>') && !DESCRIPTOR.test(target.value)) {
+      const key = writeTargetKey(target.value, options.agentHome)
+      if (key) keys.add(key)
+    }
+    if (op.startsWith('<') && isProcessEnviron(target.value)) keys.add('process-environ')
+  }
+}
+
+function toAssessment(keys: Set<FindingKey>): Assessment {
+  const out: Assessment = { neverAllowed: [], dangerous: [] }
+  for (const key of keys) {
+    const { tier, description } = FINDINGS[key]
+    ;(tier === 'never' ? out.neverAllowed : out.dangerous).push({ key, description })
+  }
+  return out
 }

@@ -3,7 +3,7 @@
 // ask a person; smart: the auxiliary model first, escalating to a person when unclear; off: run).
 // Also `/approve [session|always]` and `/deny` for gateway chats, and the `approvals` service.
 
-import { APPROVALS_SERVICE, defineExtension, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
+import { APPROVALS_SERVICE, defineExtension, errorMessage, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
 import { assessCommand } from './detect.ts'
@@ -73,7 +73,13 @@ export default defineExtension<ApprovalsConfig>({
       if (!guardedCommands.has(event.tool)) return undefined
       const command = (event.input as { command?: unknown } | null)?.command
       if (typeof command !== 'string') return undefined
-      const assessment = assessCommand(command)
+      let assessment: Awaited<ReturnType<typeof assessCommand>>
+      try {
+        assessment = await assessCommand(command, { agentHome: api.settings.home })
+      } catch (error) {
+        // Fail closed: without the shell parser no command can be judged.
+        return block(`BLOCKED: approvals could not judge this command (shell parser unavailable: ${errorMessage(error)}). Check the tree-sitter-bash install.`)
+      }
       if (assessment.neverAllowed.length) {
         return block(`BLOCKED: ${describe(assessment.neverAllowed)} is never allowed. Do not retry it or work around it.`)
       }
@@ -117,7 +123,7 @@ export default defineExtension<ApprovalsConfig>({
     api.hooks.beforeToolCall.tapPromise({ stage: APPROVALS_STAGE }, guard)
 
     const service: ApprovalsService = {
-      assess: (command) => assessCommand(command),
+      assess: (command) => assessCommand(command, { agentHome: api.settings.home }),
       pending: (filter) => pending.list(filter),
       resolve: async (id, choice, reason) => pending.settle(id, choice, reason),
       denyAll: (sessionId, reason = 'the session was reset') => pending.denyAll(reason, { sessionId }),

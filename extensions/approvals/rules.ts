@@ -1,0 +1,261 @@
+// Per-program rules: given one simple command after its wrappers (see wrappers.ts), which findings
+// it raises. Deletes, permissions, disks, processes, the machine, services, git, containers, SQL
+// clients, writes onto protected paths. Programs that run code are in interpreters.ts.
+
+import { interpreterFor, judgeEval, judgeInterpreter, judgeSource, scriptPath } from './interpreters.ts'
+import { deleteTargetKey, isProcessEnviron, writeTargetKey } from './paths.ts'
+import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
+import type { SimpleCommand } from './shell-parse.ts'
+import { basename, skipOptions } from './wrappers.ts'
+import { UNKNOWN, type Word } from './words.ts'
+
+export interface Judge {
+  emit(key: FindingKey): void
+  /** A shell command string to judge as a script of its own (`sh -c BODY`). */
+  script(body: Word): void
+  /** Another command line this one runs (`find -exec …`), judged like a simple command. */
+  argv(words: Word[], via: string[]): void
+  /** The simple command being judged (stdin, pipeline, function). */
+  cmd: SimpleCommand
+  /** Files a `chmod +x` of the same script made executable. */
+  execTargets: Set<string>
+  agentHome?: string
+}
+
+type Rule = (argv: Word[], j: Judge, via: string[]) => void
+
+/** Operands (non-options) and short flag letters, `--` ending options; options may follow operands. */
+function split(argv: Word[], from = 1): { operands: Word[]; flags: string; longs: string[] } {
+  const operands: Word[] = []
+  let flags = ''
+  const longs: string[] = []
+  let ended = false
+  for (const w of argv.slice(from)) {
+    if (!ended && w.value === '--') ended = true
+    else if (!ended && w.value.startsWith('--')) longs.push(w.value.slice(2))
+    else if (!ended && /^-[^-]/.test(w.value)) flags += w.value.slice(1)
+    else operands.push(w)
+  }
+  return { operands, flags, longs }
+}
+
+const writes = (targets: Word[], j: Judge) => {
+  for (const t of targets) {
+    const key = writeTargetKey(t.value, j.agentHome)
+    if (key) j.emit(key)
+  }
+}
+
+const rm: Rule = (argv, j, via) => {
+  const { operands, flags, longs } = split(argv)
+  if (/[rR]/.test(flags) || longs.includes('recursive')) j.emit('recursive-delete')
+  if (via.includes('xargs')) j.emit('xargs-rm')
+  for (const t of operands) {
+    const never = deleteTargetKey(t.value)
+    if (never) j.emit(never)
+    else if (t.value.includes(UNKNOWN)) j.emit('delete-unknown-path')
+    if (/^[/~]/.test(t.value)) j.emit('delete-absolute-path')
+  }
+}
+
+const find: Rule = (argv, j, via) => {
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i]!.value
+    if (w === '-delete') j.emit('find-delete')
+    if (/^-(?:exec|execdir|ok|okdir)$/.test(w)) {
+      const end = argv.findIndex((x, k) => k > i && (x.value === ';' || x.value === '+'))
+      const inner = argv.slice(i + 1, end < 0 ? argv.length : end).map((x) => (x.value.includes('{}') ? { value: x.value.replaceAll('{}', UNKNOWN), literal: false } : x))
+      if (inner[0] && basename(inner[0].value) === 'rm') j.emit('find-delete')
+      if (inner.length) j.argv(inner, [...via, 'find'])
+      i = end < 0 ? argv.length : end
+    }
+  }
+}
+
+/** Numeric modes with the others-write bit, or `a+w`/`o=rw` style clauses. */
+function worldWritable(mode: string): boolean {
+  if (/^[0-7]{3,4}$/.test(mode)) return /[2367]$/.test(mode)
+  return mode.split(',').some((clause) => /^[ugoa]*[ao][ugoa]*[+=][rwxXst]*w/.test(clause))
+}
+const makesExecutable = (mode: string) => (/^[0-7]{3,4}$/.test(mode) ? /[1357]/.test(mode) : /[+=][rwst]*x/.test(mode))
+
+function permissionRule(kind: 'chmod' | 'chown'): Rule {
+  return (argv, j) => {
+    const { operands, flags, longs } = split(argv)
+    const recursive = /R/.test(flags) || longs.includes('recursive')
+    const [mode, ...targets] = operands
+    if (kind === 'chown' && recursive) j.emit('chown-recursive')
+    if (kind === 'chmod' && mode && worldWritable(mode.value)) j.emit('world-writable')
+    for (const t of targets) {
+      const where = deleteTargetKey(t.value)
+      if (where === 'rm-root' || (recursive && where === 'rm-system-dir')) j.emit('chmod-root')
+    }
+  }
+}
+
+const dd: Rule = (argv, j) => {
+  for (const w of argv.slice(1)) {
+    if (!w.value.startsWith('of=')) continue
+    const target = w.value.slice(3)
+    j.emit(writeTargetKey(target) === 'redirect-block-device' ? 'dd-block-device' : 'dd')
+    writes([{ ...w, value: target }], j)
+  }
+}
+
+const kill: Rule = (argv, j) => {
+  const args = argv.slice(1).map((w) => w.value)
+  let i = 0
+  let signal = ''
+  if (args[i] === '-s' || args[i] === '-n') (signal = args[i + 1] ?? ''), (i += 2)
+  else if (args[i]?.startsWith('-') && args.length > 1 && args[i] !== '--') signal = args[i++]!.slice(1)
+  if (args[i] === '--') i++
+  const targets = args.slice(i)
+  if (targets.includes('-1') || (args.length === 1 && args[0] === '-1')) return j.emit('kill-all')
+  if (/^(?:9|kill|sigkill)$/i.test(signal) || targets.some((t) => t === '0' || t.startsWith('-'))) j.emit('kill-processes')
+}
+
+const killByName: Rule = (argv, j) => {
+  j.emit('kill-processes')
+  if (split(argv).operands.some((w) => /^agent\b/.test(w.value))) j.emit('agent-self')
+}
+
+const systemctl: Rule = (argv, j) => {
+  const verb = split(argv).operands[0]?.value ?? ''
+  if (/^(?:poweroff|reboot|halt|kexec|soft-reboot)$/.test(verb)) j.emit('shutdown')
+  if (/^(?:stop|restart|disable|mask|kill|isolate)$/.test(verb)) j.emit('service-control')
+}
+
+const git: Rule = (argv, j) => {
+  const i = skipOptions(argv, 1, { arg: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'exec-path', 'config-env'] })
+  const sub = argv[i]?.value
+  const { operands, flags, longs } = split(argv, i + 1)
+  const destructive =
+    (sub === 'push' && (/[fd]/.test(flags) || longs.some((l) => /^(?:force|force-with-lease|mirror|delete|prune)(?:=|$)/.test(l)) || operands.some((o) => /^[+:]/.test(o.value)))) ||
+    (sub === 'reset' && longs.includes('hard')) ||
+    (sub === 'clean' && (/f/.test(flags) || longs.includes('force'))) ||
+    (sub === 'branch' && (/D/.test(flags) || (longs.includes('delete') && longs.includes('force')) || (/d/.test(flags) && /f/.test(flags))))
+  if (destructive) j.emit('git-destructive')
+}
+
+const container: Rule = (argv, j) => {
+  const ops = split(argv).operands.map((w) => w.value)
+  const [a, b] = ops
+  const hit =
+    (a === 'compose' && b === 'down') ||
+    /^(?:rm|rmi|stop|kill|restart)$/.test(a ?? '') ||
+    (/^(?:container|image|network|volume|system)$/.test(a ?? '') && /^(?:rm|stop|kill|restart|prune)$/.test(b ?? ''))
+  if (hit) j.emit('container-destructive')
+}
+
+const PROGRAMS: Record<string, Rule> = {
+  rm,
+  find,
+  chmod: permissionRule('chmod'),
+  chown: permissionRule('chown'),
+  chgrp: permissionRule('chown'),
+  dd,
+  kill,
+  killall: killByName,
+  pkill: killByName,
+  systemctl,
+  loginctl: (argv, j) => /^(?:poweroff|reboot|halt)$/.test(split(argv).operands[0]?.value ?? '') && j.emit('shutdown'),
+  service: (argv, j) => /^(?:stop|restart)$/.test(split(argv).operands[1]?.value ?? '') && j.emit('service-control'),
+  shutdown: (_, j) => j.emit('shutdown'),
+  reboot: (_, j) => j.emit('shutdown'),
+  halt: (_, j) => j.emit('shutdown'),
+  poweroff: (_, j) => j.emit('shutdown'),
+  init: (argv, j) => /^[06]$/.test(argv[1]?.value ?? '') && j.emit('shutdown'),
+  telinit: (argv, j) => /^[06]$/.test(argv[1]?.value ?? '') && j.emit('shutdown'),
+  git,
+  docker: container,
+  podman: container,
+  nerdctl: container,
+  'docker-compose': (argv, j) => split(argv).operands[0]?.value === 'down' && j.emit('container-destructive'),
+  crontab: (argv, j) => /r/.test(split(argv).flags) && j.emit('crontab-remove'),
+  iptables: (argv, j) => (/F/.test(split(argv).flags) || split(argv).longs.includes('flush')) && j.emit('firewall-flush'),
+  ip6tables: (argv, j) => (/F/.test(split(argv).flags) || split(argv).longs.includes('flush')) && j.emit('firewall-flush'),
+  nft: (argv, j) => argv.some((w) => w.value === 'flush') && j.emit('firewall-flush'),
+  ufw: (argv, j) => /^(?:disable|reset)$/.test(argv[1]?.value ?? '') && j.emit('firewall-flush'),
+  agent: (argv, j) => argv[1]?.value === 'gateway' && /^(?:stop|restart|uninstall)$/.test(argv[2]?.value ?? '') && j.emit('agent-self'),
+  diskutil: (argv, j) => /^(?:erase|zero|secureErase|partition|reformat)/i.test(argv[1]?.value ?? '') && j.emit('disk-tools'),
+  tee: (argv, j) => writes(split(argv).operands, j),
+  cp: (argv, j) => writes(copyTargets(argv, false), j),
+  mv: (argv, j) => writes(copyTargets(argv, true), j),
+  install: (argv, j) => writes(copyTargets(argv, false), j),
+  ln: (argv, j) => writes(copyTargets(argv, false), j),
+  rsync: (argv, j) => writes(copyTargets(argv, false), j),
+  truncate: (argv, j) => writes(split(argv).operands, j),
+  sudoedit: (argv, j) => writes(split(argv).operands, j),
+  sed: (argv, j) => {
+    const { operands, flags, longs } = split(argv)
+    if (/i/.test(flags) || longs.some((l) => l.startsWith('in-place'))) writes(operands, j)
+  },
+  curl: (argv, j) => writes(optionValues(argv, /^-o$|^--output$/), j),
+  wget: (argv, j) => writes(optionValues(argv, /^-O$|^--output-document$/), j),
+  source: (argv, j) => judgeSource(argv, j),
+  '.': (argv, j) => judgeSource(argv, j),
+  eval: (argv, j) => judgeEval(argv, j),
+  del: windowsDelete,
+  erase: windowsDelete,
+  rd: windowsDelete,
+  rmdir: windowsDelete,
+  'remove-item': (argv, j) => argv.some((w) => /^-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?$/i.test(w.value)) && j.emit('windows-delete'),
+}
+
+function windowsDelete(argv: Word[], j: Judge): void {
+  if (argv.some((w) => /^\/s$/i.test(w.value))) j.emit('windows-delete')
+}
+
+const DISK_TOOLS = new Set(['fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted', 'wipefs', 'shred', 'blkdiscard'])
+const MKFS = /^(?:mkfs(?:\..+)?|mke2fs|mkdosfs|mkntfs|mkswap|newfs(?:_.+)?)$/
+
+/** Where cp/mv/install/ln/rsync write: `-t DIR`, else the last operand (mv: every operand moves). */
+function copyTargets(argv: Word[], all: boolean): Word[] {
+  const dir = optionValues(argv, /^-t$|^--target-directory$/)
+  const { operands } = split(argv)
+  if (all) return [...dir, ...operands]
+  return dir.length ? dir : operands.slice(-1)
+}
+
+/** Values of an option given as `-o X`, `--output X` or `--output=X`. */
+function optionValues(argv: Word[], option: RegExp): Word[] {
+  const out: Word[] = []
+  argv.forEach((w, i) => {
+    const [name, value] = w.value.includes('=') && w.value.startsWith('--') ? [w.value.slice(0, w.value.indexOf('=')), w.value.slice(w.value.indexOf('=') + 1)] : [w.value, undefined]
+    if (!option.test(name!)) return
+    if (value !== undefined) out.push({ ...w, value })
+    else if (argv[i + 1]) out.push(argv[i + 1]!)
+  })
+  return out
+}
+
+/** Judges one command after its wrappers: `argv[0]` is the program that runs. */
+export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
+  const program = argv[0]
+  if (!program) return
+  if (!program.literal) return j.emit('dynamic-command')
+  const name = basename(program.value)
+  if (j.cmd.inFunction && program.value === j.cmd.inFunction && (j.cmd.inPipeline || j.cmd.background)) j.emit('fork-bomb')
+  if (j.execTargets.has(scriptPath(program.value))) j.emit('chmod-exec-run')
+  if (argv.some((w) => isProcessEnviron(w.value))) j.emit('process-environ')
+  if (argv.some((w) => DB_CLIENTS.has(basename(w.value)))) sql(argv, j)
+  if (MKFS.test(name)) return j.emit('mkfs')
+  if (DISK_TOOLS.has(name)) return j.emit('disk-tools')
+  const interpreter = interpreterFor(name)
+  if (interpreter) return judgeInterpreter(name, interpreter, argv, j)
+  PROGRAMS[name]?.(argv, j, via)
+}
+
+function sql(argv: Word[], j: Judge): void {
+  const texts = argv.map((w) => w.value)
+  if (j.cmd.stdin?.kind === 'text') texts.push(j.cmd.stdin.text.value)
+  for (const { key, pattern } of SQL_PATTERNS) if (texts.some((t) => pattern.test(t))) j.emit(key)
+}
+
+/** `chmod +x FILE` targets in a script (a later `./FILE` or `sh FILE` runs what was just written). */
+export function execTargetsOf(argv: Word[]): string[] {
+  if (basename(argv[0]?.value ?? '') !== 'chmod') return []
+  const [mode, ...targets] = split(argv).operands
+  return mode && makesExecutable(mode.value) ? targets.map((t) => scriptPath(t.value)) : []
+}
+
