@@ -51,7 +51,8 @@ export function toolPath(raw: unknown, cwd: string, home = homedir()): { path: s
  */
 export function realPath(path: string, cwd = process.cwd()): string {
   // Not join(): it would apply `..` as text before the links are known.
-  return walk(isAbsolute(path) ? path : `${cwd}${sep}${path}`, { links: 0 })
+  const full = isAbsolute(path) ? path : `${cwd}${sep}${path}`
+  return walk(full, { links: 0 })
 }
 
 function walk(path: string, budget: { links: number }): string {
@@ -65,15 +66,16 @@ function walk(path: string, budget: { links: number }): string {
       continue
     }
     const next = join(current, part)
-    let isLink: boolean
+    let info
     try {
-      isLink = lstatSync(next).isSymbolicLink()
+      info = lstatSync(next, { throwIfNoEntry: false })
     } catch {
-      // Missing (or not a folder on the way): the rest cannot be a link yet; `..` cancels lexically,
-      // as mkdir -p and the write itself would see it.
-      return resolve(next, ...parts.slice(i + 1))
+      info = undefined
     }
-    if (!isLink) {
+    // Missing (or not a folder on the way): the rest cannot be a link yet; `..` cancels lexically,
+    // as mkdir -p and the write itself would see it.
+    if (!info) return resolve(next, ...parts.slice(i + 1))
+    if (!info.isSymbolicLink()) {
       current = next
       continue
     }
