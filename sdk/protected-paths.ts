@@ -84,7 +84,8 @@ function walk(path: string, budget: { links: number }): string {
       current = realpathSync.native(next)
     } catch {
       // A dangling link: follow its text, which may itself go through further links.
-      current = walk(resolve(current, readlinkSync(next)), budget)
+      const text = readlinkSync(next)
+      current = walk(isAbsolute(text) ? text : `${current}${sep}${text}`, budget)
     }
   }
   return current

@@ -19,7 +19,7 @@ function fixture(t: import('node:test').TestContext) {
 }
 
 test('realPath resolves links at every level, `..` after a link, and missing tails', (t) => {
-  const { root, agentHome, work } = fixture(t)
+  const { root, home, agentHome, work } = fixture(t)
   symlinkSync(agentHome, join(work, 'cfg'))
   assert.equal(realPath(join(work, 'cfg', '.env')), join(agentHome, '.env'))
   // `cfg/..` is the link target's parent, not `work`.
@@ -30,6 +30,10 @@ test('realPath resolves links at every level, `..` after a link, and missing tai
   // A dangling link resolves to where a write through it lands.
   symlinkSync(join(root, 'home', '.ssh', 'authorized_keys'), join(work, 'keys'))
   assert.equal(realPath(join(work, 'keys')), join(root, 'home', '.ssh', 'authorized_keys'))
+  // A dangling relative link whose text goes through another link: `..` applies after that link.
+  symlinkSync(join(home, '.ssh'), join(work, 'ssh'))
+  symlinkSync('ssh/../.agent/extensions/new.ts', join(work, 'plugin.ts'))
+  assert.equal(realPath(join(work, 'plugin.ts')), join(agentHome, 'extensions', 'new.ts'))
   symlinkSync(join(work, 'loop-b'), join(work, 'loop-a'))
   symlinkSync(join(work, 'loop-a'), join(work, 'loop-b'))
   assert.throws(() => realPath(join(work, 'loop-a', 'x')), /too many symbolic links/)
