@@ -108,3 +108,13 @@ test('the text a person reviews cannot restyle the prompt: control and bidi char
   assert.match(asked[0]!.command, /\nok\\u\{1b\}\[2K\\u\{d\}\\u\{202e\}evil$/)
   assert.equal(existsSync(join(home, '.bashrc')), false)
 })
+
+test('unattended surfaces (API server, cron, webhook) have no one to ask: a protected write is refused', async (t) => {
+  const { runTool, agentHome, work } = await fixture(t)
+  const before = readFileSync(join(agentHome, 'config.yaml'), 'utf8')
+  for (const platform of ['api_server', 'cron', 'webhook']) {
+    const out = await runTool('write_file', { path: join(agentHome, 'config.yaml'), content: 'approvals:\n  mode: off\n' }, { id: `s-${platform}`, cwd: work, source: { platform, chatId: 'x' } })
+    assert.match(String(out.blocked), new RegExp(`did not approve.*no one to ask on ${platform}`), platform)
+  }
+  assert.equal(readFileSync(join(agentHome, 'config.yaml'), 'utf8'), before)
+})
