@@ -17,7 +17,8 @@ import { declaredGuards, fixFor, GuardTable } from './guards.ts'
 import { settingProblems, type ConfigOwner } from './setting-check.ts'
 import { discoverFolder, discoverPlugins, type Candidate } from './loader/discover.ts'
 import { importDefinition } from './loader/import.ts'
-import { AGENT_ROOT, forgetModulesUnder } from './loader/jiti.ts'
+import { AGENT_ROOT } from './loader/jiti.ts'
+import { buildVersion } from './loader/version.ts'
 import { createLogger, type LogSink } from './log.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { Registry } from './registry.ts'
@@ -252,10 +253,11 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     return Array.isArray(disabled) && disabled.includes(name)
   }
 
-  async function importRecord(candidate: Candidate): Promise<ExtensionRecord> {
+  /** `whole`: a folder found while running is built whole too, as a reload would be. */
+  async function importRecord(candidate: Candidate, whole = false): Promise<ExtensionRecord> {
     const record: ExtensionRecord = { info: { name: candidate.name, version: '0.0.0', source: candidate.source, state: 'failed', path: candidate.dir }, candidate }
     try {
-      const definition = await importDefinition(candidate)
+      const definition = await importDefinition(candidate, whole ? buildVersion(candidate.dir) : undefined)
       record.definition = definition
       record.info.name = definition.name
       record.info.version = definition.version ?? '0.0.0'
@@ -298,7 +300,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
         records.set(problem.name, { info: { name: problem.name, version: '0.0.0', source: 'plugin', state: 'failed', reason: problem.reason, path: problem.path } })
         log.error(`plugin "${problem.name}" failed: ${problem.reason}`)
       }
-      const imported = await Promise.all(list.map(importRecord))
+      const imported = await Promise.all(list.map((c) => importRecord(c)))
       for (const inline of options.inline ?? []) imported.push(inlineRecord(inline))
       const accepted = imported.filter(registerRecord)
       for (const record of accepted) if (record.info.state === 'failed') log.error(`extension "${record.info.name}" failed: ${record.info.reason}`)
@@ -327,18 +329,18 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       // A new folder: discover it.
       const candidate = candidates().list.find((c) => c.name === name)
       if (!candidate) return { name, ok: false, reason: 'no such extension' }
-      const fresh = await importRecord(candidate)
+      const fresh = await importRecord(candidate, true)
       if (!registerRecord(fresh)) return { name, ok: false, reason: fresh.info.reason }
       await setupRecord(fresh)
       if (fresh.staged) await replayReady(name, fresh.staged)
       return { name, ok: fresh.info.state === 'loaded', reason: fresh.info.reason }
     }
-    forgetModulesUnder(record.candidate.dir)
     let definition: ExtensionDefinition<any>
     let staged: StagedRecord
     let guarded: string[] | undefined
     try {
-      definition = await importDefinition(record.candidate)
+      // Built whole (every file compiled) before the swap; the running version keeps its own modules.
+      definition = await importDefinition(record.candidate, buildVersion(record.candidate.dir))
       if (definition.name !== record.info.name) throw new AgentError('E_EXTENSION', `the extension's name changed from "${record.info.name}" to "${definition.name}"; restart to rename`)
       guarded = declaredGuards(definition)
       // With no version left running, what the new one guards refuses even if it fails to build.

@@ -1,10 +1,11 @@
-// Imports an extension's entry file through jiti and checks the shape of its default export before
-// anything of it runs further.
+// Imports an extension's entry file (through jiti, or from a version built whole for a hot swap) and
+// checks the shape of its default export before anything of it runs further.
 
 import { AgentError, errorMessage } from '../../sdk/errors.ts'
 import type { ExtensionDefinition } from '../../sdk/types.ts'
 import type { Candidate } from './discover.ts'
 import { sharedJiti } from './jiti.ts'
+import { importFromVersion, type ExtensionVersion } from './version.ts'
 
 const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 
@@ -24,10 +25,10 @@ export function checkDefinition(value: unknown, where: string): ExtensionDefinit
   return def as ExtensionDefinition<any>
 }
 
-export async function importDefinition(candidate: Candidate): Promise<ExtensionDefinition<any>> {
+export async function importDefinition(candidate: Candidate, version?: ExtensionVersion): Promise<ExtensionDefinition<any>> {
   let module: unknown
   try {
-    module = await sharedJiti().import(candidate.entry, { default: true })
+    module = version ? importFromVersion(version, candidate.entry) : await sharedJiti().import(candidate.entry, { default: true })
   } catch (error) {
     const message = errorMessage(error)
     throw new AgentError('E_EXTENSION', message.includes(candidate.entry) ? message : `${candidate.entry}: ${message}`, { cause: error })

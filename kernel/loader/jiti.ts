@@ -1,23 +1,4 @@
-// The kernel's view of the loader: the shared jiti instance (kernel/loader/bootstrap.mjs) and
-// forgetting an extension's modules so a hot reload reads its files afresh.
-
-import { createRequire } from 'node:module'
-import { sep } from 'node:path'
+// The kernel's view of the loader: the shared jiti instance (kernel/loader/bootstrap.mjs). A hot
+// reload does not forget its modules: the new version is built whole in version.ts, with its own.
 
 export { AGENT_ROOT, SDK_ALIASES, sharedJiti } from './bootstrap.mjs'
-
-const requireCjs = createRequire(import.meta.url)
-
-/** Forgets every module loaded from below `dir` (not its node_modules), so the next import is fresh. */
-export function forgetModulesUnder(dir: string): number {
-  const prefix = dir.endsWith(sep) ? dir : dir + sep
-  let count = 0
-  for (const key of Object.keys(requireCjs.cache)) {
-    // Plugins live under <home>/plugins/node_modules/: only dependencies *below* the folder are kept.
-    if (key.startsWith(prefix) && !key.slice(prefix.length).includes(`node_modules${sep}`)) {
-      delete requireCjs.cache[key]
-      count++
-    }
-  }
-  return count
-}

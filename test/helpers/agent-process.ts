@@ -18,6 +18,8 @@ export interface RunOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error'
   /** runAgent: kill and reject after this long (default 60 s). */
   timeoutMs?: number
+  /** Another copy of the agent's bin (a benchmark editing a copy of the sources); default this one. */
+  bin?: string
 }
 
 function childEnv(options: RunOptions): NodeJS.ProcessEnv {
@@ -72,7 +74,7 @@ export interface RunningAgent {
 
 /** Starts a long-running `agent …` (e.g. `gateway run`); stop it in `t.after`. */
 export function startAgent(args: string[], options: RunOptions): RunningAgent {
-  const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: childEnv(options), cwd: options.cwd ?? options.home, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [options.bin ?? AGENT_BIN, ...args], { env: childEnv(options), cwd: options.cwd ?? options.home, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   const waiters = new Set<() => void>()

@@ -19,9 +19,9 @@ export default defineExtension({ name: 'live', setup(api) {
 } })
 `
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const end = Date.now() + timeoutMs
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not reached in time')
     await sleep(20)
   }
@@ -151,4 +151,46 @@ test('installed plugins (under plugins/node_modules) hot-reload, and reload by p
   assert.deepEqual(byPackage, { name: 'live', ok: true })
   assert.equal(await value(), 22)
   assert.equal(kernel.extensions().filter((e) => e.name === 'live' || e.name === 'agent-live').length, 1, 'no duplicate record')
+})
+
+test('a syntax error saved into a lazily imported file keeps the old version answering, reported with file:line:col', async (t) => {
+  const home = tempDir(t)
+  const dir = join(home, 'extensions', 'lazy')
+  mkdirSync(dir, { recursive: true })
+  // index.ts stays the same; the answer comes from a module imported on first use.
+  writeFileSync(join(dir, 'index.ts'), `import { defineExtension } from 'agent/sdk'
+export default defineExtension({ name: 'lazy', setup(api) {
+  api.tools.register({ name: 'lazy_tool', description: 'd', parameters: {}, execute: async () => (await import('./answer.ts')).answer() })
+} })
+`)
+  const answer = (text: string) => writeFileSync(join(dir, 'answer.ts'), `export function answer(): string {\n  return ${JSON.stringify(text)}\n}\n`)
+  const broken = () => writeFileSync(join(dir, 'answer.ts'), 'export function answer(): string {\n  return "half written";;\n  const = 1\n}\n')
+  answer('v1')
+  const lines: string[] = []
+  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'info', logSink: { write: (line) => lines.push(line) } })
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  await kernel.start('gateway')
+  const call = () => Promise.resolve(kernel.registries.tools.get('lazy_tool').execute({})).then(String, (error: Error) => `error: ${error.message}`)
+  assert.equal(await call(), 'v1')
+
+  broken()
+  await until(() => lines.some((l) => l.includes('reload of "lazy" failed')))
+  const report = lines.find((l) => l.includes('reload of "lazy" failed'))!
+  assert.match(report, new RegExp(`reload of "lazy" failed, keeping the previous version: ${join(dir, 'answer.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:\\d+: `))
+  assert.ok(!lines.some((l) => l.includes('reloaded "lazy"')), 'a broken save is never reported as reloaded')
+  assert.equal(await call(), 'v1', 'the old version still answers')
+  assert.match(kernel.extensions().find((e) => e.name === 'lazy')!.reason!, /previous version still running.*answer\.ts:3:/)
+
+  answer('v2')
+  await until(() => lines.some((l) => l.includes('reloaded "lazy"')))
+  assert.equal(kernel.extensions().find((e) => e.name === 'lazy')!.state, 'loaded')
+  // The new version's lazy module was compiled at build time: breaking the file again before its
+  // first use does not reach it (the failed reload keeps this version, which still answers v2).
+  lines.length = 0
+  broken()
+  await until(() => lines.some((l) => l.includes('reload of "lazy" failed')))
+  assert.equal(await call(), 'v2')
+  answer('v3')
+  await until(async () => (await call()) === 'v3')
 })
