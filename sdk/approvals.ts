@@ -47,6 +47,8 @@ export type ApprovalPrompt = (request: ApprovalRequest) => Promise<ApprovalChoic
 export interface ApprovalsService {
   /** Judges a command on its shell parse (the parser loads on the first call; rejects if it cannot). */
   assess(command: string): Promise<CommandAssessment>
+  /** The same judgement, synchronous once the parser has loaded (for judging many lines, e.g. a scan). */
+  judge(): Promise<(command: string) => CommandAssessment>
   /** Requests waiting for an answer, oldest first. */
   pending(filter?: { sessionId?: string; platform?: string; chatId?: string }): ApprovalRequest[]
   /** Answers one pending request; false when it is no longer pending. */

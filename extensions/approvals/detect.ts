@@ -3,7 +3,7 @@
 // judged after its wrappers by the per-program rules, and every redirection by its target.
 
 import { FINDINGS, type FindingKey } from './patterns.ts'
-import { isProcessEnviron, writeTargetKey } from './paths.ts'
+import { isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { execTargetsOf, judgeProgram, type Judge } from './rules.ts'
 import { parseScript, shellParser, type ParsedScript } from './shell-parse.ts'
 import { unwrap } from './wrappers.ts'
@@ -19,10 +19,8 @@ export interface Assessment {
   dangerous: Finding[]
 }
 
-export interface AssessOptions {
-  /** The agent's home: writes into it need approval. */
-  agentHome?: string
-}
+/** The agent's home (writes into it need approval) and the command's working directory. */
+export type AssessOptions = PathContext
 
 /** `sh -c "sh -c '…'"` nests; deeper than this is not something a person writes. */
 const MAX_DEPTH = 8
@@ -31,28 +29,35 @@ const DESCRIPTOR = /^(?:\d+-?|-)$/
 
 /** Parses and judges `command`; rejects if the parser cannot load (callers must refuse then). */
 export async function assessCommand(command: string, options: AssessOptions = {}): Promise<Assessment> {
+  return (await commandJudge())(command, options)
+}
+
+/** Loads the parser, then judges synchronously (for callers that judge many lines, e.g. a scan). */
+export async function commandJudge(): Promise<(command: string, options?: AssessOptions) => Assessment> {
   const parser = await shellParser()
-  const keys = new Set<FindingKey>()
-  const judgeScript = (source: string, depth: number): void => {
-    if (depth > MAX_DEPTH) return void keys.add('unparseable')
-    const script = parseScript(parser, source)
-    if (script.hasError) keys.add('unparseable')
-    judgeRedirects(script, options, keys)
-    const execTargets = new Set(script.commands.flatMap((c) => execTargetsOf(unwrap(c.words).argv)))
-    for (const cmd of script.commands) {
-      const j: Judge = {
-        emit: (key) => void keys.add(key),
-        script: (body: Word) => (body.literal ? judgeScript(body.value, depth + 1) : void keys.add('inline-script')),
-        argv: (words, via) => judgeWords(words, via, j),
-        cmd,
-        execTargets,
-        agentHome: options.agentHome,
+  return (command, options = {}) => {
+    const keys = new Set<FindingKey>()
+    const judgeScript = (source: string, depth: number): void => {
+      if (depth > MAX_DEPTH) return void keys.add('unparseable')
+      const script = parseScript(parser, source)
+      if (script.hasError) keys.add('unparseable')
+      judgeRedirects(script, options, keys)
+      const execTargets = new Set(script.commands.flatMap((c) => execTargetsOf(unwrap(c.words).argv)))
+      for (const cmd of script.commands) {
+        const j: Judge = {
+          emit: (key) => void keys.add(key),
+          script: (body: Word) => (body.literal ? judgeScript(body.value, depth + 1) : void keys.add('inline-script')),
+          argv: (words, via) => judgeWords(words, via, j),
+          cmd,
+          execTargets,
+          paths: options,
+        }
+        judgeWords(cmd.words, [], j)
       }
-      judgeWords(cmd.words, [], j)
     }
+    judgeScript(command.normalize('NFKC'), 0)
+    return toAssessment(keys)
   }
-  judgeScript(command.normalize('NFKC'), 0)
-  return toAssessment(keys)
 }
 
 function judgeWords(words: Word[], outer: string[], j: Judge): void {
@@ -64,10 +69,11 @@ function judgeWords(words: Word[], outer: string[], j: Judge): void {
 function judgeRedirects(script: ParsedScript, options: AssessOptions, keys: Set<FindingKey>): void {
   for (const { op, target } of script.redirects) {
     if (op.includes('>') && !DESCRIPTOR.test(target.value)) {
-      const key = writeTargetKey(target.value, options.agentHome)
+      const key = writeTargetKey(target.value, options)
       if (key) keys.add(key)
     }
     if (op.startsWith('<') && isProcessEnviron(target.value)) keys.add('process-environ')
+    else if (op.startsWith('<') && isSecretRead(target.value, options)) keys.add('secret-read')
   }
 }
 

@@ -6,7 +6,7 @@
 import { APPROVALS_SERVICE, defineExtension, errorMessage, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
-import { assessCommand } from './detect.ts'
+import { assessCommand, commandJudge } from './detect.ts'
 import { assessFileWrite, WriteGrants } from './file-guard.ts'
 import { commandTools, FAIL_CLOSED_TOOLS } from './guarded.ts'
 import { PendingApprovals } from './pending.ts'
@@ -75,7 +75,7 @@ export default defineExtension<ApprovalsConfig>({
       if (typeof command !== 'string') return undefined
       let assessment: Awaited<ReturnType<typeof assessCommand>>
       try {
-        assessment = await assessCommand(command, { agentHome: api.settings.home })
+        assessment = await assessCommand(command, { agentHome: api.settings.home, cwd: event.session.cwd })
       } catch (error) {
         // Fail closed: without the shell parser no command can be judged.
         return block(`BLOCKED: approvals could not judge this command (shell parser unavailable: ${errorMessage(error)}). Check the tree-sitter-bash install.`)
@@ -124,6 +124,10 @@ export default defineExtension<ApprovalsConfig>({
 
     const service: ApprovalsService = {
       assess: (command) => assessCommand(command, { agentHome: api.settings.home }),
+      judge: async () => {
+        const judge = await commandJudge()
+        return (command) => judge(command, { agentHome: api.settings.home })
+      },
       pending: (filter) => pending.list(filter),
       resolve: async (id, choice, reason) => pending.settle(id, choice, reason),
       denyAll: (sessionId, reason = 'the session was reset') => pending.denyAll(reason, { sessionId }),

@@ -1,7 +1,11 @@
 // Path shapes for the command rules: which delete targets are the root, a system directory or a home,
-// and which write targets are protected (block devices, /etc, credentials and shell start-up files, the
-// agent's home). Works on resolved words: UNKNOWN parts and globs may match anything in their segment.
+// and which write or read targets are protected (raw block devices here; the rest is the sdk's
+// protected-paths classifier, applied lexically). Works on resolved words: UNKNOWN parts and globs
+// may match anything in their segment.
 
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathClassifier, type PathClass, type PathClassifier } from 'agent/sdk'
 import { UNKNOWN } from './words.ts'
 
 export interface PathShape {
@@ -79,30 +83,70 @@ export function deleteTargetKey(value: string): 'rm-root' | 'rm-system-dir' | 'r
 }
 
 const BLOCK_DEVICE = /^\/dev\/(?:sd|nvme|hd|mmcblk|vd|xvd|disk|rdisk|md|dm-|mapper\/|loop|sr)[^/]*$/
-/** Files in a home that hold credentials or run at shell start. */
-const HOME_PROTECTED = /^(?:\.ssh(?:\/|$)|\.(?:bash(?:rc|_profile|_login|_logout)|profile|zshrc|zprofile|zshenv|zlogin|zlogout|kshrc|cshrc|tcshrc|netrc|npmrc|pypirc|git-credentials|gitconfig)$|\.gnupg(?:\/|$)|\.aws\/|\.kube\/|\.docker\/config\.json$|\.config\/(?:gh|fish|git)\/)/
+
+export interface PathContext {
+  /** The agent's home (default: AGENT_HOME, else ~/.agent). */
+  agentHome?: string
+  /** The command's working directory, for relative targets. */
+  cwd?: string
+}
 
 export type WriteKey = 'redirect-block-device' | 'system-config-write' | 'credential-files' | 'agent-config'
 
-/** Writing to this path needs approval (or is never allowed, for a block device). */
-export function writeTargetKey(value: string, agentHome?: string): WriteKey | undefined {
+const classifiers = new Map<string, PathClassifier>()
+/** One classifier per agent home (it resolves the spellings of its roots once). */
+function classifierFor(agentHome: string | undefined): PathClassifier {
+  const home = agentHome ?? process.env.AGENT_HOME ?? join(homedir(), '.agent')
+  let classifier = classifiers.get(home)
+  if (!classifier) classifiers.set(home, (classifier = pathClassifier({ agentHome: home })))
+  return classifier
+}
+
+/**
+ * The absolute spellings a shell word may name: `~`-paths, any user's home taken as this user's
+ * (`sudo tee /root/.ssh/…`), and a relative path both from the working directory and from the
+ * home (a `cd` earlier in the same command may have moved there).
+ */
+function candidates(value: string, cwd: string | undefined): string[] {
   const shape = pathShape(value)
-  const path = (shape.base === 'root' ? '/' : shape.base === 'home' ? '~/' : '') + shape.segments.join('/')
-  if (BLOCK_DEVICE.test(path)) return 'redirect-block-device'
-  if (/^\/(?:private\/)?etc\//.test(path)) return 'system-config-write'
-  const inHome = shape.base === 'home' ? shape.segments.join('/') : shape.base === 'relative' ? path : /^\/(?:home\/[^/]+|Users\/[^/]+|root)\/(.*)$/.exec(path)?.[1]
-  if (inHome !== undefined && HOME_PROTECTED.test(inHome)) return 'credential-files'
-  if (inHome !== undefined && /^\.agent(?:\/|$)/.test(inHome)) return 'agent-config'
-  if (shape.base === 'relative' && /^\.env$/.test(path)) return 'agent-config'
-  if (agentHome && shape.base === 'root') {
-    const home = pathShape(agentHome).segments.join('/')
-    const here = shape.segments.join('/')
-    if (home && (here === home || here.startsWith(`${home}/`))) return 'agent-config'
+  const rest = shape.segments.join('/')
+  if (shape.base === 'home') return [`~/${rest}`]
+  if (shape.base === 'relative') return [...(cwd ? [resolve(cwd, rest)] : []), `~/${rest}`]
+  const other = /^(?:home\/[^/]+|Users\/[^/]+|root)(?:\/(.*))?$/.exec(rest)
+  return other ? [`/${rest}`, `~/${other[1] ?? ''}`] : [`/${rest}`]
+}
+
+function classify(value: string, ctx: PathContext): PathClass[] {
+  const classifier = classifierFor(ctx.agentHome)
+  return candidates(value, ctx.cwd).map((path) => classifier.lexical(path))
+}
+
+/** Writing to this path needs approval (or is never allowed, for a raw block device). */
+export function writeTargetKey(value: string, ctx: PathContext = {}): WriteKey | undefined {
+  const shape = pathShape(value)
+  const path = shape.base === 'root' ? `/${shape.segments.join('/')}` : undefined
+  if (path && BLOCK_DEVICE.test(path)) return 'redirect-block-device'
+  if (path?.startsWith('/dev/')) return undefined // /dev/null, /dev/stderr, a tty
+  // Project-local settings and secrets (`./.agent/config.yaml`, `./.env`).
+  if (shape.base === 'relative' && /^(?:\.agent|\.env)$/.test(shape.segments[0] ?? '')) return 'agent-config'
+  // The default agent home, whatever AGENT_HOME says for this process.
+  if (shape.base === 'home' && shape.segments[0] === '.agent') return 'agent-config'
+  for (const found of classify(value, ctx)) {
+    if (found.kind === 'ordinary') continue
+    if (found.area === 'agent-home') return 'agent-config'
+    if (found.area === 'user') return 'credential-files'
+    return 'system-config-write'
   }
   return undefined
 }
 
+/** Reading this path shows secrets: private keys, credentials, the agent's .env, a process environment. */
+export function isSecretRead(value: string, ctx: PathContext = {}): boolean {
+  if (!/^[/~]/.test(value)) return false
+  return classify(value, ctx).some((found) => found.kind === 'secret')
+}
+
 /** Another process's environment (where secrets live): `/proc/<pid>/environ`. */
 export function isProcessEnviron(value: string): boolean {
-  return /^\/proc\/[^/]+\/environ$/.test('/' + pathShape(value).segments.join('/')) && value.startsWith('/')
+  return value.startsWith('/') && /^\/proc\/.+\/environ$/.test(`/${pathShape(value).segments.join('/')}`)
 }

@@ -52,7 +52,7 @@ export const FINDINGS = {
   'inline-script': dangerous('run an inline script (python -c, node -e, perl -e, sh -c with a run-time body …)'),
   'heredoc-script': dangerous('run a script from a heredoc or here-string'),
   'git-destructive': dangerous('destructive git operation (reset --hard, force push, clean -f, branch -D)'),
-  'credential-files': dangerous('write to SSH, shell start-up or credential files'),
+  'credential-files': dangerous('write to SSH, shell start-up, credential or login files'),
   'agent-config': dangerous("write into the agent's own home (config, .env, extensions) or project settings"),
   'agent-self': dangerous('stop or kill the agent itself'),
   'container-destructive': dangerous('stop, kill or prune containers'),
@@ -63,6 +63,7 @@ export const FINDINGS = {
   'dynamic-command': dangerous('program name only known at run time ($VAR, $(…), glob)'),
   eval: dangerous('eval of a string as shell code'),
   'process-environ': dangerous("read of a process's environment (/proc/*/environ)"),
+  'secret-read': dangerous("read of a secret file (private keys, credentials, the agent's .env)"),
   unparseable: dangerous('command the shell parser could not read completely'),
 } as const satisfies Record<string, FindingInfo>
 

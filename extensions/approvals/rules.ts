@@ -3,7 +3,7 @@
 // clients, writes onto protected paths. Programs that run code are in interpreters.ts.
 
 import { interpreterFor, judgeEval, judgeInterpreter, judgeSource, scriptPath } from './interpreters.ts'
-import { deleteTargetKey, isProcessEnviron, writeTargetKey } from './paths.ts'
+import { deleteTargetKey, isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
 import type { SimpleCommand } from './shell-parse.ts'
 import { basename, skipOptions } from './wrappers.ts'
@@ -19,7 +19,8 @@ export interface Judge {
   cmd: SimpleCommand
   /** Files a `chmod +x` of the same script made executable. */
   execTargets: Set<string>
-  agentHome?: string
+  /** Agent home and working directory, for protected paths. */
+  paths: PathContext
 }
 
 type Rule = (argv: Word[], j: Judge, via: string[]) => void
@@ -41,7 +42,7 @@ function split(argv: Word[], from = 1): { operands: Word[]; flags: string; longs
 
 const writes = (targets: Word[], j: Judge) => {
   for (const t of targets) {
-    const key = writeTargetKey(t.value, j.agentHome)
+    const key = writeTargetKey(t.value, j.paths)
     if (key) j.emit(key)
   }
 }
@@ -206,6 +207,8 @@ function windowsDelete(argv: Word[], j: Judge): void {
   if (argv.some((w) => /^\/s$/i.test(w.value))) j.emit('windows-delete')
 }
 
+/** They use a private key without showing it (`ssh -i ~/.ssh/id_ed25519`). */
+const SSH_TOOLS = new Set(['ssh', 'scp', 'sftp', 'ssh-add', 'ssh-keygen', 'ssh-copy-id', 'rsync', 'git'])
 const DISK_TOOLS = new Set(['fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted', 'wipefs', 'shred', 'blkdiscard'])
 const MKFS = /^(?:mkfs(?:\..+)?|mke2fs|mkdosfs|mkntfs|mkswap|newfs(?:_.+)?)$/
 
@@ -238,6 +241,7 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   if (j.cmd.inFunction && program.value === j.cmd.inFunction && (j.cmd.inPipeline || j.cmd.background)) j.emit('fork-bomb')
   if (j.execTargets.has(scriptPath(program.value))) j.emit('chmod-exec-run')
   if (argv.some((w) => isProcessEnviron(w.value))) j.emit('process-environ')
+  else if (!SSH_TOOLS.has(name) && argv.slice(1).some((w) => isSecretRead(w.value, j.paths))) j.emit('secret-read')
   if (argv.some((w) => DB_CLIENTS.has(basename(w.value)))) sql(argv, j)
   if (MKFS.test(name)) return j.emit('mkfs')
   if (DISK_TOOLS.has(name)) return j.emit('disk-tools')

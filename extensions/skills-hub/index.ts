@@ -52,7 +52,7 @@ export default defineExtension<HubExtensionConfig>({
         limits: { timeoutMs: api.config.timeout_seconds * 1000, maxBytes: 1024 * 1024, signal: api.signal },
         skills: api.services.require<SkillsService>(SKILLS_SERVICE),
         log: api.log,
-        assess: approvals ? (command) => approvals.assess(command) : undefined,
+        judge: approvals ? () => approvals.judge() : undefined,
       }
     }
 
