@@ -6,6 +6,7 @@ import type { Context as KoaContext, Next as KoaNext } from 'koa'
 import type { HookHandles } from './hooks.ts'
 import type { ModelClient } from './model.ts'
 import type { ChatConversation } from './chat.ts'
+import type { SecretEntry } from './secret-matcher.ts'
 
 export type JsonSchema = { [key: string]: unknown }
 export type Dispose = () => void | Promise<void>
@@ -122,7 +123,13 @@ export interface Settings {
   setEnv(name: string, value: string | undefined): Promise<void>
   /** A deep copy of the whole config document. */
   all(): Record<string, unknown>
-  /** Values of secret-named variables (environment and .env), for redaction in logs and errors. */
+  /**
+   * Every secret the agent knows, with its name: secret-named variables of the environment and of
+   * .env, credential-shaped .env values, and credentials in the config (api_key, token, secret,
+   * password keys; key_env targets; passwords inside URLs). Too short or common values are left out.
+   */
+  secretEntries(): SecretEntry[]
+  /** The values of secretEntries(), for redaction in logs and errors. */
   secretValues(): string[]
 }
 

@@ -2,7 +2,7 @@
 // that loading the extension (every `agent --help`) stays cheap: the request handlers, the run
 // admission, and the state.db store.
 
-import { DATABASE_SERVICE, errorMessage, HTTP_SERVICE, RUNTIME_SERVICE, type AdapterContext, type DatabaseService, type ExtensionApi, type HttpContext, type HttpService } from 'agent/sdk'
+import { DATABASE_SERVICE, errorMessage, HTTP_SERVICE, knownSecretsRedactor, RUNTIME_SERVICE, type AdapterContext, type DatabaseService, type ExtensionApi, type HttpContext, type HttpService } from 'agent/sdk'
 import { chatCompletions, type HandlerDeps } from './chat-completions.ts'
 import type { ApiServerConfig, ServerOptions } from './options.ts'
 import { createResponse, deleteResponse, getResponse } from './responses.ts'
@@ -28,6 +28,7 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
     () => api.services.require<DatabaseService>(DATABASE_SERVICE),
     options().capacity,
     (error) => api.log.warn(`could not record session heads: ${errorMessage(error)}`),
+    () => knownSecretsRedactor(api.settings),
   )
   const deps: HandlerDeps = { options, runs: () => runs, store: () => store, services: api.services, warn: (message) => api.log.warn(message) }
   return {

@@ -10,7 +10,7 @@
 // rest of the server's work. Until flushed, the pending map answers in their place.
 
 import type BetterSqlite3 from 'better-sqlite3'
-import type { ChatMessage, DatabaseService, Migration, SqliteDatabase } from 'agent/sdk'
+import { redactDeep, type ChatMessage, type DatabaseService, type Migration, type SqliteDatabase } from 'agent/sdk'
 
 type Statement = BetterSqlite3.Statement
 
@@ -93,6 +93,8 @@ export class ApiStore {
     private readonly database: () => DatabaseService,
     private readonly capacity: number,
     private readonly onFlushError: (error: unknown) => void = () => {},
+    /** The current known-secrets redactor: stored responses and transcripts go through it. */
+    private readonly redactor: () => (text: string) => string = () => (text) => text,
   ) {}
 
   /** Opens (and migrates) on first use; cheap afterwards. */
@@ -203,7 +205,10 @@ export class ApiStore {
 
   /** Stores (or replaces) a response durably, moves its conversation's head to it, and evicts past capacity. */
   put(record: StoredResponse, createdAt: number): void {
-    this.#stmts().putTx(record, createdAt)
+    // What the client sent (history, input, instructions) may hold a secret the agent knows: never stored.
+    const redact = this.redactor()
+    const cleared = { ...record, response: redactDeep(record.response, redact), transcript: redactDeep(record.transcript, redact), instructions: record.instructions === undefined ? undefined : redact(record.instructions) }
+    this.#stmts().putTx(cleared, createdAt)
   }
 
   delete(id: string): boolean {

@@ -26,6 +26,7 @@ import { estimateTokens, compressionSettings } from './context.ts'
 import { openConversation, type Conversation } from './conversation.ts'
 import { resolveClient } from './models.ts'
 import { buildSystemPrompt, personalityPrompt } from './prompt.ts'
+import { runRedaction } from './redaction.ts'
 import { runtimeSettings } from './settings.ts'
 import { ensureCallIds, offeredTools, runBatch, schemaChars, toolSchemas } from './tools.ts'
 import { addUsage, emptyUsage, pricedUsage } from './usage.ts'
@@ -107,8 +108,12 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const skills = skillsPrompt(api, request.skills, tools.some((t) => t.definition.name === 'skill_view'))
 
   const cwd = request.cwd ?? process.cwd()
-  const input: ChatMessage = { role: 'user', content: request.input }
-  const conv = await openConversation(api, request, { cwd, model: client.model, provider: client.provider, input })
+  // What is stored and what the model reads carries no known secret (the model request is cleared
+  // again as a whole below, so a beforeModelRequest tap cannot bring one back).
+  const redaction = runRedaction(api)
+  const input: ChatMessage = redaction.message({ role: 'user', content: request.input })
+  const history = request.history?.map((m) => redaction.message(m))
+  const conv = await openConversation(api, history ? { ...request, history } : request, { cwd, model: client.model, provider: client.provider, input })
   const store = conv.store
 
   // Personality: asked for now (and remembered by the session), else the session's, else config's.
@@ -185,11 +190,11 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
       }
       await maybeCompress()
       const base: ModelRequest = { model: client.model, messages: [systemMessage(), ...conv.messages], ...(schemas.length ? { tools: schemas } : {}), ...(reasoningEffort ? { reasoningEffort } : {}) }
-      const modelRequest = await api.hooks.beforeModelRequest.promise(base, { sessionId: conv.sessionId, source })
+      const modelRequest = redaction.request((await api.hooks.beforeModelRequest.promise(base, { sessionId: conv.sessionId, source })) ?? base)
       emit({ type: 'model.call', iteration: apiCalls + 1 })
       let response: ModelResponse
       try {
-        response = await client.complete(modelRequest ?? base, {
+        response = await client.complete(modelRequest, {
           signal,
           ...(request.onEvent ? { onDelta: (d) => { if (d.content) emit({ type: 'delta', text: d.content }); if (d.reasoning) emit({ type: 'reasoning', text: d.reasoning }) } } : {}),
         })
@@ -205,18 +210,21 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
       addUsage(usage, callUsage)
       emit({ type: 'usage', usage: callUsage })
       observe({ type: 'model.call', sessionId: conv.sessionId, iteration: apiCalls, usage: callUsage, model: client.model })
-      if (response.reasoning) lastReasoning = response.reasoning
       const calls = (response.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments ?? '' }))
       ensureCallIds(calls, apiCalls)
-      const assistant: ChatMessage = { role: 'assistant', content: response.content ?? null }
+      // The calls run as the model sent them; what is stored and answered is cleared of secrets.
+      let assistant: ChatMessage = { role: 'assistant', content: response.content ?? null }
       if (calls.length) assistant.toolCalls = calls
       if (response.reasoning) assistant.reasoning = response.reasoning
+      assistant = redaction.message(assistant)
+      if (assistant.reasoning) lastReasoning = assistant.reasoning
       measured = { tokens: callUsage.inputTokens, messages: conv.messages.length }
       // A final answer records the exit in the same write as the message.
       await persist([assistant], callUsage, 1, calls.length === 0 ? 'completed' : undefined)
-      if (typeof response.content === 'string' && response.content) answer = response.content
+      const content = typeof assistant.content === 'string' ? assistant.content : undefined
+      if (content) answer = content
       if (calls.length === 0) {
-        answer = response.content ?? ''
+        answer = content ?? ''
         exitReason = 'completed'
         break
       }
@@ -226,6 +234,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
         session: { id: conv.sessionId, cwd, ...(request.source ? { source: request.source } : {}), extra: { ...request.extra } },
         signal,
         maxResultChars: config.toolResultMaxChars,
+        redact: redaction.text,
         abortGraceMs: config.toolAbortGraceMs,
         emit,
         observe,

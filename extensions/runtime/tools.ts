@@ -1,7 +1,8 @@
 // Which tools a run offers, and how one batch of tool calls runs: ids made unique (a provider may
 // send none), arguments parsed, beforeToolCall consulted (a block or a failing guard stops the call,
-// fail closed), the tool executed, its result capped and passed through afterToolCall. Calls that
-// modify files run one after another in the model's order; the others run in parallel.
+// fail closed), the tool executed, its result passed through afterToolCall, cleared of known secrets
+// and capped. Calls that modify files run one after another in the model's order; the others run in
+// parallel.
 
 import { errorMessage, toolEnabled, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
 
@@ -117,6 +118,8 @@ export interface BatchContext {
   session: ToolSession
   signal: AbortSignal
   maxResultChars: number
+  /** Replaces known secrets (throws when they cannot be read: the result is then withheld). */
+  redact(text: string): string
   emit(event: RunEvent): void
   observe(event: Record<string, unknown> & { type: string }): void
 }
@@ -146,7 +149,7 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   } else {
     const session: ToolSession = {
       ...ctx.session,
-      progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name: call.name, text: line }),
+      progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name: call.name, text: withheld(line, ctx) }),
     }
     const event: ToolCallEvent = { tool: call.name, toolset: offered.toolset, callId: call.id, input: parsed.input, session, modifiesFiles: offered.definition.modifiesFiles === true, signal: ctx.signal }
     const outcome = await guardedExecute(offered.definition, event, ctx)
@@ -154,11 +157,23 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
     text = outcome.result
   }
   if (ctx.signal.aborted && !ok) text = text || 'Interrupted: the run was stopped before this tool finished.'
-  const result = capResult(text, ctx.maxResultChars)
+  // After every tap and before the cap (a cut could leave half a secret): nothing can skip this step.
+  const redacted = withheld(text, ctx)
+  if (redacted !== text && redacted.startsWith('Error: output withheld')) ok = false
+  const result = capResult(redacted, ctx.maxResultChars)
   const resultBytes = Buffer.byteLength(result)
   ctx.emit({ type: 'tool.end', callId: call.id, name: call.name, ok, resultBytes, result })
   ctx.observe({ type: 'tool.call', tool: call.name, callId: call.id, ok, argsBytes, resultBytes })
   return { call, ok, result, trace: { tool: call.name, callId: call.id, argsBytes, resultBytes, status: ok ? 'ok' : 'error' } }
+}
+
+/** `text` without known secrets; when they cannot be read, nothing of it (fail closed). */
+function withheld(text: string, ctx: BatchContext): string {
+  try {
+    return ctx.redact(text)
+  } catch (error) {
+    return `Error: output withheld: the known secrets could not be read to redact it (${errorMessage(error)}).`
+  }
 }
 
 /** beforeToolCall → execute → afterToolCall. Never throws: every failure becomes text for the model. */

@@ -1,7 +1,7 @@
 // The `sessions` service (sessions and messages in state.db, titles, lineage, FTS search) and the
 // `agent sessions` command. Nothing is opened in setup: the schema is migrated on first use.
 
-import { DATABASE_SERVICE, defineExtension, SESSIONS_SERVICE, type DatabaseService, type SessionStore } from 'agent/sdk'
+import { DATABASE_SERVICE, defineExtension, knownSecretsRedactor, SESSIONS_SERVICE, type DatabaseService, type SessionStore } from 'agent/sdk'
 import { sessionsCli } from './cli.ts'
 
 const METHODS = ['create', 'get', 'resolve', 'list', 'latest', 'append', 'messages', 'setTitle', 'nextTitle', 'update', 'addUsage', 'end', 'reopen', 'tip', 'search', 'delete'] as const satisfies ReadonlyArray<keyof SessionStore>
@@ -17,7 +17,7 @@ export default defineExtension({
   setup(api) {
     // The store's modules load on first use: every `agent` command sets this extension up.
     let loading: Promise<SessionStore> | undefined
-    const load = () => (loading ??= import('./store.ts').then(({ SqliteSessionStore }) => new SqliteSessionStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE))))
+    const load = () => (loading ??= import('./store.ts').then(({ SqliteSessionStore }) => new SqliteSessionStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE), () => knownSecretsRedactor(api.settings))))
     const store = Object.fromEntries(METHODS.map((name) => [name, async (...args: unknown[]) => ((await load())[name] as (...a: unknown[]) => unknown)(...args)])) as unknown as SessionStore
     api.services.provide<SessionStore>(SESSIONS_SERVICE, Object.freeze(store))
     api.commands.register({

@@ -8,6 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import {
   AgentError,
   randomHex,
+  redactDeep,
   UsageError,
   type AppendOptions,
   type ChatMessage,
@@ -70,8 +71,14 @@ export class SqliteSessionStore implements SessionStore {
   /** Prepared statements by SQL text (pluck ones apart), per handle. */
   readonly #statements = new WeakMap<SqliteDatabase, Map<string, Statement>>()
 
-  /** `database` is looked up at call time: a hot-reloaded state-db hands out a new handle. */
-  constructor(private readonly database: () => DatabaseService) {}
+  /**
+   * `database` is looked up at call time: a hot-reloaded state-db hands out a new handle.
+   * `redactor` gives the current known-secrets redactor: every message is stored through it.
+   */
+  constructor(
+    private readonly database: () => DatabaseService,
+    private readonly redactor: () => (text: string) => string = () => (text) => text,
+  ) {}
 
   /** The handle with the schema in place (migrate() is a map lookup after the first call). */
   private db(): SqliteDatabase {
@@ -107,8 +114,10 @@ export class SqliteSessionStore implements SessionStore {
   /** Inserts messages (the caller holds the transaction and bumps the session's totals). */
   private insertMessages(db: SqliteDatabase, sessionId: string, messages: readonly ChatMessage[], now: number): StoredMessage[] {
     const insert = this.sql(INSERT_MESSAGE, false, db)
+    // The text stored carries no known secret, whoever the writer is (a throwing redactor fails the write).
+    const redact = this.redactor()
     return messages.map((message) => {
-      const columns = messageColumns(message)
+      const columns = messageColumns(redactDeep(message, redact))
       const id = Number(insert.run({ session_id: sessionId, created_at: now, ...columns }).lastInsertRowid)
       return storedMessage(id, sessionId, now, columns)
     })

@@ -1,7 +1,7 @@
 // <agent_home>/.env: parsed with Node's own dotenv parser, written one key at a time (other lines,
 // comments and order kept), atomically and with mode 0600 because it holds secrets.
 
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { parseEnv } from 'node:util'
 import writeFileAtomic from 'write-file-atomic'
 
@@ -10,6 +10,16 @@ export function readEnvFile(path: string): Record<string, string> {
   // Concatenated or NUL-polluted files are a known source of lost keys: sanitise before parsing.
   const text = readFileSync(path, 'utf8').replace(/\0/g, '')
   return { ...parseEnv(text) } as Record<string, string>
+}
+
+/** Size and modification time of the file ('' when absent): tells a changed file from the one read. */
+export function envFileStamp(path: string): string {
+  try {
+    const stat = statSync(path)
+    return `${stat.size}:${stat.mtimeMs}:${stat.ino}`
+  } catch {
+    return ''
+  }
 }
 
 function quote(value: string): string {

@@ -10,8 +10,9 @@ import YAML from 'yaml'
 import writeFileAtomic from 'write-file-atomic'
 import { ConfigError, errorMessage } from '../../sdk/errors.ts'
 import type { Settings } from '../../sdk/types.ts'
-import { isSecretName } from '../../sdk/redact.ts'
-import { readEnvFile, writeEnvKey } from './env-file.ts'
+import type { SecretEntry } from '../../sdk/redact.ts'
+import { envFileStamp, readEnvFile, writeEnvKey } from './env-file.ts'
+import { collectSecrets } from './secrets.ts'
 import { homePaths } from './home.ts'
 import { filterProject, PROJECT_CONFIG_PLACES, PROJECT_TRUST_KEY, projectNotice, projectOptedIn, projectTrust, type ProjectConfigStatus } from './project.ts'
 
@@ -114,6 +115,7 @@ export class FileSettings implements Settings {
   private data: Record<string, unknown> = {}
   private merged: Record<string, unknown> = {}
   private dotenv: Record<string, string> | undefined
+  private dotenvStamp = ''
   private project: Record<string, unknown> = {}
   private projectRaw: Record<string, unknown> | undefined
 
@@ -215,14 +217,21 @@ export class FileSettings implements Settings {
     this.dotenv = undefined
   }
 
-  /** Values of secret-named variables (environment and .env), for redaction in logs and errors. */
-  secretValues(): string[] {
-    this.dotenv ??= readEnvFile(this.envPath)
-    const values: string[] = []
-    for (const source of [this.processEnv, this.dotenv]) {
-      for (const [name, value] of Object.entries(source)) if (value && value.length >= 6 && isSecretName(name)) values.push(value)
+  /** Every secret the agent knows, named (kernel/config/secrets.ts says which), for redaction. */
+  secretEntries(): SecretEntry[] {
+    // .env may be edited behind our back (by the agent's own terminal, too): a changed file is re-read.
+    const stamp = envFileStamp(this.envPath)
+    if (stamp !== this.dotenvStamp) {
+      this.dotenv = undefined
+      this.dotenvStamp = stamp
     }
-    return values
+    this.dotenv ??= readEnvFile(this.envPath)
+    return collectSecrets({ env: this.processEnv, dotenv: this.dotenv, config: this.merged })
+  }
+
+  /** The values of secretEntries(), for redaction in logs and errors. */
+  secretValues(): string[] {
+    return this.secretEntries().map((e) => e.value)
   }
 
   all(): Record<string, unknown> {

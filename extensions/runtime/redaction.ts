@@ -1,0 +1,25 @@
+// Secrets never reach the model or the store through a run: every tool result, every stored message
+// and every model request passes through here, in the runtime itself (not a hook tap that could be
+// unloaded or reordered). The secrets are the ones settings know (Settings.secretEntries).
+
+import { knownSecretsRedactor, redactDeep, type ChatMessage, type ExtensionApi, type ModelRequest } from 'agent/sdk'
+
+export interface RunRedaction {
+  /** Text with every known secret replaced by `[REDACTED:NAME]`; throws when the secrets cannot be read. */
+  text(text: string): string
+  message<M extends ChatMessage>(message: M): M
+  /** The messages of a model request (the system prompt and whatever beforeModelRequest added included). */
+  request(request: ModelRequest): ModelRequest
+}
+
+export function runRedaction(api: ExtensionApi<any>): RunRedaction {
+  const redactor = () => knownSecretsRedactor(api.settings)
+  return {
+    text: (text) => redactor()(text),
+    message: (message) => redactDeep(message, redactor()),
+    request: (request) => {
+      const messages = redactDeep(request.messages, redactor())
+      return messages === request.messages ? request : { ...request, messages }
+    },
+  }
+}

@@ -1,0 +1,154 @@
+// Replacing known secret values in free text: one matcher per set of secrets (cached until the set
+// changes), covering each value as written and in the encodings that leak it unchanged (URL, JSON,
+// base64 at any alignment, hex). Values too short or too common to be secrets are never matched.
+
+/** A secret the agent knows, with the name it is known by (an environment variable or config path). */
+export interface SecretEntry {
+  readonly name: string
+  readonly value: string
+}
+
+/** Shortest value treated as a secret: shorter ones would also match ordinary words and numbers. */
+export const MIN_SECRET_LENGTH = 6
+/** Values of this length or more are matched anywhere; shorter ones only as a whole word. */
+const ANYWHERE_LENGTH = 12
+/** Encoded forms shorter than this are left out (a base64 core of a short value matches too much). */
+const MIN_ENCODED_LENGTH = 10
+
+// Placeholder and switch values people put in secret-named variables; treating them as secrets
+// would erase these words from every output.
+const COMMON = new Set([
+  'true', 'false', 'enabled', 'disabled', 'default', 'undefined', 'null', 'none', 'localhost', 'api-key', 'apikey',
+  'bearer', 'secret', 'password', 'passwd', 'token', 'changeme', 'change-me', 'example', 'placeholder', 'required',
+  'optional', 'oauth', 'basic', 'unset', 'empty', 'dummy', 'test', 'testing', 'xxxxxx', 'your-api-key', 'your_api_key',
+])
+
+/** The marker a secret is replaced with in what the model reads and what is stored. */
+export function secretMarker(name: string): string {
+  return `[REDACTED:${name}]`
+}
+
+/** Whether `value` may be treated as a secret: long enough, not a number, a switch or a placeholder. */
+export function isRedactableSecret(value: string | undefined): value is string {
+  if (typeof value !== 'string') return false
+  const v = value.trim()
+  if (v.length < MIN_SECRET_LENGTH) return false
+  if (COMMON.has(v.toLowerCase())) return false
+  // Ports, counts, timestamps: a short number is not a key, and matching it would erase numbers everywhere.
+  if (/^[\d.,:+-]+$/.test(v) && v.replace(/\D/g, '').length < 12) return false
+  // One repeated character (`xxxxxxxx`, `********`).
+  if (/^(.)\1*$/s.test(v)) return false
+  return true
+}
+
+/** The parts of base64(value) that are the same wherever the value sits in a longer encoded stream. */
+function base64Cores(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8')
+  const out: string[] = []
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64')
+    // Characters 6-bit aligned wholly inside the value's bits: not touched by what comes before or after.
+    const start = Math.ceil((offset * 8) / 6)
+    const end = Math.floor(((offset + bytes.length) * 8) / 6)
+    const core = encoded.slice(start, end)
+    if (core.length >= MIN_ENCODED_LENGTH) out.push(core)
+  }
+  return out
+}
+
+/** Every form of `value` that is matched: the value, and its encodings that differ from it. */
+export function secretForms(value: string): string[] {
+  const forms = new Set<string>([value])
+  forms.add(encodeURIComponent(value))
+  forms.add(JSON.stringify(value).slice(1, -1))
+  if (value.length >= ANYWHERE_LENGTH) {
+    // The value encoded alone (padding included), then the cores that match inside any longer stream.
+    const whole = Buffer.from(value, 'utf8').toString('base64')
+    forms.add(whole)
+    forms.add(whole.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'))
+    for (const core of base64Cores(value)) {
+      forms.add(core)
+      forms.add(core.replace(/\+/g, '-').replace(/\//g, '_')) // base64url
+    }
+    forms.add(Buffer.from(value, 'utf8').toString('hex'))
+  }
+  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH)
+}
+
+export interface SecretMatcher {
+  /** How many distinct secret values it matches. */
+  readonly size: number
+  /** `text` with every form of every secret replaced by its marker. */
+  redact(text: string): string
+  /** Whether `text` holds any form of any secret. */
+  test(text: string): boolean
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) => string): SecretMatcher {
+  const byForm = new Map<string, string>()
+  const values = new Set<string>()
+  for (const { name, value } of entries) {
+    if (!isRedactableSecret(value) || values.has(value)) continue
+    values.add(value)
+    for (const form of secretForms(value)) if (!byForm.has(form)) byForm.set(form, name)
+  }
+  if (byForm.size === 0) return { size: 0, redact: (text) => text, test: () => false }
+  // Longest first, so a value wins over any shorter value it contains. Short forms only as whole
+  // words: `abc123` must not be cut out of `xabc1234`.
+  const forms = [...byForm.keys()].sort((a, b) => b.length - a.length)
+  const source = forms.map((f) => (f.length >= ANYWHERE_LENGTH ? escape(f) : `(?<![A-Za-z0-9])${escape(f)}(?![A-Za-z0-9])`)).join('|')
+  const pattern = new RegExp(source, 'g')
+  const probe = new RegExp(source)
+  return {
+    size: values.size,
+    redact: (text) => (typeof text === 'string' && text.length >= MIN_SECRET_LENGTH ? text.replace(pattern, (m) => marker(byForm.get(m) ?? '')) : text),
+    test: (text) => typeof text === 'string' && probe.test(text),
+  }
+}
+
+// A few recent sets: the runtime, the store and the logger ask with the same set over and over.
+const cache = new Map<string, SecretMatcher>()
+const CACHE_SIZE = 8
+
+/** The matcher for this set of secrets, built once and cached until the set (or marker) changes. */
+export function secretMatcher(entries: Iterable<SecretEntry>, marker: (name: string) => string = secretMarker): SecretMatcher {
+  const list = [...entries]
+  const key = `${marker('\0')}\u0001${list.map((e) => `${e.name}\0${e.value}`).join('\u0001')}`
+  let matcher = cache.get(key)
+  if (matcher) {
+    // Refresh its place: the oldest set goes first.
+    cache.delete(key)
+    cache.set(key, matcher)
+    return matcher
+  }
+  matcher = buildMatcher(list, marker)
+  cache.set(key, matcher)
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!)
+  return matcher
+}
+
+/**
+ * `value` with `redact` applied to every string inside it (object keys excepted). Returns the same
+ * object where nothing changed, a copy where something did; never mutates.
+ */
+export function redactDeep<T>(value: T, redact: (text: string) => string, depth = 0): T {
+  if (typeof value === 'string') return redact(value) as T
+  if (depth > 64 || value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) {
+    let changed = false
+    const out = value.map((item) => {
+      const next = redactDeep(item, redact, depth + 1)
+      if (next !== item) changed = true
+      return next
+    })
+    return (changed ? out : value) as T
+  }
+  let copy: Record<string, unknown> | undefined
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const next = redactDeep(item, redact, depth + 1)
+    if (next !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = next
+  }
+  return (copy ?? value) as T
+}
