@@ -9,6 +9,7 @@ import {
   DELIVERY_SERVICE,
   GATEWAY_SERVICE,
   errorMessage,
+  knownSecretsRedactor,
   shouldNotify,
   type BackgroundEvent,
   type BackgroundNotificationLevel,
@@ -126,9 +127,17 @@ export class BackgroundRegistry {
   }
 
   /** Sends one event to where the session came from, if the configured level lets it through. */
-  async notify(session: ToolSession, event: BackgroundEvent): Promise<void> {
-    if (!shouldNotify(notificationLevel(this.deps.settings), event)) return
+  async notify(session: ToolSession, raw: BackgroundEvent): Promise<void> {
+    if (!shouldNotify(notificationLevel(this.deps.settings), raw)) return
     try {
+      // Notifications leave through the gateway or delivery, not the runtime: cleared of secrets here.
+      let text: string
+      try {
+        text = knownSecretsRedactor(this.deps.settings)(raw.text)
+      } catch (error) {
+        text = `[${raw.processId}] output withheld: the known secrets could not be read to redact it (${errorMessage(error)})`
+      }
+      const event = { ...raw, text }
       const source = session.source
       const gateway = this.deps.services.get<GatewayService>(GATEWAY_SERVICE)
       if (source && gateway) {
@@ -142,7 +151,7 @@ export class BackgroundRegistry {
       }
       session.progress?.(event.text)
     } catch (error) {
-      this.deps.log.warn(`background notification for ${event.processId} failed: ${errorMessage(error)}`)
+      this.deps.log.warn(`background notification for ${raw.processId} failed: ${errorMessage(error)}`)
     }
   }
 }

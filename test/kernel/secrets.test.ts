@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import YAML from 'yaml'
 import { FileSettings } from '../../kernel/config/settings.ts'
+import { createLogger } from '../../kernel/log.ts'
 import { tempDir } from '../helpers/temp.ts'
 
 test('secretEntries names every credential of the environment, .env and config.yaml', (t) => {
@@ -46,4 +47,17 @@ test('a .env changed on disk is seen by the next secretEntries call', (t) => {
   assert.deepEqual(settings.secretEntries(), [])
   writeFileSync(join(home, '.env'), 'LATE_TOKEN=late-token-0123456789\n')
   assert.deepEqual(settings.secretEntries(), [{ name: 'LATE_TOKEN', value: 'late-token-0123456789' }])
+})
+
+test('the kernel logger masks .env and config.yaml credentials, never short or common values', (t) => {
+  const home = tempDir(t)
+  writeFileSync(join(home, '.env'), 'SHORT_TOKEN=abc\nFLAG_SECRET=true\nAPI_SERVER_KEY=srv-key-0123456789\n')
+  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ custom_providers: [{ name: 'x', api_key: 'cp-key-777888999' }] }))
+  const settings = new FileSettings({ home, env: {} })
+  const lines: string[] = []
+  const log = createLogger('test', { level: 'debug', sink: { write: (line) => lines.push(line) }, secrets: () => settings.secretValues() })
+  log.warn('key srv-key-0123456789 and cp-key-777888999 in base64 ' + Buffer.from('cp-key-777888999').toString('base64'), { header: 'srv-key-0123456789' })
+  log.info('abc is true')
+  assert.equal(lines[0], '[test] warn: key *** and *** in base64 *** {"header":"***"}')
+  assert.equal(lines[1], '[test] info: abc is true')
 })

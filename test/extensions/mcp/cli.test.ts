@@ -79,7 +79,7 @@ describe('agent mcp (CLI)', () => {
     // The secret was expanded from .env for the server process (the runtime redacts it in the
     // result: it is a secret's value), and never written into config.yaml.
     assert.ok(toolMessages.includes('hello'), JSON.stringify(toolMessages))
-    assert.ok(toolMessages.some((c: string) => c === '***' || c === 'sk-fixture-secret-1'), JSON.stringify(toolMessages))
+    assert.ok(toolMessages.includes('[REDACTED:MCP_ECHO_FIXTURE_API_KEY]'), JSON.stringify(toolMessages))
     assert.ok(!toolMessages.includes('(unset)'), JSON.stringify(toolMessages))
     assert.doesNotMatch(readFileSync(join(home, 'config.yaml'), 'utf8'), /sk-fixture-secret-1/)
   })

@@ -80,3 +80,17 @@ test('chat sessions get notifications through the gateway service; kill ends a p
   assert.equal(sent[0]!.event.kind, 'exit')
   await assert.rejects(k.call('process', { action: 'poll', process_id: started.process_id }, session(tempDir())), /no background process/)
 })
+
+test('background notifications carry no known secret (they leave through the gateway or delivery, not the runtime)', async (t) => {
+  const key = 'sk-bg-0123456789abcdef0123'
+  const k = await terminalKernel({ env: { AGENT_BACKGROUND_NOTIFICATIONS: 'result' }, dotenv: { BG_SERVICE_TOKEN: key } })
+  t.after(() => k.close())
+  const progress: string[] = []
+  const s = session(tempDir(), { progress: (text) => progress.push(text) })
+  const started = await k.call('terminal', { command: `echo "token ${key} and public sk-bg-0123456789abcdef0124"`, background: true }, s)
+  await k.call('process', { action: 'wait', process_id: started.process_id, timeout: 10 }, s)
+  await new Promise((r) => setTimeout(r, 50))
+  assert.equal(progress.length, 1, JSON.stringify(progress))
+  assert.ok(!progress[0]!.includes(key), progress[0])
+  assert.match(progress[0]!, /token \[REDACTED:BG_SERVICE_TOKEN\] and public sk-bg-0123456789abcdef0124/)
+})
