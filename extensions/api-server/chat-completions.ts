@@ -6,7 +6,7 @@
 import { errorMessage, HttpError, readJson, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type Services, type Usage } from 'agent/sdk'
 import { flag, parseChatBody, type Turn } from './messages.ts'
 import type { ApiStore } from './store.ts'
-import type { ServerOptions } from './options.ts'
+import { JSON_BOUNDS, type ServerOptions } from './options.ts'
 import type { ActiveRun, Runs } from './runs.ts'
 import { conversationKey, newId } from './session-key.ts'
 import { linkSession, type LinkRequest, type SessionPlan } from './session-link.ts'
@@ -45,7 +45,7 @@ function finishReason(result: RunResult): string {
 export function chatCompletions(deps: HandlerDeps) {
   return async (ctx: HttpContext): Promise<void> => {
     const options = deps.options()
-    const body = await readJson(ctx, options.maxRequestBytes)
+    const body = await readJson(ctx, options.maxRequestBytes, JSON_BOUNDS)
     const turn = parseChatBody(body)
     const stream = flag(body.stream, false)
     const model = typeof body.model === 'string' && body.model.trim() ? body.model : options.modelName

@@ -1,7 +1,7 @@
 // The API server's settings: whether it is enabled (API_SERVER_ENABLED or platforms.api_server.enabled),
 // the advertised model name, and the limits under platforms.api_server.extra, resolved once.
 
-import type { JsonSchema, Settings } from 'agent/sdk'
+import type { JsonBounds, JsonSchema, Settings } from 'agent/sdk'
 
 export interface ApiServerConfig {
   enabled: boolean
@@ -47,6 +47,12 @@ export interface ServerOptions {
   keepaliveMs: number
   maxRequestBytes: number
 }
+
+/**
+ * Shape bounds for request bodies: a frontend resending a long conversation sends a few entries per
+ * message, so the member/element cap is higher than the sdk default (10,000); depth stays 64.
+ */
+export const JSON_BOUNDS: JsonBounds = { maxDepth: 64, maxKeys: 200_000 }
 
 const TRUTHY = /^(1|true|yes|on)$/i
 

@@ -6,6 +6,7 @@
 import { HttpError, readJson, type HttpContext, type RunRequest, type RunResult } from 'agent/sdk'
 import { planSession, type HandlerDeps } from './chat-completions.ts'
 import { badRequest, flag, parseResponsesInput } from './messages.ts'
+import { JSON_BOUNDS } from './options.ts'
 import { OutputBuilder, responsesUsage, type OutputItem } from './responses-output.ts'
 import { newId } from './session-key.ts'
 import { SseStream } from './sse.ts'
@@ -33,7 +34,7 @@ function notFound(id: string, param: string, what: string): HttpError {
 export function createResponse(deps: HandlerDeps) {
   return async (ctx: HttpContext): Promise<void> => {
     const options = deps.options()
-    const body = await readJson(ctx, options.maxRequestBytes)
+    const body = await readJson(ctx, options.maxRequestBytes, JSON_BOUNDS)
     const turn = parseResponsesInput(body.input)
     const instructionsIn = optionalString(body, 'instructions')
     const previousId = optionalString(body, 'previous_response_id')

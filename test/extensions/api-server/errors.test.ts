@@ -75,6 +75,8 @@ test('bad bodies: 400 with the envelope (malformed JSON, not an object, missing 
     [{ messages: [{ role: 'user', content: [{ type: 'file', file: {} }] }] }, 'unsupported_content_type', 'messages[0].content[0]'],
     [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] }, 'invalid_image_url', 'messages[0].content[0]'],
     [{ messages: [{ role: 'user', content: '   ' }] }, 'empty_input', 'messages[0].content'],
+    ['{"messages":' + '['.repeat(100_000), 'json_too_deep', null],
+    [`{"messages":[${'{"role":"user","content":"x"},'.repeat(70_000)}{}]}`, 'json_too_large', null],
   ]
   for (const [body, code, param] of cases) {
     const res = await post(chat, body)

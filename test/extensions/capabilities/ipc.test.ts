@@ -35,6 +35,25 @@ async function agent(t: import('node:test').TestContext): Promise<Agent & { main
   return Object.assign(a, { main: await a.token('main') })
 }
 
+test('arguments are a bounded JSON object: too deep, too many entries, not an object or malformed is a 400 and the handler never runs', async (t) => {
+  const a = await agent(t)
+  const send = (body: string) => fetch(`${a.url}/ipc/greet`, { method: 'POST', headers: { authorization: `Bearer ${a.main}`, 'content-type': 'application/json' }, body })
+  for (const [body, code] of [
+    ['{"name":' + '['.repeat(100_000), 'json_too_deep'],
+    [`{"name":[${'0,'.repeat(10_000)}0]}`, 'json_too_large'],
+    ['["ada"]', 'invalid_body'],
+    ['{"name":', 'invalid_json'],
+  ]) {
+    const res = await send(body!)
+    assert.equal(res.status, 400, code)
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, code)
+  }
+  assert.equal(a.calls.length, 0)
+  // A look-alike that is fine: brackets inside a string, a BOM, an empty body (no arguments).
+  assert.equal((await send('\ufeff{"name":"[[[[ada"}')).status, 200)
+  assert.equal((await send('')).status, 200)
+})
+
 test('an allowed app command runs with the labels of the token; a denied one is refused with the reason', async (t) => {
   const a = await agent(t)
   const ok = await a.invoke('greet', { name: 'ada' }, { token: a.main })
