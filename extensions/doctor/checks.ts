@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { backendChoices, DATABASE_SERVICE, errorMessage, MODELS_SERVICE, PROJECT_CONFIG_SERVICE, type CliContext, type DatabaseService, type ModelsService, type ProjectConfigService } from 'agent/sdk'
+import { backendChoices, DATABASE_SERVICE, errorMessage, MODELS_SERVICE, PROJECT_CONFIG_SERVICE, type CliContext, type DatabaseService, type ExtensionInfo, type ModelsService, type ProjectConfigService } from 'agent/sdk'
 import type { Report } from './report.ts'
 
 type Ctx = Pick<CliContext, 'settings' | 'services' | 'tools' | 'adapters' | 'extensions'>
@@ -64,8 +64,14 @@ export function checkExtensions(report: Report, ctx: Ctx): void {
   const all = ctx.extensions()
   const loaded = all.filter((e) => e.state === 'loaded')
   report.add(s, 'loaded', 'ok', `${loaded.length} (${loaded.map((e) => e.name).sort().join(', ')})`)
-  for (const e of all.filter((x) => x.state === 'failed')) report.add(s, e.name, 'fail', `failed: ${e.reason ?? 'unknown reason'}`, `see ${e.path}`)
-  for (const e of all.filter((x) => x.state === 'disabled')) report.add(s, e.name, 'info', e.reason ?? 'disabled')
+  const config = ctx.settings.configPath
+  // A guard that is not loaded makes its tools refuse (kernel/guards.ts): say which, and how to fix it.
+  const refused = (e: ExtensionInfo) => (e.guards?.length ? `; refused until fixed: ${e.guards.join(', ')}` : '')
+  for (const e of all.filter((x) => x.state === 'failed')) {
+    const fix = e.reason?.startsWith(config) ? `correct it in ${config}, or use agent config set <key> <value> (it checks the value)` : (e.fix ?? `see ${e.path}`)
+    report.add(s, e.name, 'fail', `failed: ${e.reason ?? 'unknown reason'}${refused(e)}`, fix)
+  }
+  for (const e of all.filter((x) => x.state === 'disabled')) report.add(s, e.name, e.guards?.length ? 'warn' : 'info', `${e.reason ?? 'disabled'}${refused(e)}`, e.fix)
 }
 
 export function checkModel(report: Report, ctx: Ctx): ModelsService | undefined {
