@@ -1,5 +1,6 @@
 // Requests Node refuses before any handler runs (malformed, unknown method, headers too large, too
-// slow to arrive) get the same JSON error envelope as everything else, then the socket closes.
+// slow to arrive) and CONNECT (never served) get the same JSON error envelope as everything else,
+// written on the socket, which then closes.
 
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -10,15 +11,24 @@ const ANSWERS: Record<string, [number, string, string]> = {
   HPE_INVALID_METHOD: [501, 'method_not_implemented', 'The request method is not implemented by this server'],
 }
 
+function writeError(socket: Duplex, [status, code, text]: [number, string, string]): void {
+  const body = JSON.stringify({ error: { message: text, type: 'invalid_request_error', param: null, code } })
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+  )
+}
+
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const message = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (error.code === 'ECONNRESET' || !socket.writable || message?.headersSent) {
     socket.destroy()
     return
   }
-  const [status, code, text] = ANSWERS[error.code ?? ''] ?? [400, 'bad_request', 'The request is not valid HTTP']
-  const body = JSON.stringify({ error: { message: text, type: 'invalid_request_error', param: null, code } })
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-  )
+  writeError(socket, ANSWERS[error.code ?? ''] ?? [400, 'bad_request', 'The request is not valid HTTP'])
+}
+
+/** CONNECT asks for a tunnel: no listener is a proxy. */
+export function answerConnect(_request: unknown, socket: Duplex): void {
+  if (socket.writable) writeError(socket, ANSWERS.HPE_INVALID_METHOD!)
+  else socket.destroy()
 }

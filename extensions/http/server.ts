@@ -7,7 +7,7 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { bearerToken, hostHeaderName, HttpError, isLoopbackHost, safeEqual, type EndpointDefinition, type HttpContext, type Logger, type RegistryHandle } from 'agent/sdk'
-import { answerClientError } from './client-errors.ts'
+import { answerClientError, answerConnect } from './client-errors.ts'
 import { errorEnvelope, sendError } from './errors.ts'
 import type { ListenerConfig } from './listeners.ts'
 
@@ -90,6 +90,10 @@ export async function startListener(
     ctx.set('X-Content-Type-Options', 'nosniff')
     ctx.set('X-Frame-Options', 'DENY')
     ctx.set('Referrer-Policy', 'no-referrer')
+    if (!ctx.get('host') && ctx.req.httpVersion !== '1.0') {
+      ctx.set('Connection', 'close')
+      return sendError(ctx as never, 400, 'HTTP/1.1 requests must carry a Host header', 'invalid_request_error', 'missing_host')
+    }
     if (draining) {
       ctx.set('Connection', 'close')
       return sendError(ctx as never, 503, 'The server is shutting down', 'server_error', 'shutting_down')
@@ -137,6 +141,8 @@ export async function startListener(
       requestTimeout: requestTimeoutMs,
       // Node enforces both timeouts only when it sweeps its connections: sweep often enough for them.
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
+      // Checked below instead, so the refusal carries the envelope like every other status.
+      requireHostHeader: false,
     },
     app.callback(),
   )
@@ -150,6 +156,7 @@ export async function startListener(
     log.warn(`listener "${config.name}": ${maxConnections} connections open, refusing more (max_connections)`)
   })
   server.on('clientError', answerClientError)
+  server.on('connect', answerConnect)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.port, config.host, () => {
