@@ -20,6 +20,8 @@ export interface Page {
   title: string
   content: string
   error?: string
+  /** Every other URL the backend reported for this page (the one asked for, the final one after redirects). */
+  via?: string[]
 }
 
 export interface CallOptions {
@@ -116,8 +118,11 @@ interface RawDoc {
   metadata?: { title?: string; sourceURL?: string; url?: string; error?: string }
 }
 
+/** Firecrawl's metadata: `sourceURL` is the URL asked for, `url` the one that answered after redirects. */
 function page(doc: RawDoc | undefined, fallbackUrl: string): Page {
-  return { url: doc?.metadata?.sourceURL ?? doc?.metadata?.url ?? fallbackUrl, title: doc?.metadata?.title ?? '', content: doc?.markdown ?? '', ...(doc?.metadata?.error ? { error: doc.metadata.error } : {}) }
+  const url = doc?.metadata?.sourceURL ?? doc?.metadata?.url ?? fallbackUrl
+  const via = [fallbackUrl, doc?.metadata?.url].filter((u): u is string => typeof u === 'string' && u !== url)
+  return { url, title: doc?.metadata?.title ?? '', content: doc?.markdown ?? '', ...(doc?.metadata?.error ? { error: doc.metadata.error } : {}), ...(via.length ? { via } : {}) }
 }
 
 function secrets(s: Settings): string[] {

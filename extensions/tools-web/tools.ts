@@ -1,5 +1,6 @@
 // web_search, web_extract and web_crawl over the selected backend, with the website policy applied
-// to every URL asked for and every URL returned.
+// to every URL asked for and every URL returned (for a page: the one asked for and the final one the
+// backend reports after redirects).
 
 import { websitePolicy, type Settings, type ToolBackendChoice, type ToolDefinition } from 'agent/sdk'
 import { BACKENDS, type CallOptions, type Page, type WebBackend } from './backends.ts'
@@ -48,11 +49,12 @@ export function webTools(config: WebConfig, settings: Settings): ToolDefinition[
     const picked = selectBackend(settings, config)
     return 'error' in picked ? picked.error : true
   }
+  /** Drops the content of pages whose URL, or any URL the backend reached them by (redirects), is blocked. */
   const filterPages = (pages: Page[]) => {
     const policy = websitePolicy(settings)
-    return pages.map((p) => {
-      const verdict = policy.check(p.url)
-      return verdict.blocked ? { url: p.url, title: '', content: '', error: verdict.message } : { ...p, content: cap(p.content, config.max_chars) }
+    return pages.map(({ via = [], ...p }) => {
+      const verdict = [p.url, ...via].map((u) => policy.check(u)).find((v) => v.blocked)
+      return verdict ? { url: p.url, title: '', content: '', error: verdict.message } : { ...p, content: cap(p.content, config.max_chars) }
     })
   }
 

@@ -33,6 +33,8 @@ export async function startFakeWebApis(keys: { firecrawl: string; parallel: stri
       }
       if (path === '/v2/scrape') {
         if (body.url.includes('missing')) return send(404, { success: false, error: 'page not found' })
+        // Firecrawl follows redirects itself and reports the landing URL as metadata.url.
+        if (body.url.includes('redirect-to-blocked')) return send(200, { success: true, data: { markdown: 'tracker content', metadata: { title: 'Landed', sourceURL: body.url, url: 'http://[::ffff:127.0.0.9]/landing', statusCode: 200 } } })
         return send(200, { success: true, data: { markdown: `# Page\ncontent of ${body.url}`, metadata: { title: 'Page title', sourceURL: body.url, statusCode: 200 } } })
       }
       if (path === '/v2/crawl' && req.method === 'POST') return send(200, { success: true, id: 'crawl-123', url: 'http://x/v2/crawl/crawl-123' })

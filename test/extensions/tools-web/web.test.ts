@@ -68,7 +68,7 @@ test('parallel (web.backend): search and extract with x-api-key; crawl on it is 
 })
 
 test('security.website_blocklist refuses blocked sites and filters blocked results', async (t) => {
-  const { fake, call, k } = await setup(t, { config: { web: { crawl_poll_interval: 0.05 }, security: { website_blocklist: { enabled: true, domains: ['blocked.test', '*.evil-*.org', 'https://www.bad.example/path'], shared_files: ['blocklist.txt'] } } } })
+  const { fake, call, k } = await setup(t, { config: { web: { crawl_poll_interval: 0.05 }, security: { website_blocklist: { enabled: true, domains: ['blocked.test', '*.evil-*.org', 'https://www.bad.example/path', '127.0.0.9'], shared_files: ['blocklist.txt'] } } } })
   writeFileSync(join(k.home, 'blocklist.txt'), '# shared list\nshared-block.net\n')
   const before = fake.requests.length
   await assert.rejects(call('web_extract', { urls: ['https://blocked.test/page'] }), /Blocked by website policy: blocked\.test matches "blocked\.test"/)
@@ -83,6 +83,12 @@ test('security.website_blocklist refuses blocked sites and filters blocked resul
   assert.equal(mixed.pages.length, 2)
   assert.match(mixed.pages[1].error, /Blocked/)
   assert.equal(fake.requests.at(-1)!.body.url, 'https://fine.example.com/b')
+
+  // The backend followed a redirect to a blocked address (spelled as mapped IPv6): the content is dropped.
+  const landed = await call('web_extract', { urls: ['https://fine.example.com/redirect-to-blocked'] })
+  assert.deepEqual(landed.pages, [{ url: 'https://fine.example.com/redirect-to-blocked', title: '', content: '', error: 'Blocked by website policy: 127.0.0.9 matches "127.0.0.9" (security.website_blocklist)' }])
+  const direct = await call('web_extract', { urls: ['https://fine.example.com/plain'] })
+  assert.equal(direct.pages[0].content, '# Page\ncontent of https://fine.example.com/plain')
 
   const search = await call('web_search', { query: 'x' })
   assert.deepEqual(search.results.map((r: any) => r.url), ['https://docs.example.org/a'])
