@@ -10,6 +10,8 @@ export class BrowserSession {
   private browser: Browser | undefined
   private page: Page | undefined
   private endpoint: string | undefined
+  /** Why the guard last failed a request (a redirect hop the page itself never shows). */
+  lastBlocked: string | undefined
 
   constructor(private readonly settings: Settings) {}
 
@@ -68,6 +70,7 @@ export class BrowserSession {
     const cdp = await page.context().newCDPSession(page)
     cdp.on('Fetch.requestPaused', (event: { requestId: string; request: { url: string } }) => {
       const verdict = /^https?:/i.test(event.request.url) ? websitePolicy(this.settings).check(event.request.url) : { blocked: false }
+      if (verdict.blocked) this.lastBlocked = verdict.message
       const reply = verdict.blocked ? cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }) : cdp.send('Fetch.continueRequest', { requestId: event.requestId })
       reply.catch(() => undefined)
     })

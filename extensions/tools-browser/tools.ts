@@ -54,13 +54,14 @@ export function browserTools(session: BrowserSession, settings: Settings, config
         const verdict = websitePolicy(settings).check(url)
         if (verdict.blocked) throw new Error(verdict.message)
         const page = session.activePage()
+        session.lastBlocked = undefined
         try {
           await page.goto(url, { waitUntil: 'domcontentloaded', timeout: timeoutMs })
         } catch (error) {
           // A redirect to a blocked site is aborted by the page's route guard: say why.
           await ensureAllowed()
           const landed = websitePolicy(settings).check(page.url())
-          if (/ERR_BLOCKED_BY_CLIENT/.test((error as Error).message)) throw new Error(landed.message ?? 'Blocked by website policy (a redirect led to a blocked site)')
+          if (/ERR_BLOCKED_BY_CLIENT/.test((error as Error).message)) throw new Error(landed.message ?? (session.lastBlocked ? `${session.lastBlocked} (reached by a redirect)` : 'Blocked by website policy (a redirect led to a blocked site)'))
           throw error
         }
         return after()

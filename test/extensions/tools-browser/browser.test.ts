@@ -56,6 +56,11 @@ async function startSite(t: import('node:test').TestContext) {
       res.writeHead(302, { location: `http://127.0.0.2:${(server.address() as AddressInfo).port}/` })
       return res.end()
     }
+    if (url.pathname === '/redirect-mapped') {
+      // The same blocked address spelled as IPv4-mapped IPv6.
+      res.writeHead(302, { location: `http://[::ffff:127.0.0.2]:${(server.address() as AddressInfo).port}/` })
+      return res.end()
+    }
     res.statusCode = 404
     res.end('not found')
   })
@@ -106,6 +111,8 @@ test('attach with /browser connect, then navigate, snapshot, type, click; /brows
   // The website blocklist: refused before navigating, and a redirect into a blocked site is stopped.
   await assert.rejects(call('browser_navigate', { url: 'https://www.blocked.test/page' }), /Blocked by website policy: www\.blocked\.test/)
   await assert.rejects(call('browser_navigate', { url: `${site}/redirect` }), /Blocked/)
+  await assert.rejects(call('browser_navigate', { url: `${site}/redirect-mapped` }), /Blocked by website policy: 127\.0\.0\.2/)
+  await assert.rejects(call('browser_navigate', { url: 'http://[::ffff:7f00:2]/' }), /Blocked by website policy: 127\.0\.0\.2/)
   assert.ok(!(await call('browser_snapshot', {})).url.includes('127.0.0.2'))
 
   assert.match(await slash('status'), new RegExp(`Attached to ${endpoint.replace(/[.]/g, '\\.')}: \\d+ page`))
