@@ -1,12 +1,15 @@
 // Bounded HTTP reads for hubs and well-known sites: https only (plain http only to a loopback host),
-// redirects followed by hand under the same rule, a timeout, and a size cap checked while reading.
+// redirects followed by hand (sdk fetchGuarded) under the same rule and the website policy at every
+// hop, a timeout, and a size cap checked while reading.
 
-import { AgentError, isLoopbackHost, linkAbortWithTimeout } from 'agent/sdk'
+import { AgentError, fetchGuarded, isLoopbackHost, linkAbortWithTimeout } from 'agent/sdk'
 
 export interface FetchLimits {
   timeoutMs: number
   maxBytes: number
   signal?: AbortSignal
+  /** A further guard on every URL requested (the website policy): a refusal message, or undefined. */
+  allow?: (url: URL) => string | undefined
 }
 
 const MAX_REDIRECTS = 5
@@ -44,39 +47,37 @@ export async function fetchBytes(raw: string, limits: FetchLimits): Promise<Buff
 }
 
 async function fetchWithin(raw: string, limits: FetchLimits, signal: AbortSignal): Promise<Buffer> {
-  let url = checkUrl(raw)
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    let response: Response
-    try {
-      response = await fetch(url, { redirect: 'manual', signal, headers: { accept: 'application/json, text/markdown, text/plain, */*' } })
-    } catch (error) {
-      const reason = (error as Error).name === 'TimeoutError' ? `timed out after ${limits.timeoutMs} ms` : ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message
-      throw new FetchError(`${url.href}: ${reason}`, { cause: error })
-    }
-    if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
-      await response.body?.cancel()
-      url = checkUrl(new URL(response.headers.get('location')!, url).href)
-      continue
-    }
-    if (!response.ok) {
-      await response.body?.cancel()
-      throw new FetchError(`${url.href}: HTTP ${response.status}`, { status: response.status })
-    }
-    const declared = Number(response.headers.get('content-length') ?? NaN)
-    if (Number.isFinite(declared) && declared > limits.maxBytes) {
-      await response.body?.cancel()
-      throw new FetchError(`${url.href}: larger than ${limits.maxBytes} bytes`)
-    }
-    const chunks: Buffer[] = []
-    let size = 0
-    for await (const chunk of response.body ?? []) {
-      size += (chunk as Uint8Array).length
-      if (size > limits.maxBytes) throw new FetchError(`${url.href}: larger than ${limits.maxBytes} bytes`)
-      chunks.push(Buffer.from(chunk as Uint8Array))
-    }
-    return Buffer.concat(chunks)
+  const start = checkUrl(raw)
+  let response: Response
+  let url: URL
+  try {
+    ;({ response, url } = await fetchGuarded(start, {
+      check: (hop) => limits.allow?.(checkUrl(hop.href)),
+      maxRedirects: MAX_REDIRECTS,
+      init: { signal, headers: { accept: 'application/json, text/markdown, text/plain, */*' } },
+    }))
+  } catch (error) {
+    if (AgentError.isInstance(error)) throw error.code === 'E_REDIRECTS' ? new FetchError(`${raw}: more than ${MAX_REDIRECTS} redirects`) : error
+    const reason = (error as Error).name === 'TimeoutError' ? `timed out after ${limits.timeoutMs} ms` : ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message
+    throw new FetchError(`${start.href}: ${reason}`, { cause: error })
   }
-  throw new FetchError(`${raw}: more than ${MAX_REDIRECTS} redirects`)
+  if (!response.ok) {
+    await response.body?.cancel()
+    throw new FetchError(`${url.href}: HTTP ${response.status}`, { status: response.status })
+  }
+  const declared = Number(response.headers.get('content-length') ?? NaN)
+  if (Number.isFinite(declared) && declared > limits.maxBytes) {
+    await response.body?.cancel()
+    throw new FetchError(`${url.href}: larger than ${limits.maxBytes} bytes`)
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of response.body ?? []) {
+    size += (chunk as Uint8Array).length
+    if (size > limits.maxBytes) throw new FetchError(`${url.href}: larger than ${limits.maxBytes} bytes`)
+    chunks.push(Buffer.from(chunk as Uint8Array))
+  }
+  return Buffer.concat(chunks)
 }
 
 export async function fetchJson(raw: string, limits: FetchLimits): Promise<unknown> {

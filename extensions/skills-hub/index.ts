@@ -2,7 +2,7 @@
 // from configured hubs (skills.hub.hubs) and from sites' /.well-known/skills/ indexes, with a
 // content scan and a trust policy before anything is installed.
 
-import { APPROVALS_SERVICE, defineExtension, SKILLS_SERVICE, UsageError, type ApprovalsService, type SkillsService } from 'agent/sdk'
+import { APPROVALS_SERVICE, defineExtension, SKILLS_SERVICE, UsageError, websitePolicy, type ApprovalsService, type SkillsService } from 'agent/sdk'
 import { skillsSubcommands } from './cli.ts'
 import type { HubContext } from './operations.ts'
 import type { HubConfig } from './sources.ts'
@@ -44,12 +44,17 @@ export default defineExtension<HubExtensionConfig>({
     const duplicate = names.find((n, i) => names.indexOf(n) !== i)
     if (duplicate) throw new UsageError(`skills.hub.hubs: the hub name "${duplicate}" is used twice`)
 
+    /** The website policy on every hub request and redirect hop (read per use: config edits apply at once). */
+    const blockedBy = (url: URL) => {
+      const verdict = websitePolicy(api.settings).check(url.href)
+      return verdict.blocked ? (verdict.message ?? 'Blocked by website policy') : undefined
+    }
     const context = (): HubContext => {
       // Optional: without the approvals extension the scan keeps its own rules.
       const approvals = api.services.get<ApprovalsService>(APPROVALS_SERVICE)
       return {
         hubs: api.config.hubs.map((h) => ({ ...h, trust: h.trust ?? 'community' })),
-        limits: { timeoutMs: api.config.timeout_seconds * 1000, maxBytes: 1024 * 1024, signal: api.signal },
+        limits: { timeoutMs: api.config.timeout_seconds * 1000, maxBytes: 1024 * 1024, signal: api.signal, allow: blockedBy },
         skills: api.services.require<SkillsService>(SKILLS_SERVICE),
         log: api.log,
         judge: approvals ? () => approvals.judge() : undefined,
