@@ -27,8 +27,9 @@ function setupHome(t: TestContext, model: ScriptedModelServer) {
   const home = tempDir(t, 'agent-home-')
   const project = tempDir(t, 'agent-project-')
   writeFileSync(join(home, '.env'), `ANTHROPIC_API_KEY=${SECRETS.ANTHROPIC_API_KEY}\nAPI_SERVER_KEY=${SECRETS.API_SERVER_KEY}\nAGENT_GREETING=hello-from-dotenv\n`, { mode: 0o600 })
-  // The command judge flags reading a process's environment; allowed here so the test exercises redaction.
-  const approvals = { allowlist: ['process-environ'] }
+  // The command judge flags reading a process's environment and the agent's .env; both allowed here so
+  // the test exercises redaction.
+  const approvals = { allowlist: ['process-environ', 'secret-read'] }
   writeFileSync(join(home, 'config.yaml'), YAML.stringify({ approvals, custom_providers: [{ name: 'spare', base_url: 'http://127.0.0.1:9/v1', api_key: SECRETS.CUSTOM, model: 'm' }] }))
   const env = {
     AGENT_INFERENCE_PROVIDER: 'custom',
