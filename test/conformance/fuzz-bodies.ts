@@ -68,7 +68,7 @@ function jsonText(rng: Rng, kind: JsonIntake, i: number, maxBytes: number): stri
   const base = nearValid(rng, kind)
   switch (i % 14) {
     case 0: {
-      const depth = pick(rng, [65, 100, 1000, 100_000, 400_000])
+      const depth = pick(rng, [65, 100, 1000, 10_000, 100_000])
       const open = pick(rng, ['[', '{"a":'])
       return open.repeat(depth) + (rng() < 0.5 ? '1' + (open === '[' ? ']' : '}').repeat(depth) : '')
     }
@@ -83,7 +83,7 @@ function jsonText(rng: Rng, kind: JsonIntake, i: number, maxBytes: number): stri
     case 5:
       return `{"messages":[],"messages":{"role":"user"},"input":"a","input":[],"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}`
     case 6: {
-      const size = Math.min(maxBytes - 200, pick(rng, [10_000, 50_000, 200_000, 1_000_000]))
+      const size = Math.min(maxBytes - 200, pick(rng, [10_000, 50_000, 300_000]))
       return kind === 'chat' ? `{"model":"agent","messages":[{"role":"user","content":"${'y'.repeat(Math.max(0, size))}"}]}` : `{"input":"${'y'.repeat(Math.max(0, size))}"}`
     }
     case 7:

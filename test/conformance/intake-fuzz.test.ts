@@ -97,15 +97,15 @@ test('500 hostile bodies to each intake: no 5xx, and the gateway stays up and he
   }
   const smsRng = seeded(0xf0f0)
   const intakes: Intake[] = [
-    jsonIntake('chat completions', 'chat', `${api}/v1/chat/completions`, 2_000_000, () => json),
-    jsonIntake('responses', 'responses', `${api}/v1/responses`, 2_000_000, () => json),
-    jsonIntake('webhook', 'webhook', `${webhook}/webhooks/fuzz`, 1_000_000, (body, i) => ({
+    jsonIntake('chat completions', 'chat', `${api}/v1/chat/completions`, 400_000, () => json),
+    jsonIntake('responses', 'responses', `${api}/v1/responses`, 400_000, () => json),
+    jsonIntake('webhook', 'webhook', `${webhook}/webhooks/fuzz`, 400_000, (body, i) => ({
       ...json,
       'x-github-event': 'ping',
       'x-github-delivery': `fuzz-${i}`,
       'x-hub-signature-256': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`,
     })),
-    jsonIntake('capability ipc', 'ipc', `${api}/ipc/echo_args`, 1_000_000, () => ({ ...json, authorization: `Bearer ${token}` })),
+    jsonIntake('capability ipc', 'ipc', `${api}/ipc/echo_args`, 400_000, () => ({ ...json, authorization: `Bearer ${token}` })),
     { name: 'sms form', url: `${webhook}/sms/twilio`, maxBytes: 60_000, body: (i) => formBody(smsRng, i, 60_000), headers: () => ({ 'content-type': 'application/x-www-form-urlencoded' }) },
   ]
 
