@@ -4,11 +4,12 @@
 // Webhook events bypass the user allowlist: the HMAC signature is their authentication.
 
 import {
-  DELIVERY_SERVICE, defineAdapter, defineExtension, envSwitchOn, errorMessage, redactPhonesIn, RUNTIME_SERVICE, SESSIONS_SERVICE,
-  type AdapterContext, type AgentRuntime, type DeliveryService, type SessionStore, type Settings,
+  DATABASE_SERVICE, DELIVERY_SERVICE, defineAdapter, defineExtension, envSwitchOn, errorMessage, redactPhonesIn, RUNTIME_SERVICE, SESSIONS_SERVICE,
+  type AdapterContext, type AgentRuntime, type DatabaseService, type DeliveryService, type SessionStore, type Settings,
 } from 'agent/sdk'
 import { handleWebhook, type Accepted } from './intake.ts'
-import { RateLimiter, SeenDeliveries } from './limits.ts'
+import { DeliveryLedger } from './ledger.ts'
+import { RateLimiter } from './limits.ts'
 import { loadRoutes, type WebhookSettings } from './routes.ts'
 import { defaultPrompt, renderTemplate } from './template.ts'
 
@@ -23,24 +24,29 @@ export default defineExtension({
   name: 'webhook',
   version: '1.0.0',
   description: 'Inbound webhooks: signed events run the agent and deliver its answer',
-  dependsOn: ['http'],
+  dependsOn: ['http', 'state-db'],
   setup(api) {
     let active: WebhookSettings | undefined
     let ctx: AdapterContext | undefined
     const limiter = new RateLimiter()
-    const seen = new SeenDeliveries()
+    const ledger = new DeliveryLedger(() => api.services.get<DatabaseService>(DATABASE_SERVICE))
     const inflight = new Set<Promise<void>>()
     let runs = new AbortController()
 
+    const logger = () => ctx?.log ?? api.log
+
+    /** One accepted delivery, start to end. Never rejects: every failure is logged and marks the delivery failed. */
     async function run(delivery: Accepted): Promise<void> {
       const { route, event, deliveryId, payload } = delivery
-      const log = ctx?.log ?? api.log
+      const log = logger()
       const services = api.services
-      const prompt = route.prompt ? renderTemplate(route.prompt, payload) : defaultPrompt(event, route.name, payload)
-      const extra: Record<string, unknown> = {}
-      for (const [key, value] of Object.entries(route.deliverExtra)) extra[key] = typeof value === 'string' ? renderTemplate(value, payload) : value
-      const chatId = `webhook:${route.name}:${deliveryId}`
+      let status: 'answered' | 'failed' = 'failed'
       try {
+        // Rendered in here: whatever the payload does to a template is this delivery's failure, not the process's.
+        const prompt = route.prompt ? renderTemplate(route.prompt, payload) : defaultPrompt(event, route.name, payload)
+        const extra: Record<string, unknown> = {}
+        for (const [key, value] of Object.entries(route.deliverExtra)) extra[key] = typeof value === 'string' ? renderTemplate(value, payload) : value
+        const chatId = `webhook:${route.name}:${deliveryId}`
         const runtime = services.get<AgentRuntime>(RUNTIME_SERVICE)
         if (!runtime) throw new Error('the agent runtime is not loaded')
         const result = await runtime.run({
@@ -51,13 +57,15 @@ export default defineExtension({
           extra: { webhook: { route: route.name, event, deliveryId } },
         })
         await services.get<SessionStore>(SESSIONS_SERVICE)?.end(result.sessionId, 'webhook_complete').catch(() => undefined)
-        const delivery = services.get<DeliveryService>(DELIVERY_SERVICE)
-        if (!delivery) throw new Error('the delivery service is not loaded')
-        const receipt = await delivery.send(delivery.parse(route.deliver, extra), result.answer)
+        const sender = services.get<DeliveryService>(DELIVERY_SERVICE)
+        if (!sender) throw new Error('the delivery service is not loaded')
+        const receipt = await sender.send(sender.parse(route.deliver, extra), result.answer)
+        status = 'answered'
         log.info(`delivery ${deliveryId} of route "${route.name}" (${event}) answered to ${receipt.description}`)
       } catch (error) {
         log.error(`delivery ${deliveryId} of route "${route.name}" failed: ${redactPhonesIn(errorMessage(error))}`)
       }
+      await ledger.settle(route.name, delivery.signedKey, status).catch((error) => log.warn(`could not record the end of delivery ${deliveryId}: ${errorMessage(error)}`))
     }
 
     if (webhookEnabled(api.settings)) {
@@ -70,12 +78,16 @@ export default defineExtension({
           handleWebhook(koa, {
             settings: () => active,
             limiter,
-            seen,
+            ledger,
             onAccepted(delivery) {
-              ;(ctx?.log ?? api.log).info(`accepted delivery ${delivery.deliveryId} on route "${delivery.route.name}" (${delivery.event})`)
-              const task = run(delivery).finally(() => inflight.delete(task))
+              logger().info(`accepted delivery ${delivery.deliveryId} on route "${delivery.route.name}" (${delivery.event})`)
+              // run() catches its own failures; this catch is the last line, so no delivery can become an unhandled rejection.
+              const task: Promise<void> = run(delivery)
+                .catch((error) => logger().error(`delivery ${delivery.deliveryId} of route "${delivery.route.name}" failed: ${redactPhonesIn(errorMessage(error))}`))
+                .finally(() => inflight.delete(task))
               inflight.add(task)
             },
+            onError: (message) => logger().error(message),
           }),
       })
     }

@@ -1,38 +1,41 @@
 // One webhook request, checked in the order of DECISIONS.md: unknown route 404 → body over the limit
 // 413 (before the payload is read) → bad signature 401 → rate limit 429 (signed requests only) → bad
-// JSON 400 → event filter (200 ignored) → duplicate delivery (200 duplicate) → 202 accepted, the run
-// going on in the background.
+// JSON, or JSON nested too deep / too many members 400 → claimed event contradicted by the payload 400
+// (routes that filter on events) → event filter (200 ignored) → duplicate delivery (200 duplicate) →
+// 202 accepted, the run going on in the background. Nothing past the signature is trusted unless the
+// scheme covers it: the replay key is a hash of the signed bytes, never of a header.
 
-import { createHash } from 'node:crypto'
-import { HttpError, readBody, type HttpContext } from 'agent/sdk'
-import type { RateLimiter, SeenDeliveries } from './limits.ts'
+import { errorMessage, HttpError, parseJsonBounded, readBody, type HttpContext } from 'agent/sdk'
+import { resolveEvent } from './events.ts'
+import type { DeliveryLedger } from './ledger.ts'
+import type { RateLimiter } from './limits.ts'
 import type { WebhookSettings, WebhookRoute } from './routes.ts'
-import { verifySignature } from './signature.ts'
+import { signedKey, verifySignature } from './signature.ts'
 
 export interface Accepted {
   route: WebhookRoute
   event: string
   deliveryId: string
+  /** The replay key the ledger holds the delivery under (to mark how it ended). */
+  signedKey: string
   payload: unknown
 }
 
 export interface IntakeState {
   settings(): WebhookSettings | undefined
   limiter: RateLimiter
-  seen: SeenDeliveries
+  ledger: DeliveryLedger
   onAccepted(delivery: Accepted): void
+  onError(message: string): void
 }
 
-export function eventType(ctx: HttpContext, payload: unknown): string {
-  const header = ctx.get('x-github-event') || ctx.get('x-gitlab-event')
-  if (header) return header
-  const body = (payload ?? {}) as Record<string, unknown>
-  for (const key of ['event_type', 'type']) if (typeof body[key] === 'string' && body[key]) return body[key] as string
-  return 'unknown'
-}
+/** Delivery ids from headers are labels (chat ids, logs): a plain token or nothing. */
+const HEADER_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export function deliveryId(ctx: HttpContext, raw: Buffer): string {
-  return ctx.get('x-github-delivery') || ctx.get('x-request-id') || createHash('sha256').update(raw).digest('hex').slice(0, 32)
+/** The delivery id the sender claims (X-GitHub-Delivery, else X-Request-ID), when it is a plain token. */
+export function headerDeliveryId(ctx: HttpContext): string | undefined {
+  const id = (ctx.get('x-github-delivery') || ctx.get('x-request-id')).trim()
+  return HEADER_ID.test(id) ? id : undefined
 }
 
 export async function handleWebhook(ctx: HttpContext, state: IntakeState): Promise<void> {
@@ -41,32 +44,42 @@ export async function handleWebhook(ctx: HttpContext, state: IntakeState): Promi
   const route = settings.routes.get(String((ctx as { params?: Record<string, string> }).params?.route ?? ''))
   if (!route) throw new HttpError(404, 'Unknown webhook route', { code: 'unknown_route' })
   const raw = await readBody(ctx, settings.maxBodyBytes)
-  if (!verifySignature((name) => ctx.get(name), raw, route.secret, route.signature)) {
-    throw new HttpError(401, 'Invalid signature', { code: 'invalid_signature' })
-  }
+  const header = (name: string) => ctx.get(name)
+  const scheme = verifySignature(header, raw, route.secret, route.signature)
+  if (!scheme) throw new HttpError(401, 'Invalid signature', { code: 'invalid_signature' })
   const retryAfter = state.limiter.take(route.name, route.rateLimit)
   if (retryAfter > 0) throw new HttpError(429, 'Rate limit exceeded for this route', { code: 'rate_limited', headers: { 'Retry-After': String(retryAfter) } })
-  let payload: unknown
+  // Bounded before use: a signed body nested 5,000 deep is a 400 here, never a stack overflow later.
+  const payload = parseJsonBounded(raw.toString('utf8'), settings.jsonBounds)
+
+  const filtered = route.events.length > 0
+  const verdict = resolveEvent(scheme, header, payload, filtered)
+  if (!verdict.ok) {
+    throw new HttpError(400, `The claimed event "${verdict.claimed}" does not match the payload (${verdict.shape}); event headers are not signed`, { code: 'event_mismatch' })
+  }
+  if (filtered && !verdict.names.some((name) => route.events.includes(name))) {
+    ctx.status = 200
+    ctx.body = { status: 'ignored', event: verdict.event }
+    return
+  }
+
+  const key = signedKey(scheme, header, raw)
+  const headerId = headerDeliveryId(ctx)
+  const id = headerId ?? key.slice(0, 32)
+  let claim
   try {
-    payload = JSON.parse(raw.toString('utf8'))
-  } catch {
-    throw new HttpError(400, 'Request body is not valid JSON', { code: 'invalid_json' })
+    claim = await state.ledger.claim({ route: route.name, signedKey: key, headerId, deliveryId: id })
+  } catch (error) {
+    // Fail closed: without the ledger a replay cannot be told apart, so nothing is accepted.
+    state.onError(`replay check failed on route "${route.name}": ${errorMessage(error)}`)
+    throw new HttpError(503, 'Replay protection is unavailable; try again later', { type: 'server_error', code: 'replay_check_unavailable', headers: { 'Retry-After': '30' } })
   }
-  const event = eventType(ctx, payload)
-  if (route.events.length > 0 && !route.events.includes(event)) {
+  if (claim.duplicate) {
     ctx.status = 200
-    ctx.body = { status: 'ignored', event }
+    ctx.body = { status: 'duplicate', delivery_id: claim.deliveryId }
     return
   }
-  const id = deliveryId(ctx, raw)
-  const key = `${route.name}:${id}`
-  if (state.seen.has(key)) {
-    ctx.status = 200
-    ctx.body = { status: 'duplicate', delivery_id: id }
-    return
-  }
-  state.seen.add(key)
   ctx.status = 202
-  ctx.body = { status: 'accepted', route: route.name, event, delivery_id: id }
-  state.onAccepted({ route, event, deliveryId: id, payload })
+  ctx.body = { status: 'accepted', route: route.name, event: verdict.event, delivery_id: id }
+  state.onAccepted({ route, event: verdict.event, deliveryId: id, signedKey: key, payload })
 }

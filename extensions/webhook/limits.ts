@@ -1,5 +1,5 @@
-// Per-route rate limiting (a sliding window of one minute, counting only signed requests) and the
-// idempotency memory (a delivery seen in the last hour is answered, not run again). Both bounded.
+// Per-route rate limiting: a sliding window of one minute, counting only signed requests. (Seen
+// deliveries are kept in state.db: ledger.ts.)
 
 export class RateLimiter {
   private readonly hits = new Map<string, number[]>()
@@ -16,32 +16,5 @@ export class RateLimiter {
     list.push(now)
     this.hits.set(key, list)
     return 0
-  }
-}
-
-export class SeenDeliveries {
-  private readonly seen = new Map<string, number>()
-
-  constructor(
-    private readonly ttlMs = 60 * 60_000,
-    private readonly capacity = 100_000,
-  ) {}
-
-  has(key: string, now = Date.now()): boolean {
-    this.prune(now)
-    return this.seen.has(key)
-  }
-
-  add(key: string, now = Date.now()): void {
-    this.seen.delete(key)
-    this.seen.set(key, now)
-    while (this.seen.size > this.capacity) this.seen.delete(this.seen.keys().next().value!)
-  }
-
-  private prune(now: number): void {
-    for (const [key, at] of this.seen) {
-      if (now - at < this.ttlMs) break
-      this.seen.delete(key)
-    }
   }
 }

@@ -1,7 +1,7 @@
 // Webhook routes from `platforms.webhook.extra.routes.<name>`, validated when the adapter starts: a
 // route without a secret (its own, `extra.secret`, or WEBHOOK_SECRET) fails startup.
 
-import { ConfigError, type Settings } from 'agent/sdk'
+import { ConfigError, JSON_INTAKE_DEFAULTS, type JsonBounds, type Settings } from 'agent/sdk'
 import { SIGNATURE_SCHEMES, type SignatureScheme } from './signature.ts'
 
 export interface WebhookRoute {
@@ -19,6 +19,8 @@ export interface WebhookRoute {
 export interface WebhookSettings {
   routes: Map<string, WebhookRoute>
   maxBodyBytes: number
+  /** Nesting depth and member/element count a payload may have (checked before it is parsed). */
+  jsonBounds: Required<JsonBounds>
 }
 
 const asList = (value: unknown, what: string): string[] => {
@@ -28,6 +30,12 @@ const asList = (value: unknown, what: string): string[] => {
   throw new ConfigError(`${what} must be a list of strings`)
 }
 
+function positive(value: unknown, fallback: number, where: string): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new ConfigError(`${where} must be a positive integer`)
+  return value
+}
+
 export function loadRoutes(settings: Settings): WebhookSettings {
   const extra = (settings.get<Record<string, unknown>>('platforms.webhook.extra') ?? {}) as Record<string, unknown>
   const globalSecret = (typeof extra.secret === 'string' && extra.secret) || settings.env('WEBHOOK_SECRET')
@@ -35,6 +43,10 @@ export function loadRoutes(settings: Settings): WebhookSettings {
   const maxBodyBytes = extra.max_body_bytes === undefined ? 1_048_576 : Number(extra.max_body_bytes)
   if (!Number.isInteger(rateLimit) || rateLimit < 1) throw new ConfigError('platforms.webhook.extra.rate_limit must be a positive integer (requests per minute per route)')
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new ConfigError('platforms.webhook.extra.max_body_bytes must be a positive integer')
+  const jsonBounds = {
+    maxDepth: positive(extra.max_json_depth, JSON_INTAKE_DEFAULTS.maxDepth, 'platforms.webhook.extra.max_json_depth'),
+    maxKeys: positive(extra.max_json_keys, JSON_INTAKE_DEFAULTS.maxKeys, 'platforms.webhook.extra.max_json_keys'),
+  }
   const raw = extra.routes ?? {}
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError('platforms.webhook.extra.routes must be a mapping of route names')
   const routes = new Map<string, WebhookRoute>()
@@ -64,5 +76,5 @@ export function loadRoutes(settings: Settings): WebhookSettings {
       rateLimit: limit,
     })
   }
-  return { routes, maxBodyBytes }
+  return { routes, maxBodyBytes, jsonBounds }
 }

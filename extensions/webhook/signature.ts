@@ -4,7 +4,7 @@
 //   generic X-Webhook-Signature: <hex HMAC-SHA256 of "<timestamp>.<body>">, X-Webhook-Timestamp within 300 s
 // A route may pin one scheme; otherwise the first recognised header decides. No header: rejected.
 
-import { createHmac } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { safeEqual } from 'agent/sdk'
 
 export type SignatureScheme = 'github' | 'gitlab' | 'generic'
@@ -25,10 +25,14 @@ export function detectScheme(header: HeaderGetter): SignatureScheme | undefined 
 
 export const hmacHex = (secret: string, data: string | Buffer) => createHmac('sha256', secret).update(data).digest('hex')
 
-/** Whether the request carries a valid signature for `secret` (under `pinned`, or the detected scheme). */
-export function verifySignature(header: HeaderGetter, raw: Buffer, secret: string, pinned?: SignatureScheme, nowMs = Date.now()): boolean {
+/** The scheme under which the request carries a valid signature for `secret` (`pinned`, or the detected one); undefined if none. */
+export function verifySignature(header: HeaderGetter, raw: Buffer, secret: string, pinned?: SignatureScheme, nowMs = Date.now()): SignatureScheme | undefined {
   const scheme = pinned ?? detectScheme(header)
-  if (!scheme) return false
+  if (!scheme) return undefined
+  return checkScheme(scheme, header, raw, secret, nowMs) ? scheme : undefined
+}
+
+function checkScheme(scheme: SignatureScheme, header: HeaderGetter, raw: Buffer, secret: string, nowMs: number): boolean {
   const value = header(HEADER[scheme]).trim()
   if (!value) return false
   if (scheme === 'github') return value.startsWith('sha256=') && safeEqual(value.toLowerCase(), `sha256=${hmacHex(secret, raw)}`)
@@ -38,6 +42,17 @@ export function verifySignature(header: HeaderGetter, raw: Buffer, secret: strin
   const seconds = Number(timestamp) > 1e11 ? Math.floor(Number(timestamp) / 1000) : Number(timestamp)
   if (Math.abs(nowMs / 1000 - seconds) > TIMESTAMP_TOLERANCE_S) return false
   return safeEqual(value.toLowerCase(), hmacHex(secret, Buffer.concat([Buffer.from(`${timestamp}.`), raw])))
+}
+
+/**
+ * The replay key of a verified request: a hash of exactly what its scheme covers. github and gitlab:
+ * the body; generic: "<timestamp>.<body>" (the same body signed at another time is another delivery).
+ * Headers the scheme does not cover (delivery ids, event names) never enter it.
+ */
+export function signedKey(scheme: SignatureScheme, header: HeaderGetter, raw: Buffer): string {
+  const hash = createHash('sha256')
+  if (scheme === 'generic') hash.update(`${header('x-webhook-timestamp').trim()}.`)
+  return hash.update(raw).digest('hex')
 }
 
 /** Headers that sign `body` under a scheme (for tests, benchmarks and `agent webhook test`-style tools). */

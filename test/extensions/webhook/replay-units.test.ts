@@ -1,0 +1,125 @@
+// Replay protection and event verification in isolation: the replay key covers exactly the signed
+// bytes, the ledger (state.db) answers duplicates across a new handle and forgets after the window
+// (an injected clock), and event names are checked against the payload per scheme.
+
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { DATABASE_SERVICE, type DatabaseService } from 'agent/sdk'
+import { createTestKernel } from 'agent/sdk/testing'
+import { githubShape, GITHUB_VERIFIED_EVENTS, resolveEvent } from '../../../extensions/webhook/events.ts'
+import { DeliveryLedger, REPLAY_WINDOW_MS } from '../../../extensions/webhook/ledger.ts'
+import { signedKey } from '../../../extensions/webhook/signature.ts'
+
+const headers = (h: Record<string, string>) => (name: string) => h[name.toLowerCase()] ?? ''
+
+test('the replay key covers what the signature covers and no header', () => {
+  const body = Buffer.from('{"a":1}')
+  const plain = signedKey('github', headers({}), body)
+  assert.equal(signedKey('github', headers({ 'x-github-delivery': 'other', 'x-request-id': 'x' }), body), plain)
+  assert.equal(signedKey('gitlab', headers({ 'x-gitlab-event-uuid': 'u' }), body), plain)
+  assert.notEqual(signedKey('github', headers({}), Buffer.from('{"a":2}')), plain)
+  const at = (ts: string) => signedKey('generic', headers({ 'x-webhook-timestamp': ts, 'x-request-id': ts }), body)
+  assert.equal(at('1700000000'), signedKey('generic', headers({ 'x-webhook-timestamp': '1700000000' }), body))
+  assert.notEqual(at('1700000000'), at('1700000001'), 'generic: the signed timestamp is part of the key')
+})
+
+test('the ledger keeps deliveries in state.db for the window, then forgets them', async (t) => {
+  const tk = await createTestKernel({ builtins: ['state-db'] })
+  t.after(() => tk.close())
+  const database = tk.kernel.services.require<DatabaseService>(DATABASE_SERVICE)
+  const clock = { now: 1_700_000_000_000 }
+  const ledger = new DeliveryLedger(() => database, REPLAY_WINDOW_MS, () => clock.now)
+  assert.deepEqual(await ledger.claim({ route: 'r', signedKey: 'k1', headerId: 'd1', deliveryId: 'd1' }), { duplicate: false })
+  assert.deepEqual(await ledger.claim({ route: 'r', signedKey: 'k1', deliveryId: 'k1' }), { duplicate: true, deliveryId: 'd1' }, 'same signed bytes, header dropped')
+  assert.deepEqual(await ledger.claim({ route: 'r', signedKey: 'k2', headerId: 'd1', deliveryId: 'd1' }), { duplicate: true, deliveryId: 'd1' }, 'a sender retry re-signed under the same delivery id')
+  assert.deepEqual(await ledger.claim({ route: 'other', signedKey: 'k1', deliveryId: 'k1' }), { duplicate: false }, 'routes are separate')
+
+  // A second ledger (as after a restart) reads the same table.
+  const after = new DeliveryLedger(() => database, REPLAY_WINDOW_MS, () => clock.now)
+  assert.equal((await after.claim({ route: 'r', signedKey: 'k1', headerId: 'new', deliveryId: 'new' })).duplicate, true)
+  await after.settle('r', 'k1', 'failed')
+  assert.equal((database.db().prepare("SELECT status FROM webhook_deliveries WHERE route = 'r' AND signed_key = 'k1'").get() as any).status, 'failed')
+
+  clock.now += REPLAY_WINDOW_MS - 1
+  assert.equal((await after.claim({ route: 'r', signedKey: 'k1', deliveryId: 'k1' })).duplicate, true, 'still inside the window')
+  clock.now += 2
+  assert.deepEqual(await after.claim({ route: 'r', signedKey: 'k1', deliveryId: 'k1' }), { duplicate: false }, 'past the window it is new again')
+  clock.now += 60_000
+  await after.claim({ route: 'r', signedKey: 'k3', deliveryId: 'k3' })
+  const rows = database.db().prepare('SELECT route, signed_key FROM webhook_deliveries ORDER BY signed_key').all()
+  assert.deepEqual(rows, [{ route: 'r', signed_key: 'k1' }, { route: 'r', signed_key: 'k3' }], 'expired rows are pruned (at most once a minute)')
+})
+
+test('copies arriving together: exactly one is accepted', async (t) => {
+  const tk = await createTestKernel({ builtins: ['state-db'] })
+  t.after(() => tk.close())
+  const ledger = new DeliveryLedger(() => tk.kernel.services.require<DatabaseService>(DATABASE_SERVICE))
+  const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ledger.claim({ route: 'r', signedKey: 'same', headerId: `id-${i}`, deliveryId: `id-${i}` })))
+  assert.equal(results.filter((r) => !r.duplicate).length, 1)
+  assert.ok(results.every((r) => !r.duplicate || r.deliveryId === 'id-0'))
+})
+
+test('without state.db the ledger refuses (the intake then answers 503)', async () => {
+  const ledger = new DeliveryLedger(() => undefined)
+  await assert.rejects(ledger.claim({ route: 'r', signedKey: 'k', deliveryId: 'k' }), /state\.db/)
+})
+
+/** One payload per verified GitHub event, shaped as GitHub sends it (the keys that matter). */
+const GITHUB_SAMPLES: Record<string, Record<string, unknown>> = {
+  deployment_protection_rule: { action: 'requested', deployment: {}, deployment_callback_url: 'https://x', environment: 'prod' },
+  deployment_status: { action: 'created', deployment_status: {}, deployment: {}, check_run: {}, workflow_run: {} },
+  deployment_review: { action: 'approved', approver: {}, workflow_run: {}, workflow_job_runs: [] },
+  workflow_job: { action: 'queued', workflow_job: {}, deployment: {} },
+  deployment: { action: 'created', deployment: {}, workflow: {}, workflow_run: {} },
+  workflow_run: { action: 'completed', workflow_run: {}, workflow: {} },
+  check_run: { action: 'created', check_run: {} },
+  check_suite: { action: 'completed', check_suite: {} },
+  pull_request_review: { action: 'submitted', review: {}, pull_request: {} },
+  pull_request_review_thread: { action: 'resolved', thread: {}, pull_request: {} },
+  pull_request_review_comment: { action: 'created', comment: {}, pull_request: {} },
+  pull_request: { action: 'opened', number: 1, pull_request: {} },
+  issue_comment: { action: 'created', issue: {}, comment: {} },
+  issues: { action: 'opened', issue: {} },
+  discussion_comment: { action: 'created', discussion: {}, comment: {} },
+  discussion: { action: 'created', discussion: {} },
+  commit_comment: { action: 'created', comment: { commit_id: 'abc' } },
+  release: { action: 'published', release: {} },
+  fork: { forkee: {} },
+  gollum: { pages: [] },
+  push: { ref: 'refs/heads/main', before: 'a', after: 'b', commits: [], pusher: {} },
+  create: { ref: 'v1', ref_type: 'tag', master_branch: 'main', pusher_type: 'user' },
+  delete: { ref: 'v1', ref_type: 'tag', pusher_type: 'user' },
+  status: { sha: 'abc', state: 'success', context: 'ci' },
+  ping: { zen: 'Keep it logically awesome.', hook_id: 1 },
+}
+
+test('each verified GitHub event is recognised by its payload, and only as itself', () => {
+  assert.deepEqual(Object.keys(GITHUB_SAMPLES).sort(), [...GITHUB_VERIFIED_EVENTS].sort())
+  for (const [event, payload] of Object.entries(GITHUB_SAMPLES)) assert.equal(githubShape({ ...payload, repository: {}, sender: {} }), event)
+  assert.equal(githubShape({ action: 'started', repository: {}, sender: {} }), undefined, 'watch: no shape of its own')
+  assert.equal(githubShape([1, 2]), undefined)
+})
+
+test('GitHub: on a filtered route the claimed event must match the payload', () => {
+  const gh = (event: string) => headers({ 'x-github-event': event })
+  const { issues, push } = GITHUB_SAMPLES as Record<string, Record<string, unknown>>
+  assert.deepEqual(resolveEvent('github', gh('push'), issues, true), { ok: false, claimed: 'push', shape: 'issues' }, 'relabelled issues → push')
+  assert.deepEqual(resolveEvent('github', gh('watch'), issues, true), { ok: false, claimed: 'watch', shape: 'issues' }, 'a known shape under an unknown name')
+  assert.deepEqual(resolveEvent('github', gh('push'), { type: 'build' }, true), { ok: false, claimed: 'push', shape: 'unrecognised' })
+  assert.deepEqual(resolveEvent('github', gh('push'), push, true), { ok: true, event: 'push', names: ['push'] })
+  assert.deepEqual(resolveEvent('github', gh('watch'), { action: 'started' }, true), { ok: true, event: 'watch', names: ['watch'] }, 'an unknown event with no known shape passes as claimed')
+  assert.deepEqual(resolveEvent('github', gh('push'), issues, false), { ok: true, event: 'push', names: ['push'] }, 'no filter: the header is a label only')
+  assert.deepEqual(resolveEvent('github', headers({}), { type: 'build' }, true), { ok: true, event: 'build', names: ['build'] }, 'no header: the signed payload names it')
+})
+
+test('GitLab: the hook header must agree with object_kind; generic reads the payload only', () => {
+  const gl = (event: string) => headers({ 'x-gitlab-event': event })
+  assert.deepEqual(resolveEvent('gitlab', gl('Push Hook'), { object_kind: 'note', event_type: 'note' }, true), { ok: false, claimed: 'Push Hook', shape: 'note' })
+  assert.deepEqual(resolveEvent('gitlab', gl('Deploy Hook'), { object_kind: 'push' }, true), { ok: false, claimed: 'Deploy Hook', shape: 'push' })
+  assert.deepEqual(resolveEvent('gitlab', gl('Merge Request Hook'), { object_kind: 'merge_request', event_type: 'merge_request' }, true), { ok: true, event: 'Merge Request Hook', names: ['Merge Request Hook', 'merge_request'] })
+  assert.deepEqual(resolveEvent('gitlab', gl('Member Hook'), { event_name: 'user_add_to_group' }, true), { ok: true, event: 'Member Hook', names: ['Member Hook', 'user_add_to_group'] })
+  assert.deepEqual(resolveEvent('gitlab', headers({}), { object_kind: 'push' }, true), { ok: true, event: 'push', names: ['push'] })
+  const generic = headers({ 'x-github-event': 'push', 'x-gitlab-event': 'Push Hook' })
+  assert.deepEqual(resolveEvent('generic', generic, { type: 'build' }, true), { ok: true, event: 'build', names: ['build'] }, 'unsigned headers are ignored')
+  assert.deepEqual(resolveEvent('generic', generic, {}, true), { ok: true, event: 'unknown', names: ['unknown'] })
+})
