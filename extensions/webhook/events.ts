@@ -1,17 +1,21 @@
 // The event type of a webhook delivery, taken only from what the scheme lets us trust. Event headers
 // are never signed (GitHub and GitLab sign or authenticate the body, not the headers; the generic
-// scheme signs "<timestamp>.<body>"), so on a route that filters on events a claimed header must
-// agree with the payload's own shape, and the generic scheme reads the event from the payload only.
+// scheme signs "<timestamp>.<body>"), so a claimed header is checked against the payload's own shape
+// (the intake refuses a mismatch where the event would pass a route's filter), and the generic scheme
+// reads the event from the payload only.
 
 import type { SignatureScheme } from './signature.ts'
 
 type Payload = Record<string, unknown>
 export type HeaderGetter = (name: string) => string
 
-export type EventVerdict =
-  /** `names`: every name the route filter may match (the event first, then aliases such as GitLab's object_kind). */
-  | { ok: true; event: string; names: string[] }
-  | { ok: false; claimed: string; shape: string }
+export interface ResolvedEvent {
+  event: string
+  /** Every name a route filter may match: the event first, then aliases such as GitLab's object_kind. */
+  names: string[]
+  /** Set when the claimed header contradicts the payload: what the payload's shape says instead. */
+  mismatch?: string
+}
 
 const isObject = (v: unknown): v is Payload => typeof v === 'object' && v !== null && !Array.isArray(v)
 const str = (p: Payload, key: string) => typeof p[key] === 'string'
@@ -85,36 +89,30 @@ function payloadEvent(payload: unknown, keys: readonly string[]): string | undef
   return undefined
 }
 
+const named = (event: string): ResolvedEvent => ({ event, names: [event] })
+
 /**
- * The event of a delivery verified under `scheme`. `verify` (the route filters on events): a claimed
- * header must match the payload's shape, and a payload of a known shape must come under its own name.
- * Without it the header is only a label (nothing is gated on it).
+ * The event of a delivery verified under `scheme`. A claimed header must match the payload's shape,
+ * and a payload of a known shape must come under its own name; otherwise `mismatch` says what the
+ * payload looks like.
  */
-export function resolveEvent(scheme: SignatureScheme, header: HeaderGetter, payload: unknown, verify: boolean): EventVerdict {
-  if (scheme === 'generic') {
-    const event = payloadEvent(payload, ['event_type', 'type']) ?? 'unknown'
-    return { ok: true, event, names: [event] }
-  }
+export function resolveEvent(scheme: SignatureScheme, header: HeaderGetter, payload: unknown): ResolvedEvent {
+  if (scheme === 'generic') return named(payloadEvent(payload, ['event_type', 'type']) ?? 'unknown')
   if (scheme === 'github') {
     const claimed = header('x-github-event').trim()
-    if (!claimed) {
-      const event = payloadEvent(payload, ['event_type', 'type']) ?? 'unknown'
-      return { ok: true, event, names: [event] }
-    }
-    if (verify) {
-      const shape = githubShape(payload)
-      const known = GITHUB_VERIFIED_EVENTS.includes(claimed)
-      if (known ? shape !== claimed : shape !== undefined) return { ok: false, claimed, shape: shape ?? 'unrecognised' }
-    }
-    return { ok: true, event: claimed, names: [claimed] }
+    if (!claimed) return named(payloadEvent(payload, ['event_type', 'type']) ?? 'unknown')
+    const shape = githubShape(payload)
+    const agrees = GITHUB_VERIFIED_EVENTS.includes(claimed) ? shape === claimed : shape === undefined
+    return agrees ? named(claimed) : { ...named(claimed), mismatch: shape ?? 'unrecognised' }
   }
   const claimed = header('x-gitlab-event').trim()
   const kind = payloadEvent(payload, ['object_kind'])
-  const self = kind ?? payloadEvent(payload, ['event_name', 'event_type'])
-  const names = [...new Set([claimed, kind, payloadEvent(payload, ['event_name']), payloadEvent(payload, ['event_type'])].filter((n): n is string => Boolean(n)))]
-  if (verify && claimed && claimed !== 'System Hook') {
+  // The header's own kind is a name too: a filter on `push` must see a claimed "Push Hook" (and refuse it if the payload disagrees).
+  const names = [...new Set([claimed, GITLAB_KINDS[claimed], kind, payloadEvent(payload, ['event_name']), payloadEvent(payload, ['event_type'])].filter((n): n is string => Boolean(n)))]
+  const resolved: ResolvedEvent = { event: names[0] ?? 'unknown', names: names.length > 0 ? names : ['unknown'] }
+  if (claimed && claimed !== 'System Hook') {
     const expected = GITLAB_KINDS[claimed]
-    if (expected ? kind !== expected : kind !== undefined && GITLAB_KNOWN_KINDS.has(kind)) return { ok: false, claimed, shape: kind ?? 'unrecognised' }
+    if (expected ? kind !== expected : kind !== undefined && GITLAB_KNOWN_KINDS.has(kind)) resolved.mismatch = kind ?? 'unrecognised'
   }
-  return { ok: true, event: claimed || self || 'unknown', names: names.length > 0 ? names : ['unknown'] }
+  return resolved
 }

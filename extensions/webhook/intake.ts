@@ -1,7 +1,7 @@
 // One webhook request, checked in the order of DECISIONS.md: unknown route 404 → body over the limit
 // 413 (before the payload is read) → bad signature 401 → rate limit 429 (signed requests only) → bad
-// JSON, or JSON nested too deep / too many members 400 → claimed event contradicted by the payload 400
-// (routes that filter on events) → event filter (200 ignored) → duplicate delivery (200 duplicate) →
+// JSON, or JSON nested too deep / too many members 400 → event filter (200 ignored), and an event the
+// filter would pass on a header the payload contradicts 400 → duplicate delivery (200 duplicate) →
 // 202 accepted, the run going on in the background. Nothing past the signature is trusted unless the
 // scheme covers it: the replay key is a hash of the signed bytes, never of a header.
 
@@ -52,15 +52,17 @@ export async function handleWebhook(ctx: HttpContext, state: IntakeState): Promi
   // Bounded before use: a signed body nested 5,000 deep is a 400 here, never a stack overflow later.
   const payload = parseJsonBounded(raw.toString('utf8'), settings.jsonBounds)
 
-  const filtered = route.events.length > 0
-  const verdict = resolveEvent(scheme, header, payload, filtered)
-  if (!verdict.ok) {
-    throw new HttpError(400, `The claimed event "${verdict.claimed}" does not match the payload (${verdict.shape}); event headers are not signed`, { code: 'event_mismatch' })
-  }
-  if (filtered && !verdict.names.some((name) => route.events.includes(name))) {
-    ctx.status = 200
-    ctx.body = { status: 'ignored', event: verdict.event }
-    return
+  const resolved = resolveEvent(scheme, header, payload)
+  if (route.events.length > 0) {
+    if (!resolved.names.some((name) => route.events.includes(name))) {
+      ctx.status = 200
+      ctx.body = { status: 'ignored', event: resolved.event }
+      return
+    }
+    // The filter would let it through on an unsigned header: the payload must agree.
+    if (resolved.mismatch) {
+      throw new HttpError(400, `The claimed event "${resolved.event}" does not match the payload (${resolved.mismatch}); event headers are not signed`, { code: 'event_mismatch' })
+    }
   }
 
   const key = signedKey(scheme, header, raw)
@@ -80,6 +82,6 @@ export async function handleWebhook(ctx: HttpContext, state: IntakeState): Promi
     return
   }
   ctx.status = 202
-  ctx.body = { status: 'accepted', route: route.name, event: verdict.event, delivery_id: id }
-  state.onAccepted({ route, event: verdict.event, deliveryId: id, signedKey: key, payload })
+  ctx.body = { status: 'accepted', route: route.name, event: resolved.event, delivery_id: id }
+  state.onAccepted({ route, event: resolved.event, deliveryId: id, signedKey: key, payload })
 }
