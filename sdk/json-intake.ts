@@ -1,7 +1,8 @@
 // Bounded JSON intake for anything that parses a body from the network: nesting depth and the
 // total number of object members and array elements are checked by a linear scan of the text
 // BEFORE JSON.parse, so a hostile body is refused with a 400 and never reaches the recursive code
-// (redaction, stringify, transcript walks) that would overflow the stack on it.
+// (redaction, stringify, transcript walks) that would overflow the stack on it. `__proto__` keys are
+// dropped.
 
 import { HttpError } from './http-error.ts'
 
@@ -77,12 +78,18 @@ export function checkJsonBounds(text: string, bounds: JsonBounds = {}): void {
   }
 }
 
+// JSON.parse makes `"__proto__"` an own property, harmless until some code copies the object with
+// Object.assign or a for-in merge, which then swaps the target's prototype: such keys are dropped.
+// The reviver costs, so it runs only when the text could spell the key (plainly or escaped).
+const dropProto = (key: string, value: unknown) => (key === '__proto__' ? undefined : value)
+const MAY_SPELL_PROTO = /__proto__|\\u/
+
 /** Parses JSON text (a leading BOM is ignored) within `bounds`; JsonIntakeError (400) otherwise. */
 export function parseJsonBounded(text: string, bounds: JsonBounds = {}): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   checkJsonBounds(body, bounds)
   try {
-    return JSON.parse(body)
+    return MAY_SPELL_PROTO.test(body) ? JSON.parse(body, dropProto) : JSON.parse(body)
   } catch {
     throw new JsonIntakeError('Request body is not valid JSON', 'invalid_json')
   }

@@ -51,3 +51,14 @@ test('malformed, truncated and non-object bodies are a 400, a BOM is ignored', (
   assert.deepEqual(parseJsonObject('\ufeff{"a":1}'), { a: 1 })
   assert.equal(checkJsonBounds('"unterminated [[[['), undefined)
 })
+
+test('__proto__ keys are dropped, plain or escaped, at any depth; other keys stay', () => {
+  const parsed = parseJsonObject<Record<string, any>>('{"__proto__":{"polluted":1},"a":{"\\u005f_proto__":{"x":1},"constructor":2},"b":"__proto__"}')
+  assert.equal(Object.prototype.hasOwnProperty.call(parsed, '__proto__'), false)
+  assert.equal(Object.prototype.hasOwnProperty.call(parsed.a, '__proto__'), false)
+  assert.equal(parsed.a.constructor, 2)
+  assert.equal(parsed.b, '__proto__')
+  const target = Object.assign({}, parsed)
+  assert.equal((target as Record<string, unknown>).polluted, undefined)
+  assert.equal(Object.getPrototypeOf(target), Object.prototype)
+})
