@@ -114,6 +114,10 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const input: ChatMessage = redaction.message({ role: 'user', content: request.input })
   const history = request.history?.map((m) => redaction.message(m))
   const conv = await openConversation(api, history ? { ...request, history } : request, { cwd, model: client.model, provider: client.provider, input })
+  // A session stored before a secret was known (or before this rule) is cleared as it is loaded, so
+  // the summary model of compression sees no secret either.
+  conv.messages = conv.messages.map((m) => redaction.message(m))
+  conv.summaries = conv.summaries.map((text) => redaction.text(text))
   const store = conv.store
 
   // Personality: asked for now (and remembered by the session), else the session's, else config's.

@@ -88,3 +88,20 @@ test('when the secrets cannot be read, the tool output is withheld (fail closed)
   assert.match(tool.content, /^Error: output withheld: the known secrets could not be read to redact it \(cannot read \.env\)/)
   assert.ok(!tool.content.includes('some output'))
 })
+
+test('a session stored before its secret was known is cleared when loaded: the summary model of compression sees no secret', async (t) => {
+  const late = 'late-secret-0a1b2c3d4e5f6071'
+  const isSummary = (body: any) => String(body.messages?.[0]?.content ?? '').startsWith('You summarise')
+  const measured = (body: any, text: string) => ({ text, usage: { prompt_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), completion_tokens: 5 } })
+  const { tk, runtime, model } = await runtimeFixture(t, {
+    config: { model: { context_length: 1000 }, compression: { threshold: 0.5, keep_recent: 1 } },
+    model: { respond: (body) => measured(body, isSummary(body) ? 'SUMMARY' : 'noted') },
+  })
+  const first = await runtime.run({ input: `the value is ${late} ${'a'.repeat(1200)}` })
+  // Only now does the value become a known secret.
+  writeFileSync(join(tk.home, '.env'), `LATE_TOKEN=${late}\n`)
+  await runtime.run({ input: `more ${'p'.repeat(600)}`, sessionId: first.sessionId })
+  const later = chatRequests(model).slice(1)
+  assert.ok(later.some((r) => isSummary(r.body)), 'compression ran')
+  for (const r of later) assert.ok(!JSON.stringify(r.body).includes(late), JSON.stringify(r.body).slice(0, 300))
+})

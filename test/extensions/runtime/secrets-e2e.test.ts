@@ -154,6 +154,13 @@ test('API server of agent gateway run: the same commands through /v1/chat/comple
   const denied = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { ...auth, authorization: 'Bearer wrong' }, body: '{}' })
   assert.equal(denied.status, 401)
   assertClean('an error body', await denied.text())
+  // A failing run: the provider's error text quotes secrets; the 500 body and the log do not.
+  model.enqueue({ status: 400, error: `bad request: key ${SECRETS.CUSTOM} / ${SECRETS.ANTHROPIC_API_KEY} / ${SECRETS.OPENAI_API_KEY}` })
+  const failed = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'fail please' }] }) })
+  const failedText = await failed.text()
+  assert.equal(failed.status, 500, failedText)
+  assert.match(failedText, /bad request: key \*\*\* \/ \*\*\* \/ \*\*\*/)
+  assertClean('a 500 error body', failedText)
 
   assertClean('state.db', stateDbText(home))
   assert.equal(await agent.stop(), 0)
