@@ -14,7 +14,7 @@ import { checkConfigVersion } from './config/migrate.ts'
 import { createExtensionApi, createStaged, hookHandles, serviceLookup, whenSettled, type KernelRegistries, type RegistryKind, type ServiceEntry, type StagedRecord } from './extension-api.ts'
 import { HookTable } from './hooks.ts'
 import { declaredGuards, fixFor, GuardTable } from './guards.ts'
-import { settingProblems, type ConfigOwner } from './setting-check.ts'
+import { kernelSettingProblems, KERNEL_SETTINGS, settingProblems, type ConfigOwner } from './setting-check.ts'
 import { discoverFolder, discoverPlugins, type Candidate } from './loader/discover.ts'
 import { importDefinition } from './loader/import.ts'
 import { AGENT_ROOT } from './loader/jiti.ts'
@@ -149,8 +149,10 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       return guarded ? { ...r.info, guards: [...guarded] } : { ...r.info }
     })
 
-  const configOwners = (): ConfigOwner[] =>
-    [...records.values()].flatMap((r) => (r.definition?.config ? [{ key: r.definition.configKey ?? `extensions.${r.definition.name}`, schema: r.definition.config }] : []))
+  const configOwners = (): ConfigOwner[] => [
+    ...KERNEL_SETTINGS,
+    ...[...records.values()].flatMap((r) => (r.definition?.config ? [{ key: r.definition.configKey ?? `extensions.${r.definition.name}`, schema: r.definition.config }] : [])),
+  ]
 
   function fail(record: ExtensionRecord, reason: string, error?: unknown): void {
     record.info.state = 'failed'
@@ -295,6 +297,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
 
   async function load(): Promise<void> {
     await serialized(async () => {
+      for (const line of kernelSettingProblems((key) => settings.get(key))) log.error(`${settings.configPath}: ${line} (ignored: nothing is disabled)`)
       const { list, problems } = candidates()
       for (const problem of problems) {
         records.set(problem.name, { info: { name: problem.name, version: '0.0.0', source: 'plugin', state: 'failed', reason: problem.reason, path: problem.path } })

@@ -12,6 +12,14 @@ export interface ConfigOwner {
   schema: JsonSchema
 }
 
+/** Settings the kernel itself reads: a value it cannot use is an error, never silently ignored. */
+export const KERNEL_SETTINGS: readonly ConfigOwner[] = [{ key: 'extensions.disabled', schema: { type: 'array', items: { type: 'string', minLength: 1 } } }]
+
+/** What is wrong with the kernel's own settings as they are now (one line each). */
+export function kernelSettingProblems(current: (key: string) => unknown): string[] {
+  return KERNEL_SETTINGS.flatMap((owner) => settingProblems([owner], current, owner.key, current(owner.key)))
+}
+
 /** Problems the new value would cause at or under `path`; [] when it is fine or no schema owns it. */
 export function settingProblems(owners: readonly ConfigOwner[], current: (key: string) => unknown, path: string, value: unknown): string[] {
   const problems: string[] = []
@@ -21,6 +29,8 @@ export function settingProblems(owners: readonly ConfigOwner[], current: (key: s
     else if (path.startsWith(`${owner.key}.`)) section = withValue(current(owner.key), path.slice(owner.key.length + 1).split('.'), value)
     else if (owner.key.startsWith(`${path}.`)) section = valueAt(value, owner.key.slice(path.length + 1).split('.'))
     else continue
+    // Only object sections have defaults to fill in; an absent list or scalar is simply not set.
+    if (section === undefined && owner.schema.type !== 'object') continue
     const under = (line: string) => line.startsWith(`${path}:`) || line.startsWith(`${path}.`) || owner.key.startsWith(`${path}.`)
     problems.push(...configProblems(owner.schema, section, owner.key).problems.filter(under))
   }

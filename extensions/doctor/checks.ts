@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { backendChoices, DATABASE_SERVICE, errorMessage, MODELS_SERVICE, PROJECT_CONFIG_SERVICE, type CliContext, type DatabaseService, type ExtensionInfo, type ModelsService, type ProjectConfigService } from 'agent/sdk'
+import { backendChoices, DATABASE_SERVICE, errorMessage, EXTENSIONS_SERVICE, MODELS_SERVICE, PROJECT_CONFIG_SERVICE, type CliContext, type DatabaseService, type ExtensionInfo, type ExtensionsService, type ModelsService, type ProjectConfigService } from 'agent/sdk'
 import type { Report } from './report.ts'
 
 type Ctx = Pick<CliContext, 'settings' | 'services' | 'tools' | 'adapters' | 'extensions'>
@@ -48,6 +48,9 @@ export async function checkConfig(report: Report, ctx: Ctx): Promise<void> {
     const open = (mode & 0o077) !== 0
     report.add(s, '.env', open ? 'warn' : 'ok', `${envPath} (mode ${mode.toString(8).padStart(3, '0')})`, open ? `chmod 600 ${envPath}` : undefined)
   }
+  // The kernel's own settings have no extension to fail: check them here (kernel/setting-check.ts).
+  const disabled = ctx.services.get<ExtensionsService>(EXTENSIONS_SERVICE)?.checkSetting('extensions.disabled', ctx.settings.get('extensions.disabled')) ?? []
+  if (disabled.length) report.add(s, 'extensions.disabled', 'fail', `${disabled.join('; ')} (ignored: nothing is disabled)`, `make it a list in ${path}, e.g. [mcp]`)
   const web = ctx.settings.get<unknown>('web.backend')
   const choices = backendChoices(ctx.tools.list())
   for (const choice of choices) {

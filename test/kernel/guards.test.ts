@@ -133,4 +133,9 @@ test('config set is checked against the owning schema: bad values and unknown ke
   assert.match(check('shield', 'on').join(), /shield: must be a mapping/)
   assert.deepEqual(check('shield', { mode: 'off' }), [])
   assert.deepEqual(check('unowned.key', 'anything'), [])
+  // The kernel's own setting: a string would be ignored (nothing disabled), so it is refused.
+  assert.match(check('extensions.disabled', 'shield').join(), /extensions\.disabled: must be a list \(got "shield"\)/)
+  assert.deepEqual(check('extensions.disabled', ['shield']), [])
+  assert.deepEqual(check('extensions.disabled', undefined), [])
+  assert.match(check('extensions', { disabled: 'shield' }).join(), /extensions\.disabled: must be a list/)
 })
