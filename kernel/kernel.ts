@@ -18,7 +18,7 @@ import { kernelSettingProblems, KERNEL_SETTINGS, settingProblems, type ConfigOwn
 import { discoverFolder, discoverPlugins, type Candidate } from './loader/discover.ts'
 import { importDefinition } from './loader/import.ts'
 import { AGENT_ROOT } from './loader/jiti.ts'
-import { buildVersion } from './loader/version.ts'
+import { buildVersion, sealLoaded, unseal } from './loader/version.ts'
 import { createLogger, type LogSink } from './log.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { Registry } from './registry.ts'
@@ -371,6 +371,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     if (!loadOrder.includes(name)) loadOrder.push(name)
     log.info(`reloaded "${name}"`)
     if (previous) await discard(previous, true)
+    unseal(record.candidate.dir)
     await replayReady(name, staged)
     return { name, ok: true }
   }
@@ -410,6 +411,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     const record = records.get(name)
     if (!record) return
     await teardown(name, record)
+    if (record.candidate) unseal(record.candidate.dir)
     records.delete(name)
     loadOrder.splice(loadOrder.indexOf(name) >>> 0, loadOrder.includes(name) ? 1 : 0)
   }
@@ -449,6 +451,8 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       if (stopWatching) return
       const { watchExtensions } = await import('./watcher.ts')
       stopWatching = await watchExtensions(kernel, { userRoot: paths.extensions, log })
+      // The running versions' files not loaded yet are taken now, so a later broken save cannot reach them.
+      sealLoaded([...records.values()].flatMap((r) => (r.staged && r.candidate ? [r.candidate.dir] : [])), () => stopWatching !== undefined)
     },
     async shutdown(reason = 'shutdown') {
       await stopWatching?.()

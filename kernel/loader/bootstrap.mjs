@@ -87,7 +87,7 @@ function packageAwareRequire(jitiRequire, filename) {
   let nativeRequire
   const isPackage = (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('node:') && !(id in SDK_ALIASES) && !id.startsWith('agent/')
   const load = (id) => {
-    if (!isPackage(id)) return jitiRequire(id)
+    if (!isPackage(id)) return globalThis[SEALED].redirect?.(id, filename, jitiRequire)?.exports ?? jitiRequire(id)
     nativeRequire ??= createRequire(filename)
     try {
       return esmInterop(nativeRequire(id))
@@ -101,6 +101,10 @@ function packageAwareRequire(jitiRequire, filename) {
   return load
 }
 globalThis[Symbol.for('agent.require')] ??= packageAwareRequire
+// A running extension's files not loaded yet come from the build sealed when watching began
+// (kernel/loader/version.ts sets `redirect`), not from a file saved since.
+const SEALED = Symbol.for('agent.sealed')
+globalThis[SEALED] ??= { redirect: undefined }
 
 let shared
 

@@ -2,10 +2,12 @@
 // compiled up front (a broken file anywhere fails the build, named file:line:col), and the version's
 // modules are then evaluated from that compiled code with a module cache of their own. A lazy
 // `await import()` of this version never reads the disk again, so a later save cannot reach it.
+// The version loaded at start (through jiti) is sealed the same way when watching begins: its files
+// not loaded yet then come from that build too, into the shared module cache it already uses.
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { builtinModules, createRequire, Module } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 import { runInThisContext } from 'node:vm'
 import { AgentError, errorMessage } from '../../sdk/errors.ts'
 import { SDK_ALIASES, sharedJiti } from './jiti.ts'
@@ -21,7 +23,12 @@ export interface ExtensionVersion {
   readonly code: ReadonlyMap<string, string>
   /** This version's evaluated modules (its own cache: other versions never see them). */
   readonly modules: Map<string, Module>
+  /** A sealed start-up version: its modules live in the process-wide cache, beside those jiti loaded. */
+  shared?: boolean
 }
+
+type ModuleCache = Record<string, Module | undefined>
+const processCache = (): ModuleCache => createRequire(import.meta.url).cache as ModuleCache
 
 /** Module files below `dir` (not node_modules or dot folders), sorted for a stable first error. */
 function moduleFiles(dir: string): string[] {
@@ -90,24 +97,32 @@ function versionRequire(version: ExtensionVersion, from: string): NodeJS.Require
     return sharedJiti()(outside(id))
   }
   const resolveId = (id: string) => (isPath(id) ? (compiledFile(version, from, id) ?? resolve(dirname(from), id)) : nativeRequire().resolve(id))
-  return Object.assign(load, { resolve: Object.assign(resolveId, { paths: (id: string) => nativeRequire().resolve.paths(id) }), cache: nativeRequire().cache, main: undefined, extensions: nativeRequire().extensions }) as NodeJS.Require
+  return Object.assign(load, { [VERSIONED]: true, resolve: Object.assign(resolveId, { paths: (id: string) => nativeRequire().resolve.paths(id) }), cache: nativeRequire().cache, main: undefined, extensions: nativeRequire().extensions }) as NodeJS.Require
 }
 
+/** Marks a version's own `require`, which the start-up redirect must leave alone. */
+const VERSIONED = Symbol('agent.versioned-require')
+
 function evaluate(version: ExtensionVersion, filename: string): unknown {
-  const cached = version.modules.get(filename)
+  const cached = version.shared ? processCache()[filename] : version.modules.get(filename)
   if (cached) return cached.exports
   const module = new Module(filename)
   module.filename = filename
   module.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dirname(filename))
   const require = versionRequire(version, filename)
   module.require = require as never
-  version.modules.set(filename, module)
+  const remember = (value: Module | undefined) => {
+    if (version.shared) processCache()[filename] = value
+    else if (value) version.modules.set(filename, value)
+    else version.modules.delete(filename)
+  }
+  remember(module)
   try {
     // The same wrapper jiti uses, so compiled code behaves alike under both.
     const wrapper = runInThisContext(`(function (exports, require, module, __filename, __dirname) { ${version.code.get(filename)}\n});`, { filename })
     wrapper.call(module.exports, module.exports, require, module, filename, dirname(filename))
   } catch (error) {
-    version.modules.delete(filename)
+    remember(undefined)
     throw error
   }
   module.loaded = true
@@ -121,4 +136,58 @@ export function importFromVersion(version: ExtensionVersion, entry: string): unk
   }
   const exports = evaluate(version, entry) as { default?: unknown } | null
   return exports && typeof exports === 'object' && 'default' in exports ? exports.default : exports
+}
+
+// Sealed start-up versions by folder; the loader's redirect (bootstrap.mjs) consults them.
+const sealed = new Map<string, ExtensionVersion>()
+const SEALED = Symbol.for('agent.sealed')
+type Redirect = (id: string, from: string, req: unknown) => { exports: unknown } | undefined
+const hooks = globalThis as unknown as Record<symbol, { redirect?: Redirect } | undefined>
+;(hooks[SEALED] ??= {}).redirect = (id, from, req) => {
+  if (sealed.size === 0 || !isPath(id) || (req as Record<symbol, unknown>)[VERSIONED]) return undefined
+  for (const version of sealed.values()) {
+    if (!from.startsWith(version.dir + sep)) continue
+    const file = compiledFile(version, from, id)
+    if (!file) return undefined
+    const present = processCache()[file]
+    // Loaded already: jiti answers from its cache, as before. Still loading (an import cycle): the
+    // partial exports, as Node gives them, never a second copy.
+    if (present) return present.loaded ? undefined : { exports: present.exports }
+    return { exports: evaluate(version, file) }
+  }
+  return undefined
+}
+
+let sealing: Promise<void> = Promise.resolve()
+
+/**
+ * Seals the start-up version of each folder in the background: compiles its files, so those it
+ * imports later come from this build. A folder that does not compile as a whole stays as it was (its
+ * broken file would fail either way). Unref'd timers between folders: a run that ends first (a
+ * one-shot chat) never waits for it, and the agent keeps serving meanwhile. Stops once `active` is false.
+ */
+export function sealLoaded(dirs: readonly string[], active: () => boolean): void {
+  const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0).unref())
+  sealing = sealing.then(async () => {
+    for (const dir of dirs) {
+      await pause()
+      if (!active()) return
+      if (sealed.has(dir)) continue
+      try {
+        sealed.set(dir, { ...buildVersion(dir), shared: true })
+      } catch {
+        // Left unsealed: reported when a reload of it fails.
+      }
+    }
+  })
+}
+
+/** Resolves once the sealing started so far is done (tests). */
+export function sealingSettled(): Promise<void> {
+  return sealing
+}
+
+/** Drops a folder's sealed start-up version once a newer version replaced it. */
+export function unseal(dir: string): void {
+  sealed.delete(dir)
 }
