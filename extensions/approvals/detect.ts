@@ -4,8 +4,8 @@
 
 import { FINDINGS, type FindingKey } from './patterns.ts'
 import { isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
-import { execTargetsOf, judgeProgram, type Judge } from './rules.ts'
-import { parseScript, shellParser, type ParsedScript } from './shell-parse.ts'
+import { execTargetsOf, judgeAssignment, judgeProgram, sqlFindings, type Judge } from './rules.ts'
+import { parseScript, shellParser, type ParsedScript, type SimpleCommand } from './shell-parse.ts'
 import { unwrap } from './wrappers.ts'
 import type { Word } from './words.ts'
 
@@ -43,7 +43,7 @@ export async function commandJudge(): Promise<(command: string, options?: Assess
       if (script.hasError) keys.add('unparseable')
       judgeRedirects(script, options, keys)
       const execTargets = new Set(script.commands.flatMap((c) => execTargetsOf(unwrap(c.words).argv)))
-      for (const cmd of script.commands) {
+      const judgeFor = (cmd: SimpleCommand, cwd?: string): Judge => {
         const j: Judge = {
           emit: (key) => void keys.add(key),
           script: (body: Word) => (body.literal ? judgeScript(body.value, depth + 1) : void keys.add('inline-script')),
@@ -51,8 +51,17 @@ export async function commandJudge(): Promise<(command: string, options?: Assess
           cmd,
           execTargets,
           paths: options,
+          cwd,
         }
-        judgeWords(cmd.words, [], j)
+        return j
+      }
+      const bare = judgeFor({ words: [], redirects: [], inPipeline: false, background: false })
+      for (const { name, value } of script.assignments) judgeAssignment(name, value, bare)
+      for (const key of sqlFindings(script.commands)) keys.add(key)
+      let cwd: string | undefined
+      for (const cmd of script.commands) {
+        judgeWords(cmd.words, [], judgeFor(cmd, cwd))
+        cwd = cwdAfter(cmd, cwd)
       }
     }
     judgeScript(command.normalize('NFKC'), 0)
@@ -61,9 +70,21 @@ export async function commandJudge(): Promise<(command: string, options?: Assess
 }
 
 function judgeWords(words: Word[], outer: string[], j: Judge): void {
-  const { argv, via, script } = unwrap(words)
+  const { argv, via, script, assignments } = unwrap(words)
+  for (const w of assignments) judgeAssignment(w.value.slice(0, w.value.indexOf('=')), { ...w, value: w.value.slice(w.value.indexOf('=') + 1) }, j)
   if (script) j.script(script)
   judgeProgram(argv, [...outer, ...via], j)
+}
+
+/** The working directory after `cd DIR` / `pushd DIR` when it is literal (`cd` alone: home). */
+function cwdAfter(cmd: SimpleCommand, cwd: string | undefined): string | undefined {
+  const { argv } = unwrap(cmd.words)
+  if (!/^(?:cd|pushd)$/.test(argv[0]?.value ?? '')) return cwd
+  const dir = argv.slice(1).find((w) => !/^-./.test(w.value))
+  if (!dir) return '~'
+  if (!dir.literal) return undefined
+  if (/^[/~]/.test(dir.value)) return dir.value
+  return cwd === undefined ? undefined : `${cwd}/${dir.value}`
 }
 
 function judgeRedirects(script: ParsedScript, options: AssessOptions, keys: Set<FindingKey>): void {

@@ -91,7 +91,7 @@ export interface PathContext {
   cwd?: string
 }
 
-export type WriteKey = 'redirect-block-device' | 'system-config-write' | 'credential-files' | 'agent-config'
+export type WriteKey = 'redirect-block-device' | 'shutdown' | 'system-config-write' | 'credential-files' | 'agent-config'
 
 const classifiers = new Map<string, PathClassifier>()
 /** One classifier per agent home (it resolves the spellings of its roots once). */
@@ -127,6 +127,7 @@ export function writeTargetKey(value: string, ctx: PathContext = {}): WriteKey |
   const path = shape.base === 'root' ? `/${shape.segments.join('/')}` : undefined
   if (path && BLOCK_DEVICE.test(path)) return 'redirect-block-device'
   if (path?.startsWith('/dev/')) return undefined // /dev/null, /dev/stderr, a tty
+  if (path === '/proc/sysrq-trigger') return 'shutdown' // `echo b >` reboots at once
   // Project-local settings and secrets (`./.agent/config.yaml`, `./.env`).
   if (shape.base === 'relative' && /^(?:\.agent|\.env)$/.test(shape.segments[0] ?? '')) return 'agent-config'
   // The default agent home, whatever AGENT_HOME says for this process.

@@ -21,6 +21,19 @@ export interface Judge {
   execTargets: Set<string>
   /** Agent home and working directory, for protected paths. */
   paths: PathContext
+  /** Where an earlier literal `cd` of the same script went (`/`, `~/x`), when known. */
+  cwd?: string
+}
+
+/** Variables whose value is a command something runs (`GIT_SSH_COMMAND`, `EDITOR`, `PROMPT_COMMAND`). */
+const COMMAND_VARS = /^(?:GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|EDITOR|VISUAL|PAGER|MANPAGER|PROMPT_COMMAND|BROWSER)$/
+/** Variables that load code into whatever runs next. */
+const CODE_VARS = /^(?:LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|BASH_ENV|ENV|PERL5OPT|RUBYOPT|BASH_FUNC_.*)$/
+
+/** An assignment (`A=1 cmd`, `export A=1`, `env A=1 cmd`) of a variable that carries code. */
+export function judgeAssignment(name: string, value: Word, j: Judge): void {
+  if (COMMAND_VARS.test(name)) return value.literal ? j.script(value) : j.emit('inline-script')
+  if (CODE_VARS.test(name) || (name === 'NODE_OPTIONS' && /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)\b/.test(value.value))) j.emit('inline-script')
 }
 
 type Rule = (argv: Word[], j: Judge, via: string[]) => void
@@ -40,6 +53,9 @@ function split(argv: Word[], from = 1): { operands: Word[]; flags: string; longs
   return { operands, flags, longs }
 }
 
+/** A relative path after an earlier `cd` of the same script (`cd / && rm -rf *`). */
+const inCwd = (value: string, j: Judge) => (j.cwd && !/^[/~]/.test(value) ? `${j.cwd}/${value}` : value)
+
 const writes = (targets: Word[], j: Judge) => {
   for (const t of targets) {
     const key = writeTargetKey(t.value, j.paths)
@@ -52,7 +68,7 @@ const rm: Rule = (argv, j, via) => {
   if (/[rR]/.test(flags) || longs.includes('recursive')) j.emit('recursive-delete')
   if (via.includes('xargs')) j.emit('xargs-rm')
   for (const t of operands) {
-    const never = deleteTargetKey(t.value)
+    const never = deleteTargetKey(inCwd(t.value, j))
     if (never) j.emit(never)
     else if (t.value.includes(UNKNOWN)) j.emit('delete-unknown-path')
     if (/^[/~]/.test(t.value)) j.emit('delete-absolute-path')
@@ -88,7 +104,7 @@ function permissionRule(kind: 'chmod' | 'chown'): Rule {
     if (kind === 'chown' && recursive) j.emit('chown-recursive')
     if (kind === 'chmod' && mode && worldWritable(mode.value)) j.emit('world-writable')
     for (const t of targets) {
-      const where = deleteTargetKey(t.value)
+      const where = deleteTargetKey(inCwd(t.value, j))
       if (where === 'rm-root' || (recursive && where === 'rm-system-dir')) j.emit('chmod-root')
     }
   }
@@ -121,9 +137,10 @@ const killByName: Rule = (argv, j) => {
 }
 
 const systemctl: Rule = (argv, j) => {
-  const verb = split(argv).operands[0]?.value ?? ''
-  if (/^(?:poweroff|reboot|halt|kexec|soft-reboot)$/.test(verb)) j.emit('shutdown')
-  if (/^(?:stop|restart|disable|mask|kill|isolate)$/.test(verb)) j.emit('service-control')
+  // Any operand: options such as `-H host` take a value that split() cannot tell from the verb.
+  const verbs = split(argv).operands.map((w) => w.value)
+  if (verbs.some((v) => /^(?:poweroff|reboot|halt|kexec|soft-reboot)$/.test(v))) j.emit('shutdown')
+  if (verbs.some((v) => /^(?:stop|restart|disable|mask|kill|isolate)$/.test(v))) j.emit('service-control')
 }
 
 const git: Rule = (argv, j) => {
@@ -136,6 +153,36 @@ const git: Rule = (argv, j) => {
     (sub === 'clean' && (/f/.test(flags) || longs.includes('force'))) ||
     (sub === 'branch' && (/D/.test(flags) || (longs.includes('delete') && longs.includes('force')) || (/d/.test(flags) && /f/.test(flags))))
   if (destructive) j.emit('git-destructive')
+  for (const config of optionValues(argv.slice(0, i), /^-c$|^--config-env$/)) gitConfig(config, j)
+}
+
+/** `git -c` settings that run a command: an alias with `!`, editors, pagers, hooks, ssh, filters. */
+function gitConfig(config: Word, j: Judge): void {
+  const [key = '', ...rest] = config.value.split('=')
+  const value = rest.join('=')
+  if (/^alias\./i.test(key) && value.trimStart().startsWith('!')) return j.script({ ...config, value: value.trimStart().slice(1) })
+  if (/^(?:core\.(?:sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|credential\.helper|(?:diff|filter|merge)\..*\.(?:textconv|command|clean|smudge|process|driver)|.*\.sshcommand)$/i.test(key)) j.emit('inline-script')
+}
+
+/** awk programs that run commands (`system()`, pipes to or from a command). */
+const awk: Rule = (argv, j) => {
+  const i = skipOptions(argv, 1, { arg: 'vFf', long: ['assign', 'field-separator', 'file', 'source'] })
+  if (argv.slice(1, i).some((w) => /^-[^-]*f|^--file/.test(w.value))) return
+  const program = argv[i]
+  if (program && (!program.literal || /\bsystem\s*\(|\|\s*getline|\|&|print[^;}]*\|/.test(program.value))) j.emit('inline-script')
+}
+
+/** Values a later command runs: `alias x='…'`, `trap '…' EXIT`. */
+const alias: Rule = (argv, j) => {
+  for (const w of argv.slice(1)) {
+    const at = w.value.indexOf('=')
+    if (at > 0) j.script({ ...w, value: w.value.slice(at + 1) })
+  }
+}
+const trap: Rule = (argv, j) => {
+  const i = skipOptions(argv, 1)
+  const body = argv[i]
+  if (body && body.value !== '-' && argv.length > i + 1) j.script(body)
 }
 
 const container: Rule = (argv, j) => {
@@ -168,6 +215,12 @@ const PROGRAMS: Record<string, Rule> = {
   init: (argv, j) => /^[06]$/.test(argv[1]?.value ?? '') && j.emit('shutdown'),
   telinit: (argv, j) => /^[06]$/.test(argv[1]?.value ?? '') && j.emit('shutdown'),
   git,
+  awk,
+  gawk: awk,
+  mawk: awk,
+  nawk: awk,
+  alias,
+  trap,
   docker: container,
   podman: container,
   nerdctl: container,
@@ -242,7 +295,6 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   if (j.execTargets.has(scriptPath(program.value))) j.emit('chmod-exec-run')
   if (argv.some((w) => isProcessEnviron(w.value))) j.emit('process-environ')
   else if (!SSH_TOOLS.has(name) && argv.slice(1).some((w) => isSecretRead(w.value, j.paths))) j.emit('secret-read')
-  if (argv.some((w) => DB_CLIENTS.has(basename(w.value)))) sql(argv, j)
   if (MKFS.test(name)) return j.emit('mkfs')
   if (DISK_TOOLS.has(name)) return j.emit('disk-tools')
   const interpreter = interpreterFor(name)
@@ -250,10 +302,14 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   PROGRAMS[name]?.(argv, j, via)
 }
 
-function sql(argv: Word[], j: Judge): void {
-  const texts = argv.map((w) => w.value)
-  if (j.cmd.stdin?.kind === 'text') texts.push(j.cmd.stdin.text.value)
-  for (const { key, pattern } of SQL_PATTERNS) if (texts.some((t) => pattern.test(t))) j.emit(key)
+/**
+ * SQL that destroys data, when the script runs a database client anywhere (`psql -c …`,
+ * `docker exec db psql …`, `echo "DROP …" | sqlite3 db`): every word and heredoc of the script is read.
+ */
+export function sqlFindings(commands: SimpleCommand[]): FindingKey[] {
+  if (!commands.some((c) => c.words.some((w) => DB_CLIENTS.has(basename(w.value))))) return []
+  const texts = commands.flatMap((c) => [...c.words.map((w) => w.value), ...(c.stdin?.kind === 'text' ? [c.stdin.text.value] : [])])
+  return SQL_PATTERNS.filter(({ pattern }) => texts.some((t) => pattern.test(t))).map(({ key }) => key)
 }
 
 /** `chmod +x FILE` targets in a script (a later `./FILE` or `sh FILE` runs what was just written). */

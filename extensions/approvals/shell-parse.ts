@@ -35,6 +35,8 @@ export interface ParsedScript {
   commands: SimpleCommand[]
   /** Redirections anywhere in the script (also those tree-sitter hangs on lists). */
   redirects: Redirect[]
+  /** Variable assignments anywhere (`A=1 cmd`, `A=1`, `export A=1`), for variables that carry commands. */
+  assignments: Array<{ name: string; value: Word }>
   /** Tree-sitter reported ERROR or MISSING nodes: the shell would read it differently or not at all. */
   hasError: boolean
 }
@@ -69,9 +71,9 @@ const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redi
 /** Parses `source` with a loaded parser and flattens it. */
 export function parseScript(parser: TSParser, source: string): ParsedScript {
   const tree = parser.parse(source)
-  if (!tree) return { commands: [], redirects: [], hasError: true }
+  if (!tree) return { commands: [], redirects: [], assignments: [], hasError: true }
   try {
-    const out: ParsedScript = { commands: [], redirects: [], hasError: tree.rootNode.hasError }
+    const out: ParsedScript = { commands: [], redirects: [], assignments: [], hasError: tree.rootNode.hasError }
     const vars = collectVars(tree.rootNode)
     new Walker(out, vars).statements(tree.rootNode, PLAIN)
     return out
@@ -145,7 +147,14 @@ class Walker {
       case 'process_substitution':
         return this.statements(node, { ...PLAIN, inFunction: ctx.inFunction })
       case 'variable_assignment':
+        return this.assignment(node, ctx)
       case 'declaration_command':
+        for (const child of node.namedChildren) {
+          if (child?.type === 'variable_assignment') this.assignment(child, ctx)
+          else if (child && SUBSTITUTIONS.has(child.type)) this.node(child, ctx)
+          else if (child) this.substitutions(child, ctx)
+        }
+        return
       case 'unset_command':
       case 'test_command':
         return this.substitutions(node, ctx)
@@ -154,6 +163,13 @@ class Walker {
         // and any substitution in their words (a `for` list, a `case` subject, a condition).
         return this.statements(node, ctx)
     }
+  }
+
+  assignment(node: Node, ctx: Ctx): void {
+    const name = node.childForFieldName('name')?.text
+    const value = node.childForFieldName('value')
+    if (name) this.out.assignments.push({ name, value: value ? resolveWord(value, this.vars) : { value: '', literal: true } })
+    this.substitutions(node, ctx)
   }
 
   /** Runs every command and process substitution found inside a word-like node. */
@@ -172,7 +188,7 @@ class Walker {
     let stdin = ctx.stdin
     for (const child of node.namedChildren) {
       if (!child) continue
-      if (child.type === 'variable_assignment') this.substitutions(child, ctx)
+      if (child.type === 'variable_assignment') this.assignment(child, ctx)
       else if (REDIRECTS.has(child.type)) {
         const r = this.redirect(child)
         if (r) redirects.push(...r.redirects)

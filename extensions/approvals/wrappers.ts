@@ -11,6 +11,8 @@ export interface Unwrapped {
   via: string[]
   /** A shell command string a wrapper runs (`su -c …`, `flock -c …`, `env -S …`, `watch …`). */
   script?: Word
+  /** `NAME=value` words given to `env` or `sudo` (the environment of what runs). */
+  assignments: Word[]
 }
 
 interface OptSpec {
@@ -58,10 +60,14 @@ export function shortFlags(words: Word[], from: number, to: number): string {
 export const basename = (value: string) => (value.split('/').pop() ?? value).toLowerCase()
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
 
-type Step = { rest: number; edit?: boolean; script?: undefined; none?: undefined } | { script: Word; rest?: undefined; none?: undefined } | { none: true; rest?: undefined; script?: undefined }
+type Step =
+  | { kind: 'run'; rest: number; assignments?: number; edit?: boolean }
+  | { kind: 'script'; script: Word }
+  | { kind: 'none'; shell?: boolean }
+  | { kind: 'program' }
 type Unwrap = (words: Word[]) => Step
 
-const skip = (spec: OptSpec, operands = 0): Unwrap => (words) => ({ rest: skipOptions(words, 1, spec) + operands })
+const skip = (spec: OptSpec, operands = 0): Unwrap => (words) => ({ kind: 'run', rest: skipOptions(words, 1, spec) + operands })
 
 /** The value of option `-x` / `--long` (attached, `=`, or the next word). */
 function optionValue(words: Word[], short: string, long?: string): Word | undefined {
@@ -76,32 +82,40 @@ function optionValue(words: Word[], short: string, long?: string): Word | undefi
 const WRAPPERS: Record<string, Unwrap> = {
   env: (words) => {
     const split = optionValue(words, 'S', 'split-string')
-    if (split) return { script: split }
-    let i = skipOptions(words, 1, { arg: 'uCP', long: ['unset', 'chdir'], optional: '' })
+    if (split) return { kind: 'script', script: split }
+    const from = skipOptions(words, 1, { arg: 'uCP', long: ['unset', 'chdir'], optional: '' })
+    let i = from
     while (i < words.length && ASSIGNMENT.test(words[i]!.value)) i++
-    return { rest: i }
+    return { kind: 'run', rest: i, assignments: i - from }
   },
   sudo: (words) => {
     let i = skipOptions(words, 1, { arg: 'ugpCDhrtTUR', long: ['user', 'group', 'prompt', 'close-from', 'chdir', 'host', 'role', 'type', 'command-timeout', 'other-user', 'chroot'] })
-    if (/e/.test(shortFlags(words, 1, i)) || words[i - 1]?.value === '--edit') return { rest: i, edit: true }
+    const flags = shortFlags(words, 1, i)
+    if (/e/.test(flags) || words[i - 1]?.value === '--edit') return { kind: 'run', rest: i, edit: true }
+    const from = i
     while (i < words.length && ASSIGNMENT.test(words[i]!.value)) i++
-    return { rest: i }
+    // `sudo -s` / `sudo -i` without a command: a shell (reading a pipe, if there is one).
+    if (i >= words.length && /[si]/.test(flags)) return { kind: 'none', shell: true }
+    return { kind: 'run', rest: i, assignments: i - from }
   },
-  doas: skip({ arg: 'uC' }),
+  doas: (words) => {
+    const i = skipOptions(words, 1, { arg: 'uC' })
+    return i >= words.length && /s/.test(shortFlags(words, 1, i)) ? { kind: 'none', shell: true } : { kind: 'run', rest: i }
+  },
   pkexec: skip({ long: ['user'] }),
   su: (words) => {
     const body = optionValue(words, 'c', 'command')
-    return body ? { script: body } : { none: true }
+    return body ? { kind: 'script', script: body } : { kind: 'none', shell: true }
   },
   runuser: (words) => {
     const body = optionValue(words, 'c', 'command')
-    if (body) return { script: body }
+    if (body) return { kind: 'script', script: body }
     const i = skipOptions(words, 1, { arg: 'ugGs', long: ['user', 'group', 'supp-group', 'shell'] })
-    return { rest: i }
+    return { kind: 'run', rest: i }
   },
   command: (words) => {
     const i = skipOptions(words, 1)
-    return /[vV]/.test(shortFlags(words, 1, i)) ? { none: true } : { rest: i }
+    return /[vV]/.test(shortFlags(words, 1, i)) ? { kind: 'none' } : { kind: 'run', rest: i }
   },
   builtin: skip({}),
   exec: skip({ arg: 'a' }),
@@ -114,22 +128,25 @@ const WRAPPERS: Record<string, Unwrap> = {
   stdbuf: skip({ arg: 'ioe', long: ['input', 'output', 'error'] }),
   ionice: (words) => {
     const i = skipOptions(words, 1, { arg: 'cnP' })
-    return /[pP]/.test(shortFlags(words, 1, i)) ? { none: true } : { rest: i }
+    return /[pP]/.test(shortFlags(words, 1, i)) ? { kind: 'none' } : { kind: 'run', rest: i }
   },
   chrt: (words) => {
     const i = skipOptions(words, 1, { arg: 'TPD' })
-    return /p/.test(shortFlags(words, 1, i)) ? { none: true } : { rest: i + 1 }
+    return /p/.test(shortFlags(words, 1, i)) ? { kind: 'none' } : { kind: 'run', rest: i + 1 }
   },
   taskset: (words) => {
     const i = skipOptions(words, 1, { long: ['cpu-list'] })
-    return /p/.test(shortFlags(words, 1, i)) ? { none: true } : { rest: i + 1 }
+    return /p/.test(shortFlags(words, 1, i)) ? { kind: 'none' } : { kind: 'run', rest: i + 1 }
   },
   flock: (words) => {
     const body = optionValue(words, 'c', 'command')
-    if (body) return { script: body }
-    return { rest: skipOptions(words, 1, { arg: 'wE', long: ['timeout', 'conflict-exit-code'] }) + 1 }
+    if (body) return { kind: 'script', script: body }
+    return { kind: 'run', rest: skipOptions(words, 1, { arg: 'wE', long: ['timeout', 'conflict-exit-code'] }) + 1 }
   },
-  chroot: skip({ long: ['userspec', 'groups'] }, 1),
+  chroot: (words) => {
+    const i = skipOptions(words, 1, { long: ['userspec', 'groups'] }) + 1
+    return i >= words.length ? { kind: 'none', shell: true } : { kind: 'run', rest: i }
+  },
   xargs: skip({ arg: 'adEILnPs', optional: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'] }),
   busybox: skip({}),
   unbuffer: skip({}),
@@ -145,19 +162,33 @@ const WRAPPERS: Record<string, Unwrap> = {
   catchsegv: skip({}),
   script: (words) => {
     const body = optionValue(words, 'c', 'command')
-    return body ? { script: body } : { none: true }
+    return body ? { kind: 'script', script: body } : { kind: 'none', shell: true }
+  },
+  // Remote and container commands: judged like local ones (a remote `rm -rf /` is no better).
+  ssh: (words) => {
+    const i = skipOptions(words, 1, { arg: 'BbcDEeFIiJLlmOopQRSWw' }) + 1
+    const rest = words.slice(i)
+    if (rest.length === 0) return i > words.length ? { kind: 'program' } : { kind: 'none', shell: true }
+    return { kind: 'script', script: { value: rest.map((w) => w.value).join(' '), literal: rest.every((w) => w.literal) } }
+  },
+  docker: (words) => (words[1]?.value === 'exec' ? { kind: 'run', rest: skipOptions(words, 2, { arg: 'eluw', long: ['env', 'env-file', 'user', 'workdir', 'detach-keys'] }) + 1 } : { kind: 'program' }),
+  podman: (words) => (words[1]?.value === 'exec' ? { kind: 'run', rest: skipOptions(words, 2, { arg: 'eluw', long: ['env', 'env-file', 'user', 'workdir', 'detach-keys'] }) + 1 } : { kind: 'program' }),
+  kubectl: (words) => {
+    const dash = words.findIndex((w) => w.value === '--')
+    return words[1]?.value === 'exec' && dash > 0 ? { kind: 'run', rest: dash + 1 } : { kind: 'program' }
   },
   watch: (words) => {
     const i = skipOptions(words, 1, { arg: 'nq', long: ['interval', 'differences', 'equexit'] })
-    if (/x/.test(shortFlags(words, 1, i)) || words.slice(1, i).some((w) => w.value === '--exec')) return { rest: i }
+    if (/x/.test(shortFlags(words, 1, i)) || words.slice(1, i).some((w) => w.value === '--exec')) return { kind: 'run', rest: i }
     const rest = words.slice(i)
-    return { script: { value: rest.map((w) => w.value).join(' '), literal: rest.every((w) => w.literal) } }
+    return { kind: 'script', script: { value: rest.map((w) => w.value).join(' '), literal: rest.every((w) => w.literal) } }
   },
 }
 
 /** Strips wrappers until the program that runs is reached. */
 export function unwrap(words: Word[]): Unwrapped {
   const via: string[] = []
+  const assignments: Word[] = []
   let argv = words
   for (let depth = 0; depth < 32 && argv.length > 0; depth++) {
     const first = argv[0]!
@@ -165,13 +196,15 @@ export function unwrap(words: Word[]): Unwrapped {
     const name = basename(first.value)
     const wrapper = WRAPPERS[name]
     if (!wrapper) break
-    via.push(name)
     const step = wrapper(argv)
-    if (step.script) return { argv: [], via, script: step.script }
-    if (step.none) return { argv: [], via }
+    if (step.kind === 'program') break
+    via.push(name)
+    if (step.kind === 'script') return { argv: [], via, script: step.script, assignments }
+    if (step.kind === 'none') return { argv: step.shell ? [literalWord('sh')] : [], via, assignments }
+    if (step.assignments) assignments.push(...argv.slice(step.rest - step.assignments, step.rest))
     // `sudo -e FILE` / sudoedit: an editor writing FILE, judged like other writers.
-    if (step.rest !== undefined && step.edit) return { argv: [literalWord('sudoedit'), ...argv.slice(step.rest)], via }
-    argv = argv.slice(step.rest ?? argv.length)
+    if (step.edit) return { argv: [literalWord('sudoedit'), ...argv.slice(step.rest)], via, assignments }
+    argv = argv.slice(step.rest)
   }
-  return { argv, via }
+  return { argv, via, assignments }
 }
