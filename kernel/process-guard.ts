@@ -69,6 +69,7 @@ export function installProcessGuard(deps: ProcessGuardDeps): () => void {
       const repeats = seen?.suppressed ? ` (${seen.suppressed} more since the last report)` : ''
       lastLogged.set(key, { at: now, suppressed: 0 })
       const message = errorMessage(reason)
+      if (stack) deps.log.debug(stack)
       if (!owner) {
         deps.log.error(`${kind} (no extension named in its stack), still serving: ${message}${repeats}`)
         return

@@ -8,8 +8,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { test } from 'node:test'
 import { ownerOfStack, stackFiles } from '../../kernel/process-guard.ts'
-import type { ExtensionInfo } from '../../sdk/index.ts'
-import { makeTempHome } from '../../sdk/testing/index.ts'
+import { defineExtension, type ExtensionInfo } from '../../sdk/index.ts'
+import { createTestKernel, makeTempHome } from '../../sdk/testing/index.ts'
 import { startAgent } from '../helpers/agent-process.ts'
 
 const info = (name: string, path: string): ExtensionInfo => ({ name, version: '1.0.0', source: 'user', state: 'loaded', path })
@@ -31,6 +31,26 @@ test('the owner is the innermost frame inside an extension folder; sdk, kernel a
   assert.equal(ownerOfStack(`Error\n    at f (${root}/extensions/http-extras/index.ts:1:1)`, extensions), undefined)
   assert.equal(ownerOfStack('Error\n    at listOnTimeout (node:internal/timers:573:17)', extensions), undefined)
   assert.equal(ownerOfStack(undefined, extensions), undefined)
+})
+
+test('kernel.isolate marks a loaded extension failed and removes what it registered; the others keep theirs', async (t) => {
+  let aborted = false
+  const noisy = defineExtension({ name: 'noisy', setup(api) {
+    api.commands.register({ name: 'noisy-cmd', description: 'x', run: () => 0 })
+    api.signal.addEventListener('abort', () => (aborted = true))
+  } })
+  const calm = defineExtension({ name: 'calm', setup(api) { api.commands.register({ name: 'calm-cmd', description: 'x', run: () => 0 }) } })
+  const tk = await createTestKernel({ extensions: [noisy, calm] })
+  t.after(tk.close)
+  assert.equal(await tk.kernel.isolate('noisy', 'uncaught exception: boom'), true)
+  const noisyInfo = tk.kernel.extensions().find((e) => e.name === 'noisy')
+  assert.deepEqual([noisyInfo?.state, noisyInfo?.reason], ['failed', 'uncaught exception: boom'])
+  assert.equal(tk.kernel.registries.commands.get('noisy-cmd'), undefined)
+  assert.ok(tk.kernel.registries.commands.get('calm-cmd'))
+  assert.equal(aborted, true)
+  // Already failed, or unknown: nothing to do.
+  assert.equal(await tk.kernel.isolate('noisy', 'again'), false)
+  assert.equal(await tk.kernel.isolate('nobody', 'x'), false)
 })
 
 function userExtension(home: string, name: string, body: string): void {
