@@ -164,12 +164,15 @@ export class FileSettings implements Settings {
       return
     }
     const { cosmiconfigSync } = requireCosmiconfig()
-    const explorer = cosmiconfigSync('agent', {
-      searchPlaces: [...PROJECT_CONFIG_PLACES],
-      searchStrategy: 'none',
-      loaders: { '.yaml': (file: string, content: string) => parseConfigDocument(content, file).toJS(), noExt: (file: string, content: string) => parseConfigDocument(content, file).toJS() },
-    })
-    const found = explorer.search(dir)
+    // One parser for every place (JSON is YAML): errors as file:line:col, duplicate keys and alias bombs refused.
+    const load = (file: string, content: string) => parseConfigDocument(content, file).toJS()
+    const explorer = cosmiconfigSync('agent', { searchPlaces: [...PROJECT_CONFIG_PLACES], searchStrategy: 'none', loaders: { '.yaml': load, '.yml': load, '.json': load, noExt: load } })
+    let found: ReturnType<typeof explorer.search>
+    try {
+      found = explorer.search(dir)
+    } catch (error) {
+      throw ConfigError.isInstance(error) ? error : new ConfigError(`${dir}/${place}: ${errorMessage(error).split('\n')[0]}`, { cause: error })
+    }
     if (found && isPlainObject(found.config)) {
       this.projectConfigPath = found.filepath
       this.projectRaw = found.config

@@ -152,6 +152,11 @@ test('a project config (found with cosmiconfig in the working directory, opted i
   const broken = tempDir(t)
   writeFileSync(join(broken, '.agentrc.yaml'), 'model: [oops\n')
   assert.throws(() => new FileSettings({ home, env: {}, projectDir: broken, projectOptIn: true }), /\.agentrc\.yaml:\d+:\d+: /)
+  for (const [name, text] of [['.agentrc.json', '{"model": {"default": "a", "default": "b"}}'], ['.agentrc.yml', 'model: [oops\n']] as Array<[string, string]>) {
+    const other = tempDir(t)
+    writeFileSync(join(other, name), text)
+    assert.throws(() => new FileSettings({ home, env: {}, projectDir: other, projectOptIn: true }), (error: any) => error.code === 'E_CONFIG' && new RegExp(`${name.replace('.', '\\.')}:\\d+:\\d+: `).test(error.message), name)
+  }
   // Not opted in, the broken file is not even read.
   assert.equal(new FileSettings({ home, env: {}, projectDir: broken }).projectStatus?.applied, false)
 })
