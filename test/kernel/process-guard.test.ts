@@ -36,10 +36,10 @@ test('the owner is the innermost frame inside an extension folder; sdk, kernel a
 test('kernel.isolate marks a loaded extension failed and removes what it registered; the others keep theirs', async (t) => {
   let aborted = false
   const noisy = defineExtension({ name: 'noisy', setup(api) {
-    api.commands.register({ name: 'noisy-cmd', description: 'x', run: () => 0 })
+    api.commands.register({ name: 'noisy-cmd', category: 'Test', description: 'x', cli: { run() {} } })
     api.signal.addEventListener('abort', () => (aborted = true))
   } })
-  const calm = defineExtension({ name: 'calm', setup(api) { api.commands.register({ name: 'calm-cmd', description: 'x', run: () => 0 }) } })
+  const calm = defineExtension({ name: 'calm', setup(api) { api.commands.register({ name: 'calm-cmd', category: 'Test', description: 'x', cli: { run() {} } }) } })
   const tk = await createTestKernel({ extensions: [noisy, calm] })
   t.after(tk.close)
   assert.equal(await tk.kernel.isolate('noisy', 'uncaught exception: boom'), true)
