@@ -82,7 +82,21 @@ export interface SecretMatcher {
   redact(text: string): string
   /** Whether `text` holds any form of any secret. */
   test(text: string): boolean
+  /** A redactor for text that arrives in pieces (streamed deltas): see SecretStream. */
+  stream(): SecretStream
 }
+
+/**
+ * Redacts a stream of pieces: `push` returns what can be passed on now, holding back a tail that
+ * could still grow into a secret; `flush` returns the rest at the end. Concatenated, the outputs
+ * equal `redact` of the concatenated input (up to where a cut falls).
+ */
+export interface SecretStream {
+  push(piece: string): string
+  flush(): string
+}
+
+const PASS_THROUGH: SecretStream = { push: (piece) => piece, flush: () => '' }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
@@ -94,17 +108,60 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
     values.add(value)
     for (const form of secretForms(value)) if (!byForm.has(form)) byForm.set(form, name)
   }
-  if (byForm.size === 0) return { size: 0, redact: (text) => text, test: () => false }
+  if (byForm.size === 0) return { size: 0, redact: (text) => text, test: () => false, stream: () => PASS_THROUGH }
   // Longest first, so a value wins over any shorter value it contains. Short forms only as whole
   // words: `abc123` must not be cut out of `xabc1234`.
   const forms = [...byForm.keys()].sort((a, b) => b.length - a.length)
   const source = forms.map((f) => (f.length >= ANYWHERE_LENGTH ? escape(f) : `(?<![A-Za-z0-9])${escape(f)}(?![A-Za-z0-9])`)).join('|')
   const pattern = new RegExp(source, 'g')
   const probe = new RegExp(source)
+  const redact = (text: string) => (typeof text === 'string' && text.length >= MIN_SECRET_LENGTH ? text.replace(pattern, (m) => marker(byForm.get(m) ?? '')) : text)
+  // Tails that may still grow into a match: every proper prefix of every form, and short forms
+  // whole (a word match needs the next character to be decided). Built on the first stream.
+  let prefixes: Set<string> | undefined
+  const longest = forms[0]!.length
+  const held = (text: string) => {
+    prefixes ??= new Set(forms.flatMap((f) => Array.from({ length: f.length < ANYWHERE_LENGTH ? f.length : f.length - 1 }, (_, i) => f.slice(0, i + 1))))
+    for (let k = Math.min(longest, text.length); k > 0; k--) if (prefixes.has(text.slice(text.length - k))) return k
+    return 0
+  }
   return {
     size: values.size,
-    redact: (text) => (typeof text === 'string' && text.length >= MIN_SECRET_LENGTH ? text.replace(pattern, (m) => marker(byForm.get(m) ?? '')) : text),
+    redact,
     test: (text) => typeof text === 'string' && probe.test(text),
+    stream: () => {
+      // `before` is the last character passed on: the context a word match looks behind at.
+      let pending = ''
+      let before = ''
+      const take = (final: boolean) => {
+        const text = before + pending
+        const from = before.length
+        let cut = Math.max(from, final ? text.length : text.length - held(text))
+        let out = ''
+        let last = from
+        for (const m of text.matchAll(pattern)) {
+          const start = m.index!
+          const end = start + m[0].length
+          if (start < from) continue // overlaps what was passed on already: the whole text would not match it either
+          if (start >= cut) break
+          // A match across the cut is complete already: it goes out whole, as its marker.
+          if (end > cut) cut = end
+          out += text.slice(last, start) + marker(byForm.get(m[0]) ?? '')
+          last = end
+        }
+        if (cut > last) out += text.slice(last, cut)
+        if (cut > from) before = text[cut - 1]!
+        pending = text.slice(cut)
+        return out
+      }
+      return {
+        push(piece) {
+          pending += piece
+          return take(false)
+        },
+        flush: () => take(true),
+      }
+    },
   }
 }
 

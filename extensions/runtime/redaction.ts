@@ -2,7 +2,7 @@
 // and every model request passes through here, in the runtime itself (not a hook tap that could be
 // unloaded or reordered). The secrets are the ones settings know (Settings.secretEntries).
 
-import { knownSecretsRedactor, redactDeep, type ChatMessage, type ExtensionApi, type ModelRequest } from 'agent/sdk'
+import { knownSecretsRedactor, redactDeep, secretMatcher, type ChatMessage, type ExtensionApi, type ModelRequest, type SecretStream } from 'agent/sdk'
 
 export interface RunRedaction {
   /** Text with every known secret replaced by `[REDACTED:NAME]`; throws when the secrets cannot be read. */
@@ -10,6 +10,8 @@ export interface RunRedaction {
   message<M extends ChatMessage>(message: M): M
   /** The messages of a model request (the system prompt and whatever beforeModelRequest added included). */
   request(request: ModelRequest): ModelRequest
+  /** For streamed deltas: holds back a tail that may be the start of a secret until it is decided. */
+  stream(): SecretStream
 }
 
 export function runRedaction(api: ExtensionApi<any>): RunRedaction {
@@ -21,5 +23,6 @@ export function runRedaction(api: ExtensionApi<any>): RunRedaction {
       const messages = redactDeep(request.messages, redactor())
       return messages === request.messages ? request : { ...request, messages }
     },
+    stream: () => secretMatcher(api.settings.secretEntries()).stream(),
   }
 }

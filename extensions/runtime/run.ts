@@ -196,12 +196,19 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
       const base: ModelRequest = { model: client.model, messages: [systemMessage(), ...conv.messages], ...(schemas.length ? { tools: schemas } : {}), ...(reasoningEffort ? { reasoningEffort } : {}) }
       const modelRequest = redaction.request((await api.hooks.beforeModelRequest.promise(base, { sessionId: conv.sessionId, source })) ?? base)
       emit({ type: 'model.call', iteration: apiCalls + 1 })
+      // Streamed text is cleared as it goes (a tail that may begin a secret waits for the next delta).
+      const streams = request.onEvent ? { content: redaction.stream(), reasoning: redaction.stream() } : undefined
+      const send = (type: 'delta' | 'reasoning', text: string) => void (text && emit({ type, text }))
       let response: ModelResponse
       try {
         response = await client.complete(modelRequest, {
           signal,
-          ...(request.onEvent ? { onDelta: (d) => { if (d.content) emit({ type: 'delta', text: d.content }); if (d.reasoning) emit({ type: 'reasoning', text: d.reasoning }) } } : {}),
+          ...(streams ? { onDelta: (d) => { if (d.content) send('delta', streams.content.push(d.content)); if (d.reasoning) send('reasoning', streams.reasoning.push(d.reasoning)) } } : {}),
         })
+        if (streams) {
+          send('delta', streams.content.flush())
+          send('reasoning', streams.reasoning.flush())
+        }
       } catch (error) {
         if (signal.aborted || errorCode(error) === 'E_INTERRUPTED') {
           exitReason = 'interrupted'

@@ -79,3 +79,20 @@ test('redactDeep clears every string of a message and keeps unchanged objects as
   const clean = { role: 'user', content: 'hello' }
   assert.equal(redactDeep(clean, redact), clean)
 })
+
+test('a streamed text is redacted across any cut: the pieces passed on never hold a secret', () => {
+  const m = secretMatcher(entries)
+  const text = `start ${KEY} middle hunter22 and ${Buffer.from(KEY).toString('base64')} end hunter223`
+  const whole = m.redact(text)
+  for (let size = 1; size <= 9; size++) {
+    const stream = m.stream()
+    const out: string[] = []
+    for (let i = 0; i < text.length; i += size) out.push(stream.push(text.slice(i, i + size)))
+    out.push(stream.flush())
+    assert.equal(out.join(''), whole, `pieces of ${size}`)
+    for (const piece of out) assert.ok(!piece.includes('hunter22 ') && !piece.includes(KEY.slice(0, 12)), `pieces of ${size}: ${piece}`)
+  }
+  // Nothing is held back when no secret is known.
+  const none = secretMatcher([]).stream()
+  assert.equal(none.push('sk-'), 'sk-')
+})

@@ -63,6 +63,12 @@ test('a tool result, a hook, the input and the answer carry no known secret to t
   assert.equal(result.lastReasoning, 'thinking about [REDACTED:SOME_TOKEN]')
   const progress = events.find((e) => e.type === 'tool.progress') as { text: string }
   assert.equal(progress.text, 'progress [REDACTED:SOME_TOKEN]')
+  // Streamed deltas (8 characters each here) are cleared across their cuts too.
+  const streamed = events.filter((e) => e.type === 'delta').map((e) => (e as { text: string }).text)
+  assert.ok(streamed.length >= 2, JSON.stringify(events.map((e) => e.type)))
+  assert.ok(streamed.every((text) => !text.includes(ENV_KEY.slice(0, 8))), JSON.stringify(streamed))
+  assert.equal(streamed.join(''), result.answer)
+  assert.equal(events.filter((e) => e.type === 'reasoning').map((e) => (e as { text: string }).text).join(''), result.lastReasoning)
   const end = events.find((e) => e.type === 'tool.end') as { result: string }
   assert.ok(!secrets.some((s) => end.result.includes(s)))
 })
