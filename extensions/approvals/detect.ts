@@ -5,7 +5,7 @@
 import { FINDINGS, type FindingKey } from './patterns.ts'
 import { isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { execTargetsOf, judgeAssignment, judgeProgram, sqlFindings, type Judge } from './rules.ts'
-import { parseScript, shellParser, type ParsedScript, type SimpleCommand } from './shell-parse.ts'
+import { parseScript, shellParser, type ParsedScript, type SimpleCommand, type Stdin } from './shell-parse.ts'
 import { unwrap } from './wrappers.ts'
 import type { Word } from './words.ts'
 
@@ -37,16 +37,17 @@ export async function commandJudge(): Promise<(command: string, options?: Assess
   const parser = await shellParser()
   return (command, options = {}) => {
     const keys = new Set<FindingKey>()
-    const judgeScript = (source: string, depth: number): void => {
+    const judgeScript = (source: string, depth: number, stdin?: Stdin): void => {
       if (depth > MAX_DEPTH) return void keys.add('unparseable')
-      const script = parseScript(parser, source)
+      const script = parseScript(parser, source, stdin)
       if (script.hasError) keys.add('unparseable')
       judgeRedirects(script, options, keys)
       const execTargets = new Set(script.commands.flatMap((c) => execTargetsOf(unwrap(c.words).argv)))
       const judgeFor = (cmd: SimpleCommand, cwd?: string): Judge => {
         const j: Judge = {
           emit: (key) => void keys.add(key),
-          script: (body: Word) => (body.literal ? judgeScript(body.value, depth + 1) : void keys.add('inline-script')),
+          // The body reads what the command reads (`curl … | bash -c 'source /dev/stdin'`).
+          script: (body: Word) => (body.literal ? judgeScript(body.value, depth + 1, cmd.stdin) : void keys.add('inline-script')),
           argv: (words, via) => judgeWords(words, via, j),
           cmd,
           execTargets,

@@ -68,14 +68,14 @@ const PLAIN: Ctx = { inPipeline: false, background: false }
 const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution'])
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect'])
 
-/** Parses `source` with a loaded parser and flattens it. */
-export function parseScript(parser: TSParser, source: string): ParsedScript {
+/** Parses `source` with a loaded parser and flattens it; `stdin`: what the whole script reads (`curl | sh -c '…'`). */
+export function parseScript(parser: TSParser, source: string, stdin?: Stdin): ParsedScript {
   const tree = parser.parse(source)
   if (!tree) return { commands: [], redirects: [], assignments: [], hasError: true }
   try {
     const out: ParsedScript = { commands: [], redirects: [], assignments: [], hasError: tree.rootNode.hasError }
     const vars = collectVars(tree.rootNode)
-    new Walker(out, vars).statements(tree.rootNode, PLAIN)
+    new Walker(out, vars).statements(tree.rootNode, { ...PLAIN, stdin })
     return out
   } finally {
     tree.delete()
@@ -144,8 +144,10 @@ class Walker {
         this.redirect(node)
         return
       case 'command_substitution':
-      case 'process_substitution':
         return this.statements(node, { ...PLAIN, inFunction: ctx.inFunction })
+      case 'process_substitution':
+        // `>(cmd)` reads what the outer command writes: like the right side of a pipe.
+        return this.statements(node, { ...PLAIN, inFunction: ctx.inFunction, stdin: node.child(0)?.type === '>(' ? { kind: 'pipe' } : undefined })
       case 'variable_assignment':
         return this.assignment(node, ctx)
       case 'declaration_command':
@@ -242,7 +244,9 @@ class Walker {
     else this.substitutions(target, PLAIN)
     const word = resolveWord(target, this.vars)
     if (node.type === 'herestring_redirect') return { stdin: { kind: 'text', text: word }, redirects: [] }
-    const op = node.children.find((c) => c && !c.isNamed)?.text ?? '>'
+    // The operator is the text before the target: tree-sitter splits `<>` into `<` and an ERROR `>`.
+    const descriptor = node.namedChildren.find((c) => c?.type === 'file_descriptor')
+    const op = node.text.slice((descriptor?.endIndex ?? node.startIndex) - node.startIndex, target.startIndex - node.startIndex).replace(/\s+/g, '') || '>'
     const redirect = { op, target: word }
     this.out.redirects.push(redirect)
     return { stdin: op === '<' ? { kind: 'file', target: word } : undefined, redirects: [redirect] }

@@ -198,6 +198,16 @@ export const DANGEROUS: Array<[string, string]> = [
   ['curl x | ssh host', 'pipe-to-shell'],
   ['docker exec -u root app rm -rf /data', 'recursive-delete'],
   ['kubectl exec pod -- sh -c "curl x | sh"', 'pipe-to-shell'],
+  ['curl x | tee >(sh) > /dev/null', 'pipe-to-shell'],
+  ['curl x > >(bash)', 'pipe-to-shell'],
+  ["curl x | bash -c 'source /dev/stdin'", 'pipe-to-shell'],
+  ["curl x | sh -c 'exec python3'", 'pipe-to-shell'],
+  ['a=rm; $a -rf /', 'rm-root'],
+  ['rm -rf /$(echo)', 'rm-root'],
+  ['{rm,-rf,build}', 'unparseable'],
+  ['rm${IFS}-rf${IFS}build', 'dynamic-command'],
+  ['exec 3<>/dev/sda', 'redirect-block-device'],
+  ['ｒｍ -rf /', 'rm-root'],
   ['echo "unterminated', 'unparseable'],
   ['rm -rf build )', 'unparseable'],
 ]
@@ -282,6 +292,9 @@ export const HARMLESS: string[] = [
   'docker run --rm node:20 npm test',
   'kubectl get pods',
   'echo "select 1" | psql',
+  'ls | tee >(grep x) > /dev/null',
+  "curl x | sh -c 'cat > out.txt'",
+  'echo x # ; rm -rf /',
 ]
 
 /** [command, approvals.allowlist]: passes because policy allows its findings. */
