@@ -119,10 +119,15 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
   // Tails that may still grow into a match: every proper prefix of every form, and short forms
   // whole (a word match needs the next character to be decided). Built on the first stream.
   let prefixes: Set<string> | undefined
+  // Characters that occur in some form: a tail reaching past one that occurs in none cannot be a prefix.
+  let alphabet: Set<string> | undefined
   const longest = forms[0]!.length
   const held = (text: string) => {
     prefixes ??= new Set(forms.flatMap((f) => Array.from({ length: f.length < ANYWHERE_LENGTH ? f.length : f.length - 1 }, (_, i) => f.slice(0, i + 1))))
-    for (let k = Math.min(longest, text.length); k > 0; k--) if (prefixes.has(text.slice(text.length - k))) return k
+    alphabet ??= new Set(forms.join(''))
+    let reach = 0
+    while (reach < longest && reach < text.length && alphabet.has(text[text.length - 1 - reach]!)) reach++
+    for (let k = reach; k > 0; k--) if (prefixes.has(text.slice(text.length - k))) return k
     return 0
   }
   return {
@@ -139,8 +144,9 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
         let cut = Math.max(from, final ? text.length : text.length - held(text))
         let out = ''
         let last = from
-        for (const m of text.matchAll(pattern)) {
-          const start = m.index!
+        pattern.lastIndex = 0
+        for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+          const start = m.index
           const end = start + m[0].length
           if (start < from) continue // overlaps what was passed on already: the whole text would not match it either
           if (start >= cut) break

@@ -1,13 +1,14 @@
 // What known-secret redaction costs (sdk/secret-matcher.ts): building the matcher for 40 secrets
 // (each with its URL, JSON, hex and base64 forms), a cached lookup, and redacting 1 MB and 10 MB of
 // tool output with no secret in it and with secrets sprinkled through it; plus the same through
-// FileSettings.secretEntries() as the runtime calls it per tool result. Prints figures; asserts nothing.
+// FileSettings.secretEntries() as the runtime calls it per tool result, a whole 500 KB transcript as
+// the runtime clears each model request, and a streamed answer. Prints figures; asserts nothing.
 
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { knownSecretsRedactor, secretMatcher, type SecretEntry } from '../../sdk/index.ts'
+import { knownSecretsRedactor, redactDeep, secretMatcher, type SecretEntry } from '../../sdk/index.ts'
 import { FileSettings } from '../../kernel/config/settings.ts'
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -36,6 +37,17 @@ for (const mb of [1, 10]) {
   const hits = (matcher.redact(dirty).match(/\[REDACTED:/g) ?? []).length
   console.log(`redact ${mb} MB: no secret ${t1.toFixed(1)} ms (${(mb / (t1 / 1000)).toFixed(0)} MB/s); ${hits} secrets ${t2.toFixed(1)} ms`)
 }
+
+const transcript = Array.from({ length: 200 }, (_, i) => ({ role: i % 2 ? 'tool' : 'assistant', content: line.repeat(28), toolCalls: i % 2 ? undefined : [{ id: `c${i}`, name: 'terminal', arguments: '{"command":"ls -la"}' }] }))
+const perRequest = time(20, () => redactDeep(transcript, matcher.redact))
+console.log(`one model request of 200 messages (${(JSON.stringify(transcript).length / 1024).toFixed(0)} KB): ${perRequest.toFixed(2)} ms`)
+const answer = line.repeat(100)
+const perStream = time(20, () => {
+  const stream = matcher.stream()
+  for (let i = 0; i < answer.length; i += 8) stream.push(answer.slice(i, i + 8))
+  stream.flush()
+})
+console.log(`a streamed answer of ${(answer.length / 1024).toFixed(0)} KB in 8-character deltas: ${perStream.toFixed(2)} ms (${((perStream * 1000) / (answer.length / 8)).toFixed(1)} µs a delta)`)
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-'))
 try {
