@@ -47,11 +47,8 @@ function moduleFiles(dir: string): string[] {
   return out.sort()
 }
 
-/**
- * Compiles every module file of an extension's folder through the shared loader's transform (and
- * its disk cache). Throws one line, `<file>:<line>:<col>: <message>`, for the first broken file.
- */
-export function buildVersion(dir: string): ExtensionVersion {
+/** Compiles every module file of a folder through the shared loader's transform (and its disk cache). */
+function compileFolder(dir: string): { code: Map<string, string>; problems: string[] } {
   const code = new Map<string, string>()
   const problems: string[] = []
   const jiti = sharedJiti()
@@ -63,6 +60,12 @@ export function buildVersion(dir: string): ExtensionVersion {
       problems.push(message.includes(file) ? message : `${file}: ${message}`)
     }
   }
+  return { code, problems }
+}
+
+/** Builds a version of an extension's folder; throws one line, `<file>:<line>:<col>: <message>`, for the first broken file. */
+export function buildVersion(dir: string): ExtensionVersion {
+  const { code, problems } = compileFolder(dir)
   if (problems.length > 0) {
     throw new AgentError('E_EXTENSION', problems[0]! + (problems.length > 1 ? ` (and ${problems.length - 1} more broken file${problems.length > 2 ? 's' : ''})` : ''))
   }
@@ -162,9 +165,9 @@ let sealing: Promise<void> = Promise.resolve()
 
 /**
  * Seals the start-up version of each folder in the background: compiles its files, so those it
- * imports later come from this build. A folder that does not compile as a whole stays as it was (its
- * broken file would fail either way). Unref'd timers between folders: a run that ends first (a
- * one-shot chat) never waits for it, and the agent keeps serving meanwhile. Stops once `active` is false.
+ * imports later come from this build. A file already broken now is left out (it fails as it would
+ * have). Unref'd timers between folders: a run that ends first (a one-shot chat) never waits for it,
+ * and the agent keeps serving meanwhile. Stops once `active` is false.
  */
 export function sealLoaded(dirs: readonly string[], active: () => boolean): void {
   const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0).unref())
@@ -174,9 +177,9 @@ export function sealLoaded(dirs: readonly string[], active: () => boolean): void
       if (!active()) return
       if (sealed.has(dir)) continue
       try {
-        sealed.set(dir, { ...buildVersion(dir), shared: true })
+        sealed.set(dir, { dir, code: compileFolder(dir).code, modules: new Map(), shared: true })
       } catch {
-        // Left unsealed: reported when a reload of it fails.
+        // An unreadable folder (removed meanwhile, too large) stays unsealed.
       }
     }
   })
