@@ -127,6 +127,7 @@ export class AdapterLifecycle {
         this.retry(slot, error)
         this.changed()
       })
+      .catch((failure) => this.options.log.error(`adapter "${name}": reconnect not scheduled: ${errorMessage(failure)}`))
   }
 
   async stopAll(): Promise<void> {
