@@ -9,6 +9,7 @@ import { EXTENSIONS_SERVICE, PROJECT_CONFIG_SERVICE, type ExtensionsService, typ
 import type { ExtensionDefinition, ExtensionInfo, ExtensionSource, Logger, RunMode, Services } from '../sdk/types.ts'
 import { resolveAgentHome, homePaths } from './config/home.ts'
 import { FileSettings } from './config/settings.ts'
+import { PROJECT_SETTINGS } from './config/project.ts'
 import { validateConfig } from './config/validate.ts'
 import { checkConfigVersion } from './config/migrate.ts'
 import { createExtensionApi, createStaged, hookHandles, serviceLookup, whenSettled, type KernelRegistries, type RegistryKind, type ServiceEntry, type StagedRecord } from './extension-api.ts'
@@ -151,6 +152,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
 
   const configOwners = (): ConfigOwner[] => [
     ...KERNEL_SETTINGS,
+    ...PROJECT_SETTINGS,
     ...[...records.values()].flatMap((r) => (r.definition?.config ? [{ key: r.definition.configKey ?? `extensions.${r.definition.name}`, schema: r.definition.config }] : [])),
   ]
 

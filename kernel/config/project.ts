@@ -4,6 +4,7 @@
 
 import { ConfigError } from '../../sdk/errors.ts'
 import type { ProjectConfigStatus } from '../../sdk/services.ts'
+import type { JsonSchema } from '../../sdk/types.ts'
 
 export type { ProjectConfigStatus }
 
@@ -13,6 +14,12 @@ export const PROJECT_CONFIG_PLACES = ['.agentrc', '.agentrc.yaml', '.agentrc.yml
 export const PROJECT_TRUST_KEY = 'security.project_config'
 const TRUST_VALUES = ['safe', 'trusted'] as const
 export type ProjectTrust = (typeof TRUST_VALUES)[number]
+
+/** The user's settings this file reads, so `agent config set` refuses a value they cannot take. */
+export const PROJECT_SETTINGS: ReadonlyArray<{ key: string; schema: JsonSchema }> = [
+  { key: PROJECT_TRUST_KEY, schema: { enum: [...TRUST_VALUES] } },
+  { key: 'extensions.project', schema: { type: 'boolean' } },
+]
 
 /**
  * What an opted-in project may set without `trusted`: the model choice and presentation. An allow

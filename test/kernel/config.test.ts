@@ -221,6 +221,19 @@ test('with security.project_config: trusted in the user config, the whole projec
   assert.deepEqual(settings.projectStatus!.dropped, [])
 })
 
+test('agent config set refuses a project trust value the agent cannot take, and changes nothing', async (t) => {
+  const home = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), '_config_version: 10\n')
+  for (const [key, value] of [['security.project_config', 'yes'], ['extensions.project', 'maybe']]) {
+    const run = await runAgent(['config', 'set', key!, value!], { home })
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, new RegExp(`${key!.replace('.', '\\.')}: must be`))
+  }
+  assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), '_config_version: 10\n')
+  assert.equal((await runAgent(['config', 'set', 'security.project_config', 'trusted'], { home })).code, 0)
+  assert.equal(new FileSettings({ home, env: {} }).get('security.project_config'), 'trusted')
+})
+
 test('security.project_config takes only safe or trusted; the home itself is not a project', (t) => {
   const home = tempDir(t)
   const project = hostileProject(t)
