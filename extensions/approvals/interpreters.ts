@@ -49,7 +49,7 @@ export function judgeInterpreter(name: string, spec: Interpreter, argv: Word[], 
   let flags = ''
   for (;;) {
     const next = skipOptions(argv, i, { arg: spec.arg, long: spec.long })
-    flags += argv.slice(i, next).filter((w) => /^-[^-]/.test(w.value)).map((w) => w.value.slice(1)).join('')
+    flags += argv.slice(i, next).map((w) => clusterLetters(w.value, spec.arg ?? '')).join('')
     if (argv.slice(i, next).some((w) => spec.inlineWords?.test(w.value))) flags += '\u0001'
     i = next
     if (spec.shell && /^\+[oO]$/.test(argv[i]?.value ?? '')) i += 2
@@ -68,6 +68,17 @@ export function judgeInterpreter(name: string, spec: Interpreter, argv: Word[], 
   programFrom(argv[i], j, Boolean(spec.shell), spec.shell === true && flags.includes('s'))
 }
 
+/** The option letters of a short cluster, up to one that takes the rest as its value (`-Werror::x` is W). */
+function clusterLetters(word: string, arg: string): string {
+  if (!/^-[^-]/.test(word)) return ''
+  let letters = ''
+  for (const c of word.slice(1)) {
+    letters += c
+    if (arg.includes(c)) break
+  }
+  return letters
+}
+
 /** `deno eval CODE` is inline; `deno run -` reads stdin. */
 function denoRun(argv: Word[], i: number, j: Judge): void {
   const sub = argv[i]?.value
@@ -76,7 +87,7 @@ function denoRun(argv: Word[], i: number, j: Judge): void {
 }
 
 /** Where the program of a shell or interpreter comes from, given its script operand. */
-function programFrom(operand: Word | undefined, j: Judge, shell: boolean, forceStdin: boolean): void {
+export function programFrom(operand: Word | undefined, j: Judge, shell: boolean, forceStdin: boolean): void {
   if (operand?.procSub) return j.emit('remote-script')
   const fromStdin = forceStdin || !operand || STDIN_PATHS.has(operand.value)
   if (!fromStdin) {

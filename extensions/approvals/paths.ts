@@ -35,13 +35,13 @@ export function pathShape(value: string): PathShape {
   return { base, segments }
 }
 
-/** A segment that can stand for any name (`*`, `.*`, `$X`): deleting it deletes what holds it. */
+/** A segment that can stand for any name or for nothing (`*`, `.*`, `$X`, `{,}`): deleting it deletes what holds it. */
 function matchesAll(segment: string): boolean {
-  return /^\.?[*?\u0000]+$/.test(segment)
+  return /^\.?[*?\u0000]+$/.test(segment) || segmentMatches(segment, '')
 }
 
 /** Glob (and UNKNOWN) semantics for one segment. */
-export function segmentMatches(pattern: string, name: string): boolean {
+export function segmentMatches(pattern: string, name: string, ignoreCase = false): boolean {
   let re = ''
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!
@@ -58,7 +58,7 @@ export function segmentMatches(pattern: string, name: string): boolean {
     } else re += escape(c)
   }
   try {
-    return new RegExp(`^${re}$`).test(name)
+    return new RegExp(`^${re}$`, ignoreCase ? 'i' : '').test(name)
   } catch {
     return true
   }
@@ -75,10 +75,11 @@ export function deleteTargetKey(value: string): 'rm-root' | 'rm-system-dir' | 'r
   if (shape.base !== 'root') return undefined
   if (segments.length === 0) return 'rm-root'
   if (segments.length === 1) {
-    if (SYSTEM_DIRS.some((dir) => segmentMatches(segments[0]!, dir))) return 'rm-system-dir'
+    // Case folded: macOS volumes are case-insensitive by default (`/USR` is `/usr`).
+    if (SYSTEM_DIRS.some((dir) => segmentMatches(segments[0]!, dir, true))) return 'rm-system-dir'
     return undefined
   }
-  if (segments.length === 2 && HOMES.some((dir) => segmentMatches(segments[0]!, dir))) return 'rm-home'
+  if (segments.length === 2 && HOMES.some((dir) => segmentMatches(segments[0]!, dir, true))) return 'rm-home'
   return undefined
 }
 

@@ -58,6 +58,7 @@ export const FINDINGS = {
   'container-destructive': dangerous('stop, kill or prune containers'),
   'chmod-exec-run': dangerous('make a file executable and run it at once'),
   'crontab-remove': dangerous('remove the crontab'),
+  'crontab-replace': dangerous('replace the crontab (commands that run later)'),
   'firewall-flush': dangerous('flush firewall rules'),
   'windows-delete': dangerous('Windows recursive delete or encoded PowerShell'),
   'dynamic-command': dangerous('program name only known at run time ($VAR, $(…), glob)'),

@@ -2,7 +2,7 @@
 // it raises. Deletes, permissions, disks, processes, the machine, services, git, containers, SQL
 // clients, writes onto protected paths. Programs that run code are in interpreters.ts.
 
-import { interpreterFor, judgeEval, judgeInterpreter, judgeSource, scriptPath } from './interpreters.ts'
+import { interpreterFor, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath } from './interpreters.ts'
 import { deleteTargetKey, isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
 import type { SimpleCommand } from './shell-parse.ts'
@@ -153,6 +153,7 @@ const git: Rule = (argv, j) => {
     (sub === 'clean' && (/f/.test(flags) || longs.includes('force'))) ||
     (sub === 'branch' && (/D/.test(flags) || (longs.includes('delete') && longs.includes('force')) || (/d/.test(flags) && /f/.test(flags))))
   if (destructive) j.emit('git-destructive')
+  if (sub === 'config' && operands.length >= 2) gitConfig({ ...operands[1]!, value: `${operands[0]!.value}=${operands[1]!.value}` }, j)
   for (const config of optionValues(argv.slice(0, i), /^-c$|^--config-env$/)) gitConfig(config, j)
 }
 
@@ -225,7 +226,14 @@ const PROGRAMS: Record<string, Rule> = {
   podman: container,
   nerdctl: container,
   'docker-compose': (argv, j) => split(argv).operands[0]?.value === 'down' && j.emit('container-destructive'),
-  crontab: (argv, j) => /r/.test(split(argv).flags) && j.emit('crontab-remove'),
+  crontab: (argv, j) => {
+    const { operands, flags } = split(argv)
+    if (/r/.test(flags)) j.emit('crontab-remove')
+    else if (operands.length || argv.some((w) => w.value === '-')) j.emit('crontab-replace')
+  },
+  // at/batch read the commands to run later from stdin (or -f FILE).
+  at: (argv, j) => /f/.test(split(argv).flags) || programFrom(undefined, j, true, false),
+  batch: (argv, j) => /f/.test(split(argv).flags) || programFrom(undefined, j, true, false),
   iptables: (argv, j) => (/F/.test(split(argv).flags) || split(argv).longs.includes('flush')) && j.emit('firewall-flush'),
   ip6tables: (argv, j) => (/F/.test(split(argv).flags) || split(argv).longs.includes('flush')) && j.emit('firewall-flush'),
   nft: (argv, j) => argv.some((w) => w.value === 'flush') && j.emit('firewall-flush'),
@@ -234,7 +242,14 @@ const PROGRAMS: Record<string, Rule> = {
   diskutil: (argv, j) => /^(?:erase|zero|secureErase|partition|reformat)/i.test(argv[1]?.value ?? '') && j.emit('disk-tools'),
   tee: (argv, j) => writes(split(argv).operands, j),
   cp: (argv, j) => writes(copyTargets(argv, false), j),
-  mv: (argv, j) => writes(copyTargets(argv, true), j),
+  mv: (argv, j) => {
+    writes(copyTargets(argv, true), j)
+    // Moving `/`, a system directory or a home away is as bad as deleting it.
+    for (const t of split(argv).operands.slice(0, -1)) {
+      const key = deleteTargetKey(inCwd(t.value, j))
+      if (key) j.emit(key)
+    }
+  },
   install: (argv, j) => writes(copyTargets(argv, false), j),
   ln: (argv, j) => writes(copyTargets(argv, false), j),
   rsync: (argv, j) => writes(copyTargets(argv, false), j),

@@ -164,6 +164,24 @@ const WRAPPERS: Record<string, Unwrap> = {
     const body = optionValue(words, 'c', 'command')
     return body ? { kind: 'script', script: body } : { kind: 'none', shell: true }
   },
+  unshare: skip({ arg: 'S', long: ['map-user', 'map-group', 'propagation', 'setgroups', 'root', 'wd', 'setuid', 'setgid'] }),
+  nsenter: skip({ arg: 'tSG', long: ['target', 'setuid', 'setgid', 'root', 'wd'] }),
+  screen: (words) => {
+    const i = skipOptions(words, 1, { arg: 'SpcehLs', long: [] })
+    return i >= words.length ? { kind: 'none', shell: true } : { kind: 'run', rest: i }
+  },
+  // The rest of the words, joined, is a shell command line (`parallel rm ::: x`, `tmux new 'cmd'`).
+  parallel: (words) => joined(words.slice(skipOptions(words, 1, { arg: 'jSX', long: ['jobs', 'sshlogin', 'joblog', 'results'] })).filter((w) => !/^:{3,4}\+?$/.test(w.value))),
+  tmux: (words) => {
+    const i = skipOptions(words, 1, { arg: 'LSfc' })
+    const sub = words[i]?.value ?? ''
+    if (/^(?:new|new-session|new-window|neww|split-window|splitw|respawn-pane|respawnp|respawn-window|respawnw)$/.test(sub)) {
+      const rest = words.slice(skipOptions(words, i + 1, { arg: 'cefFlnpstxy' }))
+      return rest.length ? joined(rest) : { kind: 'none' }
+    }
+    if (/^(?:send-keys|send)$/.test(sub)) return joined(words.slice(skipOptions(words, i + 1, { arg: 'tNX' })).filter((w) => !/^(?:Enter|C-m|KPEnter)$/.test(w.value)))
+    return { kind: 'none' }
+  },
   // Remote and container commands: judged like local ones (a remote `rm -rf /` is no better).
   ssh: (words) => {
     const i = skipOptions(words, 1, { arg: 'BbcDEeFIiJLlmOopQRSWw' }) + 1
@@ -183,6 +201,10 @@ const WRAPPERS: Record<string, Unwrap> = {
     const rest = words.slice(i)
     return { kind: 'script', script: { value: rest.map((w) => w.value).join(' '), literal: rest.every((w) => w.literal) } }
   },
+}
+
+function joined(rest: Word[]): Step {
+  return { kind: 'script', script: { value: rest.map((w) => w.value).join(' '), literal: rest.every((w) => w.literal) } }
 }
 
 /** Strips wrappers until the program that runs is reached. */
