@@ -59,7 +59,9 @@ export function normaliseText(text: string): string {
 export function collapseSpacedLetters(text: string): string {
   return text.replace(/(?<![A-Za-z0-9])[A-Za-z](?:[\s._*\-|/\\,:+~'"`]{1,3}[A-Za-z](?![A-Za-z0-9])){2,}/g, (run) => {
     const gaps = run.match(/[^A-Za-z]+/g) ?? []
-    const narrow = Math.min(...gaps.map((g) => g.length))
+    // A loop, not Math.min(...gaps): a run can hold more gaps than the stack has frames.
+    let narrow = Infinity
+    for (const gap of gaps) narrow = Math.min(narrow, gap.length)
     return run.replace(/[^A-Za-z]+/g, (gap) => (gap.length > narrow ? ' ' : ''))
   })
 }
