@@ -52,6 +52,21 @@ const RULES: readonly Rule[] = [
   { rule: 'dynamic-exec', severity: 'caution', message: 'executes dynamically built code', pattern: /\b(eval|exec)\s*\(|\bnew Function\s*\(|\bchild_process\b|\bsubprocess\.(Popen|call|run)\([^)]*shell\s*=\s*True/ },
 ]
 
+const CONTINUED = /\\\s*$/
+/**
+ * Longer lines are matched in overlapping pieces: some patterns cost time quadratic in the line
+ * length, and a hub must not stall an install with one 1 MiB line of `curl curl curl …`.
+ */
+const WINDOW = 4096
+const OVERLAP = 1024
+
+function windows(line: string): string[] {
+  if (line.length <= WINDOW) return [line]
+  const pieces: string[] = []
+  for (let at = 0; at < line.length; at += WINDOW - OVERLAP) pieces.push(line.slice(at, at + WINDOW))
+  return pieces
+}
+
 const FENCE = /^\s*(`{3,}|~{3,})\s*([\w-]*)/
 const SHELL_LANGUAGE = /^(?:sh|bash|shell|zsh|console|shell-session|terminal)$/i
 
@@ -89,17 +104,25 @@ function scanText(file: string, raw: string, options: ScanOptions): Finding[] {
   let shellFence = false
   for (let i = 0; i < lines.length; i++) {
     const start = i
-    let logical = lines[i]!
-    while (/\\\s*$/.test(logical) && i + 1 < lines.length) logical = logical.replace(/\\\s*$/, ' ') + lines[++i]
+    // Physical lines are tested one by one: re-testing the growing logical line would be quadratic.
+    const parts = [lines[i]!]
+    while (CONTINUED.test(lines[i]!) && i + 1 < lines.length) {
+      parts[parts.length - 1] = parts.at(-1)!.replace(CONTINUED, ' ')
+      parts.push(lines[++i]!)
+    }
+    const logical = parts.join('')
     const opening = FENCE.exec(logical)
     if (opening && (!fence || logical.trim().startsWith(fence))) {
       if (fence) fence = undefined
       else [fence, shellFence] = [opening[1]!, SHELL_LANGUAGE.test(opening[2]!)]
       continue
     }
-    const surface = shellSurface(logical)
-    for (const rule of RULES) if (rule.pattern.test(rule.on ? rule.on(surface) : surface)) add(start, rule)
-    for (const f of [...destruction(surface), ...exfiltration(surface, tainted)]) add(start, f)
+    if (logical.length > WINDOW) add(start, { rule: 'long-line', severity: 'caution', message: `a line longer than ${WINDOW} characters (read in overlapping pieces)` })
+    for (const piece of windows(logical)) {
+      const surface = shellSurface(piece)
+      for (const rule of RULES) if (rule.pattern.test(rule.on ? rule.on(surface) : surface)) add(start, rule)
+      for (const f of [...destruction(surface), ...exfiltration(surface, tainted)]) add(start, f)
+    }
     if (options.assess && (scriptFile || (fence && shellFence)) && logical.trim()) {
       const command = logical.replace(/^\s*[$#>]\s+/, '')
       for (const f of judged(options.assess, command)) add(start, f)
