@@ -4,7 +4,8 @@
 
 import { FINDINGS, type FindingKey } from './patterns.ts'
 import { isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
-import { execTargetsOf, judgeAssignment, judgeProgram, sqlFindings, type Judge } from './rules.ts'
+import { judgeAssignment } from './interpreters.ts'
+import { execTargetsOf, judgeProgram, sqlFindings, type Judge } from './rules.ts'
 import { parseScript, shellParser, type ParsedScript, type SimpleCommand, type Stdin } from './shell-parse.ts'
 import { unwrap } from './wrappers.ts'
 import type { Word } from './words.ts'
@@ -70,8 +71,14 @@ export async function commandJudge(): Promise<(command: string, options?: Assess
   }
 }
 
+/** Reserved words tree-sitter leaves as plain words after a keyword (`time { …; }`, `time ! …`). */
+const RESERVED = new Set(['{', '!'])
+
 function judgeWords(words: Word[], outer: string[], j: Judge): void {
-  const { argv, via, script, assignments } = unwrap(words)
+  const unwrapped = unwrap(words)
+  const start = unwrapped.argv.findIndex((w) => !RESERVED.has(w.value))
+  const { via, script, assignments } = unwrapped
+  const argv = start > 0 ? unwrapped.argv.slice(start) : unwrapped.argv
   for (const w of assignments) judgeAssignment(w.value.slice(0, w.value.indexOf('=')), { ...w, value: w.value.slice(w.value.indexOf('=') + 1) }, j)
   if (script) j.script(script)
   judgeProgram(argv, [...outer, ...via], j)

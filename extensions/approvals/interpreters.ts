@@ -1,6 +1,7 @@
 // Rules for programs that run code: shells (`sh -c` bodies and heredocs are judged as scripts of
 // their own), other interpreters (python, perl, node, … : inline code cannot be judged, so it needs
-// approval), `source`/`.` and `eval`; and where their program comes from (a pipe, a heredoc, `<(…)`).
+// approval), `source`/`.` and `eval`, and where their program comes from (a pipe, a heredoc, `<(…)`);
+// also code hidden in values: `alias`, `trap`, awk `system()`, git settings, variables such as EDITOR.
 
 import type { Judge } from './rules.ts'
 import { skipOptions } from './wrappers.ts'
@@ -124,3 +125,42 @@ export function scriptPath(value: string): string {
   return value.replace(/^(?:\.\/)+/, '')
 }
 
+/** Variables whose value is a command something runs (`GIT_SSH_COMMAND`, `EDITOR`, `PROMPT_COMMAND`). */
+const COMMAND_VARS = /^(?:GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|EDITOR|VISUAL|PAGER|MANPAGER|PROMPT_COMMAND|BROWSER)$/
+/** Variables that load code into whatever runs next. */
+const CODE_VARS = /^(?:LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|BASH_ENV|ENV|PERL5OPT|RUBYOPT|BASH_FUNC_.*)$/
+
+/** An assignment (`A=1 cmd`, `export A=1`, `env A=1 cmd`) of a variable that carries code. */
+export function judgeAssignment(name: string, value: Word, j: Judge): void {
+  if (COMMAND_VARS.test(name)) return value.literal ? j.script(value) : j.emit('inline-script')
+  if (CODE_VARS.test(name) || (name === 'NODE_OPTIONS' && /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)\b/.test(value.value))) j.emit('inline-script')
+}
+
+/** `git -c` settings that run a command: an alias with `!`, editors, pagers, hooks, ssh, filters. */
+export function gitConfig(config: Word, j: Judge): void {
+  const [key = '', ...rest] = config.value.split('=')
+  const value = rest.join('=')
+  if (/^alias\./i.test(key) && value.trimStart().startsWith('!')) return j.script({ ...config, value: value.trimStart().slice(1) })
+  if (/^(?:core\.(?:sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|credential\.helper|(?:diff|filter|merge)\..*\.(?:textconv|command|clean|smudge|process|driver)|.*\.sshcommand)$/i.test(key)) j.emit('inline-script')
+}
+
+/** awk programs that run commands (`system()`, pipes to or from a command). */
+export function awk(argv: Word[], j: Judge): void {
+  const i = skipOptions(argv, 1, { arg: 'vFf', long: ['assign', 'field-separator', 'file', 'source'] })
+  if (argv.slice(1, i).some((w) => /^-[^-]*f|^--file/.test(w.value))) return
+  const program = argv[i]
+  if (program && (!program.literal || /\bsystem\s*\(|\|\s*getline|\|&|print[^;}]*\|/.test(program.value))) j.emit('inline-script')
+}
+
+/** Values a later command runs: `alias x='…'`, `trap '…' EXIT`. */
+export function alias(argv: Word[], j: Judge): void {
+  for (const w of argv.slice(1)) {
+    const at = w.value.indexOf('=')
+    if (at > 0) j.script({ ...w, value: w.value.slice(at + 1) })
+  }
+}
+export function trap(argv: Word[], j: Judge): void {
+  const i = skipOptions(argv, 1)
+  const body = argv[i]
+  if (body && body.value !== '-' && argv.length > i + 1) j.script(body)
+}

@@ -2,7 +2,7 @@
 // it raises. Deletes, permissions, disks, processes, the machine, services, git, containers, SQL
 // clients, writes onto protected paths. Programs that run code are in interpreters.ts.
 
-import { interpreterFor, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath } from './interpreters.ts'
+import { alias, awk, gitConfig, interpreterFor, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath, trap } from './interpreters.ts'
 import { deleteTargetKey, isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
 import type { SimpleCommand } from './shell-parse.ts'
@@ -23,17 +23,6 @@ export interface Judge {
   paths: PathContext
   /** Where an earlier literal `cd` of the same script went (`/`, `~/x`), when known. */
   cwd?: string
-}
-
-/** Variables whose value is a command something runs (`GIT_SSH_COMMAND`, `EDITOR`, `PROMPT_COMMAND`). */
-const COMMAND_VARS = /^(?:GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|EDITOR|VISUAL|PAGER|MANPAGER|PROMPT_COMMAND|BROWSER)$/
-/** Variables that load code into whatever runs next. */
-const CODE_VARS = /^(?:LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|BASH_ENV|ENV|PERL5OPT|RUBYOPT|BASH_FUNC_.*)$/
-
-/** An assignment (`A=1 cmd`, `export A=1`, `env A=1 cmd`) of a variable that carries code. */
-export function judgeAssignment(name: string, value: Word, j: Judge): void {
-  if (COMMAND_VARS.test(name)) return value.literal ? j.script(value) : j.emit('inline-script')
-  if (CODE_VARS.test(name) || (name === 'NODE_OPTIONS' && /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)\b/.test(value.value))) j.emit('inline-script')
 }
 
 type Rule = (argv: Word[], j: Judge, via: string[]) => void
@@ -155,35 +144,6 @@ const git: Rule = (argv, j) => {
   if (destructive) j.emit('git-destructive')
   if (sub === 'config' && operands.length >= 2) gitConfig({ ...operands[1]!, value: `${operands[0]!.value}=${operands[1]!.value}` }, j)
   for (const config of optionValues(argv.slice(0, i), /^-c$|^--config-env$/)) gitConfig(config, j)
-}
-
-/** `git -c` settings that run a command: an alias with `!`, editors, pagers, hooks, ssh, filters. */
-function gitConfig(config: Word, j: Judge): void {
-  const [key = '', ...rest] = config.value.split('=')
-  const value = rest.join('=')
-  if (/^alias\./i.test(key) && value.trimStart().startsWith('!')) return j.script({ ...config, value: value.trimStart().slice(1) })
-  if (/^(?:core\.(?:sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|credential\.helper|(?:diff|filter|merge)\..*\.(?:textconv|command|clean|smudge|process|driver)|.*\.sshcommand)$/i.test(key)) j.emit('inline-script')
-}
-
-/** awk programs that run commands (`system()`, pipes to or from a command). */
-const awk: Rule = (argv, j) => {
-  const i = skipOptions(argv, 1, { arg: 'vFf', long: ['assign', 'field-separator', 'file', 'source'] })
-  if (argv.slice(1, i).some((w) => /^-[^-]*f|^--file/.test(w.value))) return
-  const program = argv[i]
-  if (program && (!program.literal || /\bsystem\s*\(|\|\s*getline|\|&|print[^;}]*\|/.test(program.value))) j.emit('inline-script')
-}
-
-/** Values a later command runs: `alias x='…'`, `trap '…' EXIT`. */
-const alias: Rule = (argv, j) => {
-  for (const w of argv.slice(1)) {
-    const at = w.value.indexOf('=')
-    if (at > 0) j.script({ ...w, value: w.value.slice(at + 1) })
-  }
-}
-const trap: Rule = (argv, j) => {
-  const i = skipOptions(argv, 1)
-  const body = argv[i]
-  if (body && body.value !== '-' && argv.length > i + 1) j.script(body)
 }
 
 const container: Rule = (argv, j) => {

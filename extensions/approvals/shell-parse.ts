@@ -67,6 +67,7 @@ interface Ctx {
 const PLAIN: Ctx = { inPipeline: false, background: false }
 const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution'])
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect'])
+const STATEMENTS = new Set(['subshell', 'compound_statement'])
 
 /** Parses `source` with a loaded parser and flattens it; `stdin`: what the whole script reads (`curl | sh -c '…'`). */
 export function parseScript(parser: TSParser, source: string, stdin?: Stdin): ParsedScript {
@@ -195,6 +196,8 @@ class Walker {
         const r = this.redirect(child)
         if (r) redirects.push(...r.redirects)
         stdin = r?.stdin ?? stdin
+      } else if (STATEMENTS.has(child.type)) {
+        this.node(child, ctx) // `time (ls)`: tree-sitter hangs the subshell on the `time` command
       } else {
         const target = child.type === 'command_name' ? (child.namedChildren[0] ?? child) : child
         words.push(resolveWord(target, this.vars))

@@ -224,6 +224,8 @@ export const DANGEROUS: Array<[string, string]> = [
   ['unshare -r rm -rf build', 'recursive-delete'],
   ["git config --global core.hooksPath /tmp/hooks", 'inline-script'],
   ["git config alias.up '!rm -rf ~'", 'rm-home'],
+  ['time { rm -rf /; }', 'rm-root'],
+  ['time (rm -rf ~)', 'rm-home'],
   ['echo "unterminated', 'unparseable'],
   ['rm -rf build )', 'unparseable'],
 ]
@@ -317,6 +319,8 @@ export const HARMLESS: string[] = [
   'tmux ls',
   'git config user.email bot@example.com',
   'ls "$TMPDIR"',
+  'time (npm test)',
+  'time { make; }',
 ]
 
 /** [command, approvals.allowlist]: passes because policy allows its findings. */
