@@ -77,8 +77,8 @@ export default defineExtension<ApprovalsConfig>({
       try {
         assessment = await assessCommand(command, { agentHome: api.settings.home, cwd: event.session.cwd })
       } catch (error) {
-        // Fail closed: without the shell parser no command can be judged.
-        return block(`BLOCKED: approvals could not judge this command (shell parser unavailable: ${errorMessage(error)}). Check the tree-sitter-bash install.`)
+        // Fail closed: a command that cannot be judged (parser missing, input it cannot handle) does not run.
+        return block(`BLOCKED: approvals could not judge this command (${errorMessage(error)}); if the shell parser is missing, reinstall tree-sitter-bash. Do not retry it.`)
       }
       if (assessment.neverAllowed.length) {
         return block(`BLOCKED: ${describe(assessment.neverAllowed)} is never allowed. Do not retry it or work around it.`)

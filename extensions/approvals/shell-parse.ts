@@ -65,6 +65,8 @@ interface Ctx {
 }
 
 const PLAIN: Ctx = { inPipeline: false, background: false }
+/** `b=$a$a; c=$b$b; …` doubles: longer values are left unknown rather than built. */
+const MAX_VALUE = 4096
 const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution'])
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect'])
 const STATEMENTS = new Set(['subshell', 'compound_statement'])
@@ -93,7 +95,8 @@ function collectVars(root: Node): Vars {
       if (name) {
         const value = valueNode ? resolveWord(valueNode, vars) : { value: '', literal: true }
         const before = vars.get(name)
-        vars.set(name, before === undefined || before === value.value ? (value.literal ? value.value : null) : null)
+        const known = value.literal && value.value.length <= MAX_VALUE && (before === undefined || before === value.value)
+        vars.set(name, known ? value.value : null)
       }
     } else if (node.type === 'for_statement') {
       const name = node.childForFieldName('variable')?.text
