@@ -101,6 +101,7 @@ function judgeRedirects(script: ParsedScript, options: AssessOptions, keys: Set<
       const key = writeTargetKey(target.value, options)
       if (key) keys.add(key)
     }
+    if (/^\/dev\/(?:tcp|udp)\//.test(target.value)) keys.add('network-shell')
     if (op.startsWith('<') && isProcessEnviron(target.value)) keys.add('process-environ')
     else if (op.startsWith('<') && isSecretRead(target.value, options)) keys.add('secret-read')
   }

@@ -133,6 +133,7 @@ export function writeTargetKey(value: string, ctx: PathContext = {}): WriteKey |
   if (shape.base === 'relative' && /^(?:\.agent|\.env)$/.test(shape.segments[0] ?? '')) return 'agent-config'
   // The default agent home, whatever AGENT_HOME says for this process.
   if (shape.base === 'home' && shape.segments[0] === '.agent') return 'agent-config'
+  if (globbedDotfile(value)) return 'credential-files'
   for (const found of classify(value, ctx)) {
     if (found.kind === 'ordinary') continue
     if (found.area === 'agent-home') return 'agent-config'
@@ -142,10 +143,31 @@ export function writeTargetKey(value: string, ctx: PathContext = {}): WriteKey |
   return undefined
 }
 
+/**
+ * A home dotfile named through a glob or a run-time part (`~/.bash?c`, `~/.ss*`, `~/.$X/…`): it may
+ * be any of them, so it counts as protected (globs in a redirect target expand too).
+ */
+function globbedDotfile(value: string): boolean {
+  const shape = pathShape(value)
+  const rest = shape.base === 'home' ? shape.segments : shape.base === 'root' && /^(?:home|Users)$/.test(shape.segments[0] ?? '') ? shape.segments.slice(2) : shape.base === 'root' && shape.segments[0] === 'root' ? shape.segments.slice(1) : []
+  const first = rest[0] ?? ''
+  return /^[.*?[\u0000]/.test(first) && /[*?[{\u0000]/.test(rest.join('/'))
+}
+
 /** Reading this path shows secrets: private keys, credentials, the agent's .env, a process environment. */
 export function isSecretRead(value: string, ctx: PathContext = {}): boolean {
   if (!/^[/~]/.test(value)) return false
-  return classify(value, ctx).some((found) => found.kind === 'secret')
+  return globbedDotfile(value) || classify(value, ctx).some((found) => found.kind === 'secret')
+}
+
+/** Names inside a folder that would be secret if the folder holds them (`tar c ~/.ssh` reads id_*). */
+const SECRET_PROBES = ['id_rsa', '.env', 'credentials', '.ssh/id_rsa', '.aws/credentials', '.agent/.env']
+
+/** Copying or archiving this folder takes secrets with it (`tar c ~`, `cp -r ~/.ssh x`). */
+export function holdsSecrets(value: string, ctx: PathContext = {}): boolean {
+  if (!/^[/~]/.test(value) || pathShape(value).base === 'root' && pathShape(value).segments.length === 0) return false
+  const dir = value.replace(/\/+$/, '')
+  return SECRET_PROBES.some((name) => isSecretRead(`${dir}/${name}`, ctx))
 }
 
 /** Another process's environment (where secrets live): `/proc/<pid>/environ`. */

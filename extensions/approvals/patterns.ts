@@ -64,6 +64,7 @@ export const FINDINGS = {
   'dynamic-command': dangerous('program name only known at run time ($VAR, $(…), glob)'),
   eval: dangerous('eval of a string as shell code'),
   'process-environ': dangerous("read of a process's environment (/proc/*/environ)"),
+  'network-shell': dangerous('a shell or command wired to the network (/dev/tcp, nc -e, socat exec:)'),
   'secret-read': dangerous("read of a secret file (private keys, credentials, the agent's .env)"),
   unparseable: dangerous('command the shell parser could not read completely'),
 } as const satisfies Record<string, FindingInfo>

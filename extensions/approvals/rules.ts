@@ -3,7 +3,7 @@
 // clients, writes onto protected paths. Programs that run code are in interpreters.ts.
 
 import { alias, awk, gitConfig, interpreterFor, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath, trap } from './interpreters.ts'
-import { deleteTargetKey, isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
+import { deleteTargetKey, holdsSecrets, isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
 import type { SimpleCommand } from './shell-parse.ts'
 import { basename, skipOptions } from './wrappers.ts'
@@ -235,8 +235,34 @@ function windowsDelete(argv: Word[], j: Judge): void {
   if (argv.some((w) => /^\/s$/i.test(w.value))) j.emit('windows-delete')
 }
 
-/** They use a private key without showing it (`ssh -i ~/.ssh/id_ed25519`). */
-const SSH_TOOLS = new Set(['ssh', 'scp', 'sftp', 'ssh-add', 'ssh-keygen', 'ssh-copy-id', 'rsync', 'git'])
+/** They use a private key without showing it (`ssh -i ~/.ssh/id_ed25519`), or do not read files. */
+const NOT_READERS = new Set(['ssh', 'sftp', 'ssh-add', 'ssh-keygen', 'ssh-copy-id', 'git', 'ls', 'stat', 'file', 'test', '[', 'du', 'touch', 'mkdir', 'chmod', 'chown', 'chgrp', 'rm', 'mv'])
+/** They read whole folders (`tar c ~/.ssh`, `cp -r ~ x`). */
+const TREE_READERS = new Set(['tar', 'zip', '7z', '7za', 'cp', 'rsync', 'scp', 'rclone', 'cpio', 'pax'])
+
+/** Paths a word may name: itself, after `opt=` / `if=`, after a leading `@` (`curl -d @file`). */
+function pathsIn(word: Word): string[] {
+  const out = [word.value]
+  const eq = word.value.indexOf('=')
+  if (eq > 0) out.push(word.value.slice(eq + 1))
+  if (/^[@<]/.test(word.value)) out.push(word.value.slice(1))
+  return out
+}
+
+/** Arguments that read secrets: a process environment, secret files, folders that hold them. */
+function reads(name: string, argv: Word[], j: Judge): void {
+  const paths = argv.slice(1).flatMap(pathsIn)
+  if (paths.some((p) => isProcessEnviron(p))) return j.emit('process-environ')
+  if (NOT_READERS.has(name)) return
+  if (paths.some((p) => isSecretRead(p, j.paths) || (TREE_READERS.has(name) && holdsSecrets(p, j.paths)))) j.emit('secret-read')
+}
+
+/** A shell on the network: `/dev/tcp/…` anywhere, `nc -e`, `socat … exec:`. */
+function networkShell(name: string, argv: Word[], j: Judge): void {
+  if (argv.some((w) => /^\/dev\/(?:tcp|udp)\//.test(w.value))) j.emit('network-shell')
+  if (/^(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)$/.test(name) && argv.some((w) => /^-[a-zA-Z]*[ec]$|^--(?:exec|sh-exec|lua-exec)/.test(w.value))) j.emit('network-shell')
+  if (name === 'socat' && argv.some((w) => /(?:^|[,!])(?:exec|system):/i.test(w.value))) j.emit('network-shell')
+}
 const DISK_TOOLS = new Set(['fdisk', 'sfdisk', 'cfdisk', 'gdisk', 'sgdisk', 'parted', 'wipefs', 'shred', 'blkdiscard'])
 const MKFS = /^(?:mkfs(?:\..+)?|mke2fs|mkdosfs|mkntfs|mkswap|newfs(?:_.+)?)$/
 
@@ -268,8 +294,8 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   const name = basename(program.value)
   if (j.cmd.inFunction && program.value === j.cmd.inFunction && (j.cmd.inPipeline || j.cmd.background)) j.emit('fork-bomb')
   if (j.execTargets.has(scriptPath(program.value))) j.emit('chmod-exec-run')
-  if (argv.some((w) => isProcessEnviron(w.value))) j.emit('process-environ')
-  else if (!SSH_TOOLS.has(name) && argv.slice(1).some((w) => isSecretRead(w.value, j.paths))) j.emit('secret-read')
+  reads(name, argv, j)
+  networkShell(name, argv, j)
   if (MKFS.test(name)) return j.emit('mkfs')
   if (DISK_TOOLS.has(name)) return j.emit('disk-tools')
   const interpreter = interpreterFor(name)
