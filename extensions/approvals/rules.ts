@@ -110,6 +110,7 @@ const dd: Rule = (argv, j) => {
 
 const kill: Rule = (argv, j) => {
   const args = argv.slice(1).map((w) => w.value)
+  if (/^-[lL]$|^--(?:list|table)/.test(args[0] ?? '')) return // lists signal names
   let i = 0
   let signal = ''
   if (args[i] === '-s' || args[i] === '-n') (signal = args[i + 1] ?? ''), (i += 2)

@@ -81,9 +81,10 @@ function optionValue(words: Word[], short: string, long?: string): Word | undefi
 
 const WRAPPERS: Record<string, Unwrap> = {
   env: (words) => {
-    const split = optionValue(words, 'S', 'split-string')
+    const from = skipOptions(words, 1, { arg: 'uCPS', long: ['unset', 'chdir', 'split-string'] })
+    // Only env's own options: a `-S` further on belongs to the program it runs.
+    const split = optionValue(words.slice(0, from), 'S', 'split-string')
     if (split) return { kind: 'script', script: split }
-    const from = skipOptions(words, 1, { arg: 'uCP', long: ['unset', 'chdir'], optional: '' })
     let i = from
     while (i < words.length && ASSIGNMENT.test(words[i]!.value)) i++
     return { kind: 'run', rest: i, assignments: i - from }
@@ -138,10 +139,11 @@ const WRAPPERS: Record<string, Unwrap> = {
     const i = skipOptions(words, 1, { long: ['cpu-list'] })
     return /p/.test(shortFlags(words, 1, i)) ? { kind: 'none' } : { kind: 'run', rest: i + 1 }
   },
+  // flock [options] FILE -c COMMAND | flock [options] FILE PROGRAM …
   flock: (words) => {
-    const body = optionValue(words, 'c', 'command')
-    if (body) return { kind: 'script', script: body }
-    return { kind: 'run', rest: skipOptions(words, 1, { arg: 'wE', long: ['timeout', 'conflict-exit-code'] }) + 1 }
+    const file = skipOptions(words, 1, { arg: 'wE', long: ['timeout', 'conflict-exit-code'] })
+    if (/^(?:-c|--command)$/.test(words[file + 1]?.value ?? '')) return words[file + 2] ? { kind: 'script', script: words[file + 2]! } : { kind: 'none' }
+    return { kind: 'run', rest: file + 1 }
   },
   chroot: (words) => {
     const i = skipOptions(words, 1, { long: ['userspec', 'groups'] }) + 1

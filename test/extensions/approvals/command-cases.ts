@@ -235,6 +235,9 @@ export const DANGEROUS: Array<[string, string]> = [
   ['cp -r ~ /tmp/all', 'secret-read'],
   ['cat ~/.ss?/id_rsa', 'secret-read'],
   ['echo x >> ~/.bash?c', 'credential-files'],
+  ['env sh -xS -c "rm -rf ~"', 'rm-home'],
+  ['flock /tmp/l rm -rf /', 'rm-root'],
+  ["flock /tmp/l -c 'rm -rf /'", 'rm-root'],
   ['echo "unterminated', 'unparseable'],
   ['rm -rf build )', 'unparseable'],
 ]
@@ -335,6 +338,8 @@ export const HARMLESS: string[] = [
   'cp -r ~/project/src /tmp/src',
   'cat ~/notes/*.md',
   'nc -z localhost 8080',
+  'kill -l',
+  'flock /tmp/build.lock make',
 ]
 
 /** [command, approvals.allowlist]: passes because policy allows its findings. */
