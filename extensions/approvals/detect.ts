@@ -4,10 +4,10 @@
 
 import { FINDINGS, type FindingKey } from './patterns.ts'
 import { isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
-import { judgeAssignment } from './interpreters.ts'
+import { commandOptions, judgeAssignment } from './interpreters.ts'
 import { execTargetsOf, judgeProgram, sqlFindings, type Judge } from './rules.ts'
 import { parseScript, shellParser, type ParsedScript, type SimpleCommand, type Stdin } from './shell-parse.ts'
-import { unwrap } from './wrappers.ts'
+import { basename, unwrap } from './wrappers.ts'
 import type { Word } from './words.ts'
 
 export interface Finding {
@@ -77,8 +77,9 @@ const RESERVED = new Set(['{', '!'])
 function judgeWords(words: Word[], outer: string[], j: Judge): void {
   const unwrapped = unwrap(words)
   const start = unwrapped.argv.findIndex((w) => !RESERVED.has(w.value))
-  const { via, script, assignments } = unwrapped
+  const { via, script, assignments, stages } = unwrapped
   const argv = start > 0 ? unwrapped.argv.slice(start) : unwrapped.argv
+  for (const stage of [...stages, argv]) if (stage[0]?.literal) commandOptions(basename(stage[0].value), stage, j)
   for (const w of assignments) judgeAssignment(w.value.slice(0, w.value.indexOf('=')), { ...w, value: w.value.slice(w.value.indexOf('=') + 1) }, j)
   if (script) j.script(script)
   judgeProgram(argv, [...outer, ...via], j)

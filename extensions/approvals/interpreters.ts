@@ -126,7 +126,7 @@ export function scriptPath(value: string): string {
 }
 
 /** Variables whose value is a command something runs (`GIT_SSH_COMMAND`, `EDITOR`, `PROMPT_COMMAND`). */
-const COMMAND_VARS = /^(?:GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|EDITOR|VISUAL|PAGER|MANPAGER|PROMPT_COMMAND|BROWSER)$/
+const COMMAND_VARS = /^(?:GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|EDITOR|VISUAL|PAGER|MANPAGER|PROMPT_COMMAND|BROWSER|LESSOPEN|LESSCLOSE)$/
 /** Variables that load code into whatever runs next. */
 const CODE_VARS = /^(?:LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|BASH_ENV|ENV|PERL5OPT|RUBYOPT|BASH_FUNC_.*)$/
 
@@ -163,4 +163,39 @@ export function trap(argv: Word[], j: Judge): void {
   const i = skipOptions(argv, 1)
   const body = argv[i]
   if (body && body.value !== '-' && argv.length > i + 1) j.script(body)
+}
+
+/**
+ * Options of other programs whose value is a shell command they run (the GTFOBins family):
+ * `tar --to-command=…`, `tar -I …`, `rsync -e …`, `ssh -o ProxyCommand=…`, `zip -TT …`, `man -P …`.
+ */
+const COMMAND_OPTIONS: Record<string, RegExp> = {
+  tar: /^(?:--to-command|-I|--use-compress-program|--info-script|-F|--new-volume-script)$/,
+  rsync: /^(?:-e|--rsh|--rsync-path)$/,
+  zip: /^(?:-TT|--unzip-command)$/,
+  man: /^(?:-P|--pager|-H|--html)$/,
+}
+const SSH_COMMAND_SETTING = /^(?:ProxyCommand|LocalCommand|KnownHostsCommand)[=\s]+(.*)$/is
+
+export function commandOptions(name: string, argv: Word[], j: Judge): void {
+  const option = COMMAND_OPTIONS[name]
+  argv.forEach((w, i) => {
+    const eq = w.value.indexOf('=')
+    const [flag, attached] = w.value.startsWith('--') && eq > 0 ? [w.value.slice(0, eq), w.value.slice(eq + 1)] : [w.value, undefined]
+    if (option?.test(flag)) {
+      const value = attached !== undefined ? { ...w, value: attached } : argv[i + 1]
+      if (value) j.script(value)
+    }
+    if (name === 'tar' && /^--checkpoint-action=exec=/.test(w.value)) j.script({ ...w, value: w.value.slice('--checkpoint-action=exec='.length) })
+    if (/^(?:ssh|scp|sftp|rsync)$/.test(name) && (w.value === '-o' || /^-o./.test(w.value))) {
+      const setting = SSH_COMMAND_SETTING.exec(w.value === '-o' ? (argv[i + 1]?.value ?? '') : w.value.slice(2))
+      if (setting) j.script({ ...w, value: setting[1]!, literal: w.value === '-o' ? (argv[i + 1]?.literal ?? false) : w.literal })
+    }
+  })
+}
+
+/** GNU sed runs commands: the `e` command and the `e` flag of `s///`. */
+export function sedExecutes(argv: Word[], j: Judge): void {
+  const scripts = argv.slice(1).filter((w, i, all) => !w.value.startsWith('-') || all[i - 1]?.value === '-e')
+  if (scripts.some((w) => /(?:^|[;\n{}])\s*(?:\d+|\$|\/[^/]*\/)?\s*e(?:\s|;|$)|s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gpIiMm0-9w]*e/.test(w.value))) j.emit('inline-script')
 }

@@ -2,7 +2,7 @@
 // it raises. Deletes, permissions, disks, processes, the machine, services, git, containers, SQL
 // clients, writes onto protected paths. Programs that run code are in interpreters.ts.
 
-import { alias, awk, gitConfig, interpreterFor, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath, trap } from './interpreters.ts'
+import { alias, awk, gitConfig, sedExecutes, interpreterFor, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath, trap } from './interpreters.ts'
 import { deleteTargetKey, holdsSecrets, isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
 import type { SimpleCommand } from './shell-parse.ts'
@@ -217,6 +217,7 @@ const PROGRAMS: Record<string, Rule> = {
   truncate: (argv, j) => writes(split(argv).operands, j),
   sudoedit: (argv, j) => writes(split(argv).operands, j),
   sed: (argv, j) => {
+    sedExecutes(argv, j)
     const { operands, flags, longs } = split(argv)
     if (/i/.test(flags) || longs.some((l) => l.startsWith('in-place'))) writes(operands, j)
   },

@@ -13,6 +13,8 @@ export interface Unwrapped {
   script?: Word
   /** `NAME=value` words given to `env` or `sudo` (the environment of what runs). */
   assignments: Word[]
+  /** Each wrapper's own command line, outermost first (their options may run commands too). */
+  stages: Word[][]
 }
 
 interface OptSpec {
@@ -213,6 +215,7 @@ function joined(rest: Word[]): Step {
 export function unwrap(words: Word[]): Unwrapped {
   const via: string[] = []
   const assignments: Word[] = []
+  const stages: Word[][] = []
   let argv = words
   for (let depth = 0; depth < 32 && argv.length > 0; depth++) {
     const first = argv[0]!
@@ -223,12 +226,13 @@ export function unwrap(words: Word[]): Unwrapped {
     const step = wrapper(argv)
     if (step.kind === 'program') break
     via.push(name)
-    if (step.kind === 'script') return { argv: [], via, script: step.script, assignments }
-    if (step.kind === 'none') return { argv: step.shell ? [literalWord('sh')] : [], via, assignments }
+    stages.push(argv)
+    if (step.kind === 'script') return { argv: [], via, script: step.script, assignments, stages }
+    if (step.kind === 'none') return { argv: step.shell ? [literalWord('sh')] : [], via, assignments, stages }
     if (step.assignments) assignments.push(...argv.slice(step.rest - step.assignments, step.rest))
     // `sudo -e FILE` / sudoedit: an editor writing FILE, judged like other writers.
-    if (step.edit) return { argv: [literalWord('sudoedit'), ...argv.slice(step.rest)], via, assignments }
+    if (step.edit) return { argv: [literalWord('sudoedit'), ...argv.slice(step.rest)], via, assignments, stages }
     argv = argv.slice(step.rest)
   }
-  return { argv, via, assignments }
+  return { argv, via, assignments, stages }
 }
