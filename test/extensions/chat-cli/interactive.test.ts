@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
@@ -188,7 +188,9 @@ describe('interactive chat in a terminal', { skip: hasTmux() ? false : 'tmux is 
 
   test('-w runs in a new git worktree: untouched it is removed, changed it is kept', async () => {
     const dir = home()
-    const repo = join(dir, 'repo')
+    // The project lives outside the agent's home: every write under the home needs approval.
+    const repo = join(makeTempHome('agent-repo-'), 'repo')
+    homes.push(dirname(repo))
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: repo, encoding: 'utf8' }).trim()
     execFileSync('git', ['init', '--quiet', repo])
     writeFileSync(join(repo, 'README.md'), 'hello\n')
