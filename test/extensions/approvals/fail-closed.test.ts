@@ -4,24 +4,15 @@
 // refuses bad values; a valid `approvals.mode: off` does let a merely dangerous command run.
 
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import YAML from 'yaml'
-import { startScriptedModel } from 'agent/sdk/testing'
 import { jsonOf, runAgent, startAgent } from '../../helpers/agent-process.ts'
-import { tempDir } from '../../helpers/temp.ts'
+import { guardFixture } from '../../helpers/guard-fixture.ts'
 
 async function fixture(t: TestContext, config: Record<string, unknown>) {
-  const model = await startScriptedModel()
-  t.after(() => model.close())
-  const home = tempDir(t, 'agent-home-')
-  const project = tempDir(t, 'agent-project-')
-  const victim = join(project, 'victim')
-  mkdirSync(victim)
-  writeFileSync(join(victim, 'keep.txt'), 'precious\n')
-  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, ...config }))
-  const env = { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url }
+  const { model, home, project, victim, env } = await guardFixture(t, config)
   const agent = (...args: string[]) => runAgent(args, { home, cwd: project, env })
   /** The model calls `tool` with `input`, then answers; resolves with what the tool returned to it. */
   const call = async (tool: string, input: Record<string, unknown>) => {

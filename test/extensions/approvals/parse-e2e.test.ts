@@ -4,13 +4,11 @@
 // where no one can approve — `agent chat -q` and the API server — and a look-alike still runs.
 
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { test, type TestContext } from 'node:test'
-import YAML from 'yaml'
-import { startScriptedModel } from 'agent/sdk/testing'
+import { test } from 'node:test'
 import { runAgent, startAgent } from '../../helpers/agent-process.ts'
-import { tempDir } from '../../helpers/temp.ts'
+import { guardFixture } from '../../helpers/guard-fixture.ts'
 
 /** Nothing listens on port 1: a command that got through would fail to fetch, never run remote code. */
 const NOWHERE = 'http://127.0.0.1:1/x.sh'
@@ -29,18 +27,6 @@ const walkArounds = (victim: string) => [
   '/sbin/shutdown --help',
 ]
 
-async function fixture(t: TestContext) {
-  const model = await startScriptedModel()
-  t.after(() => model.close())
-  const home = tempDir(t, 'agent-home-')
-  const project = tempDir(t, 'agent-project-')
-  const victim = join(project, 'victim')
-  mkdirSync(victim)
-  writeFileSync(join(victim, 'keep.txt'), 'precious\n')
-  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10 }))
-  return { model, home, project, victim, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url } }
-}
-
 /** The tool results the model got back in its second request, in call order. */
 const toolResults = (model: { requests: Array<{ path: string; body: any }> }, from: number) => {
   const second = model.requests.slice(from).filter((r) => r.path.endsWith('/chat/completions'))[1]
@@ -48,7 +34,7 @@ const toolResults = (model: { requests: Array<{ path: string; body: any }> }, fr
 }
 
 test('agent chat -q: every walk-around is refused (no one can approve), a look-alike runs', async (t) => {
-  const { model, home, project, victim, env } = await fixture(t)
+  const { model, home, project, victim, env } = await guardFixture(t)
   const commands = [...walkArounds(victim), 'ls /bin/rm']
   model.enqueue({ toolCalls: commands.map((command) => ({ name: 'terminal', arguments: { command } })) }, { text: 'done' })
   const run = await runAgent(['chat', '-q', 'clean up', '--json'], { home, cwd: project, env })
@@ -61,7 +47,7 @@ test('agent chat -q: every walk-around is refused (no one can approve), a look-a
 })
 
 test('API server (agent gateway run): /bin/rm -rf and curl | /bin/sh are refused, unattended', async (t) => {
-  const { model, home, victim, env } = await fixture(t)
+  const { model, home, victim, env } = await guardFixture(t)
   const key = 'parse-e2e-test-key-0123456789'
   const gateway = startAgent(['gateway', 'run'], { home, env: { ...env, API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0', API_SERVER_KEY: key, AGENT_MODEL: 'scripted-model' } })
   t.after(() => gateway.stop())
