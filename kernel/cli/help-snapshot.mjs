@@ -92,12 +92,19 @@ export async function helpFromSnapshot({ args, home, root, cwd, env, version, st
   if (data.format !== FORMAT || data.print !== fingerprint({ root, home, cwd, version })) return false
   for (const [name, hashed] of Object.entries(data.env ?? {})) if (hashValue(env[name] || undefined) !== hashed) return false
   const [{ default: yargs }, { buildParser, withDefaultCommand, cliCommandNames }] = await Promise.all([import('yargs'), import('./yargs-from-registry.mjs')])
-  let usageError
-  const parser = buildParser(yargs, data.commands, async () => {}, { version, columns: stdout.columns, onUsageError: (m) => (usageError = m) })
+  const parser = buildParser(yargs, data.commands, async () => {}, { version, columns: stdout.columns })
   let output = ''
-  await parser.parseAsync(withDefaultCommand(args, cliCommandNames(data.commands)), {}, (_error, _argv, text) => (output = text))
+  let failed = false
+  try {
+    await parser.parseAsync(withDefaultCommand(args, cliCommandNames(data.commands)), {}, (error, _argv, text) => {
+      output = text
+      failed ||= Boolean(error)
+    })
+  } catch {
+    failed = true
+  }
   // Only a clean help print is served from the snapshot; anything else takes the normal path.
-  if (!output || usageError) return false
+  if (!output || failed) return false
   stdout.write(output + '\n')
   return true
 }

@@ -9,7 +9,8 @@ import type { CliCommand, CliContext, RunMode } from '../../sdk/types.ts'
 import { createKernel, type Kernel } from '../kernel.ts'
 import { AGENT_ROOT } from '../loader/jiti.ts'
 import { checkConfigVersion } from '../config/migrate.ts'
-import { buildParser, cliCommandNames, withDefaultCommand } from './yargs-from-registry.mjs'
+import { buildParser, cliCommandNames, UsageError, withDefaultCommand } from './yargs-from-registry.mjs'
+import { usageLine } from './usage-hint.ts'
 import { fingerprint, isHelpRequest, writeSnapshot } from './help-snapshot.mjs'
 import { resolveAgentHome } from '../config/home.ts'
 
@@ -82,27 +83,23 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
   }
 
   const commandList = kernel.registries.commands.list()
-  let usageError: string | undefined
-  const parser = buildParser(yargs, commandList, run, { version: version(), columns: io.stdout.columns, onUsageError: (message) => (usageError = message) })
+  const parser = buildParser(yargs, commandList, run, { version: version(), columns: io.stdout.columns })
   if (helpPrint) writeSnapshot({ home: kernel.home, print: helpPrint, commands: commandList, envRead: kernel.settings.envRead, env: io.env })
 
+  const argsGiven = withDefaultCommand(args, cliCommandNames(commandList))
+  const usage = (error: UsageError) => {
+    io.stderr.write(`agent: ${usageLine(error, argsGiven, commandList)}\n`)
+    return 2
+  }
   try {
-    let helpShown = false
-    await parser.parseAsync(withDefaultCommand(args, cliCommandNames(commandList)), {}, (error: Error | undefined, _argv: unknown, output: string) => {
-      if (output) {
-        helpShown = true
-        io.stdout.write(output + '\n')
-      }
-      if (error && !usageError) usageError = error.message
+    let usageError: UsageError | undefined
+    await parser.parseAsync(argsGiven, {}, (error: Error | undefined, _argv: unknown, output: string) => {
+      if (output) io.stdout.write(output + '\n')
+      if (error instanceof UsageError) usageError = error
     })
-    if (usageError && !helpShown) {
-      io.stderr.write(`agent: ${usageError}\nRun \`agent --help\` for usage.\n`)
-      exitCode = 2
-    } else if (usageError) {
-      exitCode = 2
-    }
+    if (usageError) exitCode = usage(usageError)
   } catch (error) {
-    exitCode = fail(error)
+    exitCode = error instanceof UsageError ? usage(error) : fail(error)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)

@@ -28,14 +28,18 @@ function applyShape(y, command) {
   return y
 }
 
-function addCommand(y, name, aliases, description, command, path, run) {
+function addCommand(y, name, aliases, description, command, path, run, reached) {
   return y.command({
     command: [command.args ? `${name} ${command.args}` : name, ...aliases],
     describe: description,
     builder: (yy) => {
+      // yargs runs the builders of the matched commands outermost first: the last one is the command
+      // a usage error is about (its flags and subcommands are what a typo was meant to be).
+      reached.path = path
+      reached.command = command
       let inner = applyShape(yy, command)
       const subs = Object.entries(command.subcommands ?? {})
-      for (const [subName, sub] of subs) inner = addCommand(inner, subName, sub.aliases ?? [], sub.description, sub, [...path, subName], run)
+      for (const [subName, sub] of subs) inner = addCommand(inner, subName, sub.aliases ?? [], sub.description, sub, [...path, subName], run, reached)
       if (subs.length > 0 && !command.run) inner = inner.demandCommand(1, `Name one of: ${subs.map(([n]) => n).join(', ')}`)
       return inner
     },
@@ -45,11 +49,25 @@ function addCommand(y, name, aliases, description, command, path, run) {
   })
 }
 
-/** Registers the registry's CLI commands on a yargs instance. */
-export function addRegistryCommands(y, commands, run) {
+/** Registers the registry's CLI commands on a yargs instance; `reached` learns the deepest matched command. */
+export function addRegistryCommands(y, commands, run, reached = {}) {
   const sorted = [...commands].filter((c) => c.cli).sort((a, b) => a.name.localeCompare(b.name))
-  for (const definition of sorted) y = addCommand(y, definition.name, definition.aliases ?? [], definition.description, definition.cli, [definition.name], run)
+  for (const definition of sorted) y = addCommand(y, definition.name, definition.aliases ?? [], definition.description, definition.cli, [definition.name], run, reached)
   return y
+}
+
+/** The flags yargs accepts everywhere (besides each command's own). */
+export const GLOBAL_FLAGS = ['help', 'h', 'version', 'V', 'project-extensions']
+
+/** Thrown by the parser's fail handler so that no command handler runs after a usage error. */
+export class UsageError extends Error {
+  constructor(message, reached) {
+    super(message)
+    this.name = 'UsageError'
+    /** The command path and definition the error is about ([] and undefined: the top level). */
+    this.path = reached.path ?? []
+    this.command = reached.command
+  }
 }
 
 /** The CLI's top-level command names and aliases (for the default-command decision). */
@@ -72,7 +90,8 @@ export function withDefaultCommand(args, names) {
 }
 
 /** The yargs parser of the `agent` command, for a list of command definitions. */
-export function buildParser(yargs, commands, run, { version, columns, onUsageError }) {
+export function buildParser(yargs, commands, run, { version, columns }) {
+  const reached = {}
   return addRegistryCommands(
     yargs()
       .scriptName('agent')
@@ -86,12 +105,15 @@ export function buildParser(yargs, commands, run, { version, columns, onUsageErr
       .wrap(Math.min(110, columns ?? 100))
       .exitProcess(false)
       .showHelpOnFail(false)
+      // Validation runs before a command's handler; throwing here (rather than only noting the
+      // message) is what keeps the handler from running on a mistyped flag.
       .fail((message, error) => {
         if (error) throw error
-        onUsageError(message ?? 'invalid usage')
+        throw new UsageError(message ?? 'invalid usage', reached)
       })
       .epilogue("Run `agent <command> --help` for a command's options. Docs: README.md"),
     commands,
     run,
+    reached,
   ).demandCommand(1, 'Name a command (see agent --help).')
 }

@@ -84,5 +84,5 @@ export default defineExtension({ name: 'greeter', setup(api) {
   assert.equal(run.stdout.trim(), 'HELLO ADA')
   const missing = await runAgent(['greet'], { home })
   assert.equal(missing.code, 2)
-  assert.match(missing.stderr, /Not enough non-option arguments/)
+  assert.equal(missing.stderr, 'agent: missing arguments; usage: agent greet <who>; see `agent greet --help`\n')
 })
