@@ -116,6 +116,7 @@ export class FileSettings implements Settings {
   private merged: Record<string, unknown> = {}
   private dotenv: Record<string, string> | undefined
   private dotenvStamp = ''
+  private secrets: { config: object; dotenv: object; at: number; entries: SecretEntry[]; values: string[] } | undefined
   private project: Record<string, unknown> = {}
   private projectRaw: Record<string, unknown> | undefined
 
@@ -229,12 +230,20 @@ export class FileSettings implements Settings {
       this.dotenvStamp = stamp
     }
     this.dotenv ??= readEnvFile(this.envPath)
-    return collectSecrets({ env: this.processEnv, dotenv: this.dotenv, config: this.merged })
+    // Every log line, stored message and tool result asks: collect again only when the config or
+    // .env changed, or a second has passed (this process's own environment changes only through
+    // its own code — set-up, tests — and reading it whole costs more than the rest together).
+    const cached = this.secrets
+    if (cached && cached.config === this.merged && cached.dotenv === this.dotenv && Date.now() - cached.at < 1000) return cached.entries
+    const entries = Object.freeze(collectSecrets({ env: this.processEnv, dotenv: this.dotenv, config: this.merged })) as SecretEntry[]
+    this.secrets = { config: this.merged, dotenv: this.dotenv, at: Date.now(), entries, values: Object.freeze(entries.map((e) => e.value)) as string[] }
+    return entries
   }
 
   /** The values of secretEntries(), for redaction in logs and errors. */
   secretValues(): string[] {
-    return this.secretEntries().map((e) => e.value)
+    const entries = this.secretEntries()
+    return this.secrets?.entries === entries ? this.secrets.values : entries.map((e) => e.value)
   }
 
   all(): Record<string, unknown> {
