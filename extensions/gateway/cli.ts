@@ -9,10 +9,16 @@ export interface GatewayRunner {
   startAdapters(): Promise<Array<{ name: string; error: unknown }>>
   stopAdapters(): Promise<void>
   adapterNames(): string[]
+  /** Adapters that are enabled (running, retrying or failed). */
+  enabledNames(): string[]
   writeState(): void
 }
 
 const json = { json: { type: 'boolean' as const, describe: 'Print one JSON document' } }
+
+/** Said once by `gateway run` when no adapter is enabled: it still runs cron jobs and extension endpoints. */
+export const NO_ADAPTER_HINT =
+  'no adapter is enabled (only cron jobs and extension endpoints run): API_SERVER_ENABLED=true serves the OpenAI-compatible API on 127.0.0.1:8642; `agent gateway setup` lists the others and enables one'
 const showUser = (id: string) => (/^\+?[\d\s().-]{7,}$/.test(id) ? redactPhone(id) : id)
 
 function auth(ctx: CliContext): GatewayAuthService {
@@ -34,7 +40,12 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
 
   return {
     run: {
-      description: 'Run the gateway in the foreground until Ctrl-C',
+      description: 'Run the gateway in the foreground until Ctrl-C: every enabled adapter (see `agent gateway setup`), the cron scheduler and extension endpoints',
+      examples: [
+        ['API_SERVER_ENABLED=true agent gateway run', 'Serve the OpenAI-compatible API on 127.0.0.1:8642 (API_SERVER_PORT, API_SERVER_KEY)'],
+        ['agent gateway setup --enable webhook', 'Enable a platform in config.yaml (then run)'],
+        ['agent gateway start', 'The same gateway as a background service'],
+      ],
       async run(ctx: CliContext) {
         control.acquirePidFile(ctx.settings.home)
         try {
@@ -48,6 +59,9 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
           const http = ctx.services.get<HttpService>(HTTP_SERVICE)
           for (const name of http?.running() ?? []) ctx.err(`listening: ${name} on ${http!.address(name)!.url}`)
           runner.writeState()
+          // The gateway also hosts the cron scheduler and extension endpoints, so it keeps running;
+          // but a newcomer with nothing enabled is told how to enable something.
+          if (runner.enabledNames().length === 0) ctx.err(`agent: ${NO_ADAPTER_HINT}`)
           ctx.err(`gateway running (adapters: ${runner.adapterNames().join(', ') || 'none'}; service ${control.serviceName(ctx.settings)}); Ctrl-C to stop`)
           await new Promise<void>((resolve) => {
             if (ctx.signal.aborted) return resolve()

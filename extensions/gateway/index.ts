@@ -144,6 +144,7 @@ export default defineExtension<GatewayConfig>({
             },
             stopAdapters: () => lifecycle.stopAll(),
             adapterNames: () => lifecycle.running(),
+            enabledNames: () => lifecycle.status().map((s) => s.name),
             writeState,
           },
           adapters,

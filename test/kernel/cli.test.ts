@@ -21,6 +21,13 @@ test('--help lists the built-in commands', async (t) => {
   for (const command of ['config', 'extensions', 'gateway']) assert.match(result.stdout, new RegExp(`agent ${command}\\b`))
 })
 
+test('gateway run --help shows how to enable the API server', async (t) => {
+  const result = await runAgent(['gateway', 'run', '--help'], { home: tempDir(t) })
+  assert.equal(result.code, 0)
+  assert.match(result.stdout, /API_SERVER_ENABLED=true agent gateway run\s+Serve the OpenAI-compatible API/)
+  assert.match(result.stdout, /agent gateway setup --enable/)
+})
+
 test('an unknown command exits 2 with one clear line and a hint', async (t) => {
   const result = await runAgent(['frobnicate'], { home: tempDir(t) })
   assert.equal(result.code, 2)
@@ -80,13 +87,15 @@ test('gateway run starts itself with a capped young generation; signals reach it
   const gateway = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0' } })
   t.after(() => gateway.stop('SIGKILL'))
   await gateway.waitFor(/gateway running/)
+  assert.match(gateway.stderr(), /^agent: no adapter is enabled \(only cron jobs and extension endpoints run\): API_SERVER_ENABLED=true serves .*`agent gateway setup` lists the others/m, 'nothing enabled: one line says how to enable an adapter')
   const child = childOf(gateway.child.pid!)
   assert.match(readFileSync(`/proc/${child}/cmdline`, 'utf8'), /--max-semi-space-size=4/)
   assert.equal(await gateway.stop('SIGINT'), 0, 'one SIGINT to the parent stops the gateway cleanly')
   assert.equal(alive(child), false)
 
-  const second = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0' } })
+  const second = startAgent(['gateway', 'run'], { home, env: { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0' } })
   await second.waitFor(/gateway running/)
+  assert.doesNotMatch(second.stderr(), /no adapter is enabled/, 'with the API server enabled there is no hint')
   const orphan = childOf(second.child.pid!)
   await second.stop('SIGKILL')
   for (let i = 0; i < 100 && alive(orphan); i++) await new Promise((r) => setTimeout(r, 50))
