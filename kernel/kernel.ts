@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { AgentError, errorMessage } from '../sdk/errors.ts'
 import type { HookHandles } from '../sdk/hooks.ts'
-import { EXTENSIONS_SERVICE, PROJECT_CONFIG_SERVICE, type ExtensionsService, type ProjectConfigService } from '../sdk/services.ts'
+import { CONFIG_MIGRATION_SERVICE, EXTENSIONS_SERVICE, PROJECT_CONFIG_SERVICE, type ConfigMigrationService, type ExtensionsService, type ProjectConfigService } from '../sdk/services.ts'
 import type { ExtensionDefinition, ExtensionInfo, ExtensionSource, Logger, RunMode, Services } from '../sdk/types.ts'
 import { resolveAgentHome, homePaths } from './config/home.ts'
 import { FileSettings } from './config/settings.ts'
@@ -115,9 +115,9 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   const hookTable = new HookTable(log)
   const services = new Map<string, ServiceEntry>()
   // The kernel's own services: what extensions may ask of the kernel without importing it.
-  services.set('config-migration', {
+  services.set(CONFIG_MIGRATION_SERVICE, {
     owner: 'kernel',
-    value: { check: (interactive: boolean, warn: (text: string) => void) => checkConfigVersion(settings, { interactive, warn }) },
+    value: { check: (interactive, warn, opts) => checkConfigVersion(settings, { interactive, warn, stamp: opts?.stamp }) } satisfies ConfigMigrationService,
   })
   services.set(PROJECT_CONFIG_SERVICE, { owner: 'kernel', value: { status: () => settings.projectStatus } satisfies ProjectConfigService })
   const records = new Map<string, ExtensionRecord>()

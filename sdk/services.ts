@@ -28,6 +28,18 @@ export interface ExtensionsService {
   checkSetting(path: string, value: unknown): string[]
 }
 
+export const CONFIG_MIGRATION_SERVICE = 'config-migration'
+
+/** Provided by the kernel: brings an older config.yaml to the current config version. */
+export interface ConfigMigrationService {
+  /**
+   * True when nothing is left to ask. Asks (interactive) only for what a switched-on feature needs;
+   * otherwise warns in one line and returns false. `stamp` writes the current version when nothing
+   * needs asking (`agent config migrate`).
+   */
+  check(interactive: boolean, warn: (text: string) => void, options?: { stamp?: boolean }): Promise<boolean>
+}
+
 export const PROJECT_CONFIG_SERVICE = 'project-config'
 
 /** A project config found in the working directory, and how much of it applies. */

@@ -1,7 +1,9 @@
 // `agent config show|get|set|migrate|path`: read and write config.yaml (comments and layout kept)
 // and .env (keys that hold secrets, mode 0600).
 
-import { ConfigError, defineExtension, EXTENSIONS_SERVICE, isSecretName, UsageError, type CliContext, type ExtensionsService } from 'agent/sdk'
+import {
+  CONFIG_MIGRATION_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, isSecretName, UsageError, type CliContext, type ConfigMigrationService, type ExtensionsService,
+} from 'agent/sdk'
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
 import { redactConfig } from './redact-config.ts'
 
@@ -100,13 +102,14 @@ export default defineExtension({
             },
           },
           migrate: {
-            description: 'Bring config.yaml to the current config version, asking for settings added since',
+            description: 'Bring config.yaml to the current config version, asking only for what a switched-on feature needs',
             async run(ctx: CliContext) {
-              const migrate = ctx.services.get<{ check(interactive: boolean, warn: (t: string) => void): Promise<boolean> }>('config-migration')
-              if (!migrate) throw new UsageError('config migration is not available')
-              const current = await migrate.check(ctx.isTTY && !ctx.settings.env('CI'), ctx.err)
-              ctx.out(current ? 'config is current' : 'config is not current (run in a terminal to answer the questions)')
-              return current ? 0 : 1
+              const migration = ctx.services.get<ConfigMigrationService>(CONFIG_MIGRATION_SERVICE)
+              if (!migration) throw new UsageError('config migration is not available')
+              // Without a terminal (or in CI) it says what it would ask, in one line, and succeeds: never a blocked script.
+              const interactive = ctx.isTTY && !envSwitchOn(ctx.settings.env('CI'))
+              const current = await migration.check(interactive, ctx.err, { stamp: true })
+              ctx.out(current ? 'config is current' : 'config is not current: answer the questions above in a terminal, or set them with `agent config set`')
             },
           },
         },

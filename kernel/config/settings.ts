@@ -13,6 +13,7 @@ import type { Settings } from '../../sdk/types.ts'
 import type { SecretEntry } from '../../sdk/redact.ts'
 import { envFileStamp, readEnvFile, writeEnvKey } from './env-file.ts'
 import { collectSecrets } from './secrets.ts'
+import { CONFIG_VERSION } from './migrate.ts'
 import { homePaths } from './home.ts'
 import { filterProject, PROJECT_CONFIG_PLACES, PROJECT_TRUST_KEY, projectNotice, projectOptedIn, projectTrust, type ProjectConfigStatus } from './project.ts'
 
@@ -207,6 +208,8 @@ export class FileSettings implements Settings {
       if (getIn(this.data, parts) === undefined) return
       this.doc.deleteIn(parts)
     } else {
+      // The first write makes a new config.yaml: it is current, so it is stamped (no migration nag).
+      if (Object.keys(this.data).length === 0 && parts[0] !== '_config_version') this.doc.set('_config_version', CONFIG_VERSION)
       this.doc.setIn(parts, value)
     }
     mkdirSync(dirname(this.configPath), { recursive: true })

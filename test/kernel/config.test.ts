@@ -1,12 +1,11 @@
 // config.yaml through the yaml document API (comments kept), .env for secrets (0600), broken files
-// reported in one line, and the config-version migration.
+// reported in one line. The config-version migration: config-version.test.ts.
 
 import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { FileSettings } from '../../kernel/config/settings.ts'
-import { checkConfigVersion, CONFIG_VERSION } from '../../kernel/config/migrate.ts'
 import { validateConfig } from '../../kernel/config/validate.ts'
 import YAML from 'yaml'
 import { runAgent } from '../helpers/agent-process.ts'
@@ -111,30 +110,6 @@ test('agent config set/get keeps comments, routes secrets to .env and masks them
   assert.equal(secret.stdout.trim(), '***')
   const shown = await runAgent(['config', 'show', '--json'], { home })
   assert.equal(JSON.parse(shown.stdout).model.default, 'b')
-})
-
-test('migration: without a TTY it only warns; interactively it asks and stamps the version', async (t) => {
-  const home = tempDir(t)
-  writeFileSync(join(home, 'config.yaml'), '_config_version: 8\n')
-  const settings = new FileSettings({ home, env: {} })
-  const warnings: string[] = []
-  assert.equal(await checkConfigVersion(settings, { interactive: false, warn: (w) => warnings.push(w) }), false)
-  assert.match(warnings[0]!, /config version 8, current is 10.*TWILIO_ACCOUNT_SID/)
-  assert.equal(settings.get('_config_version'), 8, 'nothing written without consent')
-  const answers = ['AC123', '', '+15550001111', '']
-  assert.equal(await checkConfigVersion(settings, { interactive: true, warn: () => {}, answers }), true)
-  assert.equal(settings.get('_config_version'), CONFIG_VERSION)
-  assert.equal(settings.env('TWILIO_ACCOUNT_SID'), 'AC123')
-  assert.equal(settings.env('TWILIO_AUTH_TOKEN'), undefined)
-  const cli = await runAgent(['extensions', 'list'], { home, env: {} })
-  assert.doesNotMatch(cli.stderr, /config version/)
-})
-
-test('a fresh install (no config.yaml) is not a migration', async (t) => {
-  const home = tempDir(t)
-  const result = await runAgent(['extensions', 'list'], { home })
-  assert.equal(result.code, 0)
-  assert.doesNotMatch(result.stderr, /config version/)
 })
 
 test('a project config (found with cosmiconfig in the working directory, opted in) overlays reads; writes go to the user config', async (t) => {
