@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict'
 import { realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import { installFakeDocker } from './fixtures/fake-engine.ts'
 import { session, tempDir, terminalKernel } from './helpers.ts'
 
-function setup(config: Record<string, unknown>, env: Record<string, string> = {}, dotenv: Record<string, string> = {}) {
-  const dir = realpathSync(tempDir())
+function setup(t: TestContext, config: Record<string, unknown>, env: Record<string, string> = {}, dotenv: Record<string, string> = {}) {
+  const dir = realpathSync(tempDir(t))
   const engine = installFakeDocker(dir)
   const path = `${engine.bin}:${process.env.PATH}`
   return { dir, engine, options: { config: { terminal: { backend: 'container', container_image: 'debian:test', ...config } }, env: { PATH: path, ...env }, dotenv } }
@@ -17,6 +17,7 @@ function setup(config: Record<string, unknown>, env: Record<string, string> = {}
 
 test('only the named variables reach a container: process env first, then .env, nothing else', async (t) => {
   const { dir, engine, options } = setup(
+    t,
     { container_forward_env: ['FORWARD_ME', 'FROM_DOTENV', 'IN_BOTH', 'UNSET_ONE'] },
     { FORWARD_ME: 'from-process', IN_BOTH: 'process-wins', NOT_NAMED: 'must-not-leak', GITHUB_TOKEN_X: 'ghp_secret' },
     { FROM_DOTENV: 'from-dotenv', IN_BOTH: 'dotenv-loses', DOTENV_ONLY_NOT_NAMED: 'nope' },
@@ -49,7 +50,7 @@ test('only the named variables reach a container: process env first, then .env, 
 })
 
 test('the working directory enters the container only with container_mount_cwd_to_workspace', async (t) => {
-  const isolated = setup({})
+  const isolated = setup(t, {})
   const k1 = await terminalKernel(isolated.options)
   t.after(() => k1.close())
   writeFileSync(join(isolated.dir, 'marker.txt'), 'x')
@@ -57,7 +58,7 @@ test('the working directory enters the container only with container_mount_cwd_t
   assert.equal((await k1.call('terminal', { command: 'ls' }, s1)).output.trim(), '')
   assert.ok(!isolated.engine.calls()[0]!.argv.includes('-v'))
 
-  const mounted = setup({ container_mount_cwd_to_workspace: true })
+  const mounted = setup(t, { container_mount_cwd_to_workspace: true })
   const k2 = await terminalKernel(mounted.options)
   t.after(() => k2.close())
   writeFileSync(join(mounted.dir, 'marker.txt'), 'x')
@@ -68,7 +69,7 @@ test('the working directory enters the container only with container_mount_cwd_t
 })
 
 test('container persistent shell keeps cd; the session container is started once and removed on close', async (t) => {
-  const { dir, engine, options } = setup({ persistent_shell: true })
+  const { dir, engine, options } = setup(t, { persistent_shell: true })
   const k = await terminalKernel(options)
   const s = session(dir)
   await k.call('terminal', { command: 'mkdir -p deep/er && cd deep/er && export X=42' }, s)
@@ -85,7 +86,7 @@ test('container persistent shell keeps cd; the session container is started once
 })
 
 test('podman is used when terminal.container_engine says so, and a missing engine is a clear error', async (t) => {
-  const dir = tempDir()
+  const dir = tempDir(t)
   const k = await terminalKernel({ config: { terminal: { backend: 'container', container_engine: 'podman' } }, env: { PATH: join(dir, 'empty-bin') } })
   t.after(() => k.close())
   assert.match(String(k.tool('terminal').available!(k.kernel.settings)), /podman is not on PATH/)

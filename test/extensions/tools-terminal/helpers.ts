@@ -1,12 +1,12 @@
 // Shared by the terminal tests: a kernel with the terminal toolset, and a tool session.
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import type { TestContext } from 'node:test'
 import type { ToolDefinition, ToolSession } from 'agent/sdk'
 import { createTestKernel, type TestKernelOptions } from 'agent/sdk/testing'
+import { tempDir as testTempDir } from '../../helpers/temp.ts'
 
-export function tempDir(prefix = 'agent-term-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
+/** A temporary working directory, removed when the test ends. */
+export function tempDir(t: TestContext, prefix = 'agent-term-'): string {
+  return testTempDir(t, prefix)
 }
 
 export async function terminalKernel(options: TestKernelOptions = {}) {

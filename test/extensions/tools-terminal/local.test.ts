@@ -7,7 +7,7 @@ import { session, tempDir, terminalKernel } from './helpers.ts'
 test('local terminal: output, exit code, cwd and workdir', async (t) => {
   const k = await terminalKernel()
   t.after(() => k.close())
-  const dir = realpathSync(tempDir())
+  const dir = realpathSync(tempDir(t))
   mkdirSync(join(dir, 'sub'))
   const s = session(dir)
   const first = await k.call('terminal', { command: 'echo hello; echo oops >&2; exit 3' }, s)
@@ -23,7 +23,7 @@ test('local terminal: output, exit code, cwd and workdir', async (t) => {
 test('local terminal: without persistence, cd does not carry over', async (t) => {
   const k = await terminalKernel()
   t.after(() => k.close())
-  const dir = realpathSync(tempDir())
+  const dir = realpathSync(tempDir(t))
   mkdirSync(join(dir, 'sub'))
   const s = session(dir)
   await k.call('terminal', { command: 'cd sub' }, s)
@@ -33,7 +33,7 @@ test('local terminal: without persistence, cd does not carry over', async (t) =>
 test('local terminal: persistent shell keeps cd, variables and functions', async (t) => {
   const k = await terminalKernel({ config: { terminal: { persistent_shell: true } } })
   t.after(() => k.close())
-  const dir = realpathSync(tempDir())
+  const dir = realpathSync(tempDir(t))
   mkdirSync(join(dir, 'sub'))
   const s = session(dir)
   const cd = await k.call('terminal', { command: 'cd sub && export GREETING=hi && greet() { echo "$GREETING there"; }' }, s)
@@ -55,7 +55,7 @@ test('local terminal: persistent shell keeps cd, variables and functions', async
 test('per-backend environment override beats terminal.persistent_shell', async (t) => {
   const k = await terminalKernel({ config: { terminal: { persistent_shell: true } }, env: { AGENT_TERMINAL_LOCAL_PERSISTENT: 'false' } })
   t.after(() => k.close())
-  const dir = realpathSync(tempDir())
+  const dir = realpathSync(tempDir(t))
   mkdirSync(join(dir, 'sub'))
   const s = session(dir)
   await k.call('terminal', { command: 'cd sub' }, s)
@@ -65,7 +65,7 @@ test('per-backend environment override beats terminal.persistent_shell', async (
 test('local terminal: timeout ends the command tree, output is capped', async (t) => {
   const k = await terminalKernel({ config: { terminal: { max_output_chars: 1000 } } })
   t.after(() => k.close())
-  const s = session(tempDir())
+  const s = session(tempDir(t))
   const slow = await k.call('terminal', { command: 'echo start; sleep 30; echo never', timeout: 0.5 }, s)
   assert.equal(slow.timed_out, true)
   assert.match(slow.output, /start/)
@@ -81,7 +81,7 @@ test('local terminal: timeout ends the command tree, output is capped', async (t
 test('local shell gets only the base environment and terminal.local.env, never the agent secrets', async (t) => {
   const k = await terminalKernel({ env: { SOME_SERVICE_PASSWORD: 'hunter2' }, config: { terminal: { local: { env: { MY_SETTING: 'x1' } } } } })
   t.after(() => k.close())
-  const dir = tempDir()
+  const dir = tempDir(t)
   writeFileSync(join(dir, 'f.txt'), 'x')
   const out = (await k.call('terminal', { command: 'env' }, session(dir))).output
   assert.match(out, /MY_SETTING=x1/)

@@ -4,7 +4,8 @@ import { mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { RUNTIME_SERVICE, type AgentRuntime } from 'agent/sdk'
-import { createTestKernel, makeTempHome, startScriptedModel } from 'agent/sdk/testing'
+import { createTestKernel, startScriptedModel } from 'agent/sdk/testing'
+import { tempDir } from '../../helpers/temp.ts'
 
 test('persistent shell keeps cd across the model’s tool calls', async (t) => {
   const model = await startScriptedModel()
@@ -15,7 +16,7 @@ test('persistent shell keeps cd across the model’s tool calls', async (t) => {
     env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test-term' },
   })
   t.after(() => k.close())
-  const work = realpathSync(makeTempHome('agent-term-rt-'))
+  const work = realpathSync(tempDir(t, 'agent-term-rt-'))
   mkdirSync(join(work, 'nested'))
   model.enqueue(
     { toolCalls: [{ name: 'terminal', arguments: { command: 'cd nested && export MARK=kept' } }] },
