@@ -159,7 +159,10 @@ test('DingTalk Stream end to end through `agent gateway run`', async (t) => {
     const opened = fake.opens.length
     fake.failOpens(1, 503)
     fake.drop()
-    assert.ok(await fake.until(() => fake.connections() === 2, 15_000), `no reconnect; stderr: ${agent.stderr().slice(-2000)}`)
+    // The fake counts the websocket when it accepts the upgrade; the client logs "reconnected" only
+    // after its own open event, and that line still has to cross the stderr pipe: wait for both.
+    const reconnected = /DingTalk stream reconnected after \d+ attempt/
+    assert.ok(await fake.until(() => fake.connections() === 2 && reconnected.test(agent.stderr()), 15_000), `no reconnect; stderr: ${agent.stderr().slice(-2000)}`)
     assert.deepEqual(fake.opens.slice(opened).map((o) => o.status), [503, 200])
     const log = agent.stderr()
     assert.match(log, /DingTalk stream down \(the connection closed\); reconnecting in [\d.]+ s \(attempt 1\)/)
