@@ -1,12 +1,11 @@
-// Whether a directory can be checkpointed: not the home directory or the filesystem root, not more
-// than `max_files` files (counted with an early stop), and git present. Any "no" disables
-// checkpointing for that directory quietly (a debug log line), never blocking a tool.
+// Whether a directory can be checkpointed: not the home directory or the filesystem root, not the
+// agent's home or inside it, not more than `max_files` files (counted with an early stop), and git
+// present. Any "no" disables checkpointing for that directory quietly (a debug log line), never
+// blocking a tool.
 
 import { opendir } from 'node:fs/promises'
 import { join, parse, resolve } from 'node:path'
-
-/** Directories never descended into when counting or snapshotting. */
-export const EXCLUDED_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.cache', '.tox', '.mypy_cache', '.pytest_cache'])
+import { EXCLUDED_DIRS, homeWithin } from './files.ts'
 
 /** Counts files under `dir` (not inside excluded directories), stopping once `limit` is exceeded. */
 export async function countFiles(dir: string, limit: number): Promise<number> {
@@ -34,10 +33,12 @@ export interface Eligibility {
   reason?: string
 }
 
-export async function checkDirectory(dir: string, home: string | undefined, maxFiles: number): Promise<Eligibility> {
+export async function checkDirectory(dir: string, home: string | undefined, maxFiles: number, agentHome?: string): Promise<Eligibility> {
   const abs = resolve(dir)
   if (abs === parse(abs).root) return { ok: false, reason: 'the working directory is the filesystem root' }
   if (home && abs === resolve(home)) return { ok: false, reason: 'the working directory is the home directory' }
+  // Everything there would be the agent's own state (state.db, the checkpoints themselves).
+  if (agentHome && homeWithin(agentHome, abs) !== undefined) return { ok: false, reason: "the working directory is inside the agent's home" }
   const count = await countFiles(abs, maxFiles)
   if (count > maxFiles) return { ok: false, reason: `the working directory holds more than ${maxFiles} files` }
   return { ok: true }

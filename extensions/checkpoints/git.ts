@@ -33,24 +33,29 @@ export function gitEnv(base: Record<string, string>, ctx: { gitDir: string; work
   }
 }
 
-export function git(ctx: GitContext, args: string[], extraEnv: Record<string, string> = {}): Promise<GitResult> {
+export function git(ctx: GitContext, args: string[], extraEnv: Record<string, string> = {}, input?: string): Promise<GitResult> {
+  return spawnGit(['-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', '-c', 'gc.auto=0', ...args], { cwd: ctx.workTree, env: { ...gitEnv(ctx.env, ctx), ...extraEnv }, timeoutMs: ctx.timeoutMs, input })
+}
+
+/** One git process (killed after `timeoutMs`); never throws, a spawn failure is a result without code. */
+export function spawnGit(args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number; input?: string }): Promise<GitResult> {
   return new Promise((resolve) => {
     let stdout = ''
     let stderr = ''
     let child
     try {
-      child = spawn('git', ['-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', '-c', 'gc.auto=0', ...args], {
-        cwd: ctx.workTree,
-        env: { ...gitEnv(ctx.env, ctx), ...extraEnv },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
+      child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
     } catch (error) {
       resolve({ code: null, stdout: '', stderr: (error as Error).message })
       return
     }
-    const timer = setTimeout(() => child.kill('SIGKILL'), ctx.timeoutMs)
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    if (options.input !== undefined) {
+      child.stdin!.on('error', () => undefined)
+      child.stdin!.end(options.input)
+    }
     child.on('error', (error) => {
       clearTimeout(timer)
       resolve({ code: null, stdout, stderr: error.message })
@@ -63,8 +68,8 @@ export function git(ctx: GitContext, args: string[], extraEnv: Record<string, st
 }
 
 /** Throws a one-line error when git failed. */
-export async function gitOk(ctx: GitContext, args: string[], extraEnv?: Record<string, string>): Promise<string> {
-  const result = await git(ctx, args, extraEnv)
+export async function gitOk(ctx: GitContext, args: string[], extraEnv?: Record<string, string>, input?: string): Promise<string> {
+  const result = await git(ctx, args, extraEnv, input)
   if (result.code !== 0) throw new Error(`git ${args[0]} failed: ${(result.stderr || result.stdout).trim().split('\n')[0] ?? `exit ${result.code}`}`)
   return result.stdout
 }

@@ -1,7 +1,8 @@
 // Checkpoints: before every file-modifying tool call (ToolCallEvent.modifiesFiles, or the terminal),
 // a snapshot of the working directory in a shadow git repository of its own; `/rollback` lists and
 // restores them. Quietly disabled where it cannot run (no git, home or root, too many files); it
-// never blocks a tool: every failure is logged and the call goes on.
+// never blocks a tool: every failure is logged and the call goes on. A snapshot that takes more than
+// a second says so (a progress line on the tool's status, and an info log line).
 
 import { join, resolve } from 'node:path'
 import { defineExtension, errorMessage, type ToolCallEvent } from 'agent/sdk'
@@ -20,6 +21,8 @@ interface CheckpointsConfig {
 /** After approvals (a refused command needs no snapshot). */
 export const CHECKPOINTS_STAGE = 50
 const ELIGIBILITY_TTL_MS = 60_000
+/** A snapshot slower than this is reported. */
+const SLOW_MS = 1000
 
 export default defineExtension<CheckpointsConfig>({
   name: 'checkpoints',
@@ -46,7 +49,7 @@ export default defineExtension<CheckpointsConfig>({
       return out
     }
     let store: CheckpointStore | undefined
-    const getStore = () => (store ??= new CheckpointStore(join(api.settings.home, 'checkpoints'), env(), config.git_timeout * 1000, config.max_snapshots))
+    const getStore = () => (store ??= new CheckpointStore(join(api.settings.home, 'checkpoints'), env(), config.git_timeout * 1000, config.max_snapshots, api.settings.home))
     let gitPresent: Promise<boolean> | undefined
     const eligibility = new Map<string, { at: number; value: Promise<Eligibility> }>()
     const queues = new Map<string, Promise<unknown>>()
@@ -58,7 +61,7 @@ export default defineExtension<CheckpointsConfig>({
     function eligible(dir: string): Promise<Eligibility> {
       const cached = eligibility.get(dir)
       if (cached && Date.now() - cached.at < ELIGIBILITY_TTL_MS) return cached.value
-      const value = checkDirectory(dir, api.settings.env('HOME'), config.max_files)
+      const value = checkDirectory(dir, api.settings.env('HOME'), config.max_files, api.settings.home)
       eligibility.set(dir, { at: Date.now(), value })
       return value
     }
@@ -73,9 +76,19 @@ export default defineExtension<CheckpointsConfig>({
       const reason = `before ${event.tool}${what ? `: ${what.replace(/\s+/g, ' ').slice(0, 80)}` : ''}`
       // One git at a time per directory (parallel tool calls would race for the index lock).
       const previous = queues.get(dir) ?? Promise.resolve()
-      const run = previous.then(() => getStore().snapshot(dir, reason))
+      const run = previous.then(async () => {
+        const started = performance.now()
+        const outcome = await getStore().snapshot(dir, reason)
+        return { ...outcome, ms: performance.now() - started }
+      })
       queues.set(dir, run.catch(() => undefined))
-      await run
+      const outcome = await run
+      if (outcome.ms > SLOW_MS) {
+        const files = outcome.files === undefined ? '' : `, ${outcome.files.toLocaleString('en-US')} files`
+        const line = `checkpoint of ${dir} took ${(outcome.ms / 1000).toFixed(1)} s${files} (.gitignore what it need not keep)`
+        api.log.info(line)
+        event.session.progress?.(line)
+      }
       sessionDirs.set(event.session.id, dir)
       lastDir = dir
     }

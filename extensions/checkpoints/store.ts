@@ -2,11 +2,12 @@
 // <agent_home>/checkpoints/<sha256(dir)[:16]>. Snapshots are commits on its `main` branch (newest
 // first when listed); a restore first snapshots the current state, so a rollback can be undone.
 // Old snapshots beyond `max_snapshots` are dropped by rebuilding the chain and collecting garbage.
+// What is staged: files.ts (the project's own ignore rules, never the agent home).
 
 import { createHash } from 'node:crypto'
 import { mkdirSync, existsSync, writeFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { EXCLUDED_DIRS } from './eligibility.ts'
+import { excludeFile, homeWithin, projectFiles } from './files.ts'
 import { git, gitOk, type GitContext } from './git.ts'
 
 export interface Snapshot {
@@ -17,10 +18,17 @@ export interface Snapshot {
   reason: string
 }
 
-const EXCLUDES = [...[...EXCLUDED_DIRS].map((d) => `${d}/`), '.env', '.env.*', '*.pyc', '.DS_Store'].join('\n') + '\n'
 const REF = 'refs/heads/main'
-// The project's .gitignore files apply too (read from the work tree); info/exclude adds ours.
+// Outside a git work tree: the shadow's own walk, where the folder's .gitignore files apply (read
+// from the work tree, git's own matcher) and info/exclude adds ours.
 const ADD_ALL = ['add', '--all', '--', '.']
+
+export interface SnapshotOutcome {
+  /** false: nothing changed since the last snapshot, none was added. */
+  created: boolean
+  /** Files the snapshot holds, when known (a git work tree). */
+  files?: number
+}
 
 export class CheckpointStore {
   constructor(
@@ -28,6 +36,8 @@ export class CheckpointStore {
     private readonly env: Record<string, string>,
     private readonly timeoutMs: number,
     private readonly maxSnapshots: number,
+    /** The agent's home: never part of a snapshot when it lies inside the directory. */
+    private readonly agentHome?: string,
   ) {}
 
   dirFor(workDir: string): string {
@@ -43,8 +53,27 @@ export class CheckpointStore {
     mkdirSync(ctx.gitDir, { recursive: true, mode: 0o700 })
     await gitOk(ctx, ['init', '--quiet', '--initial-branch=main'])
     mkdirSync(join(ctx.gitDir, 'info'), { recursive: true })
-    writeFileSync(join(ctx.gitDir, 'info', 'exclude'), EXCLUDES)
     writeFileSync(join(ctx.gitDir, 'AGENT_WORKDIR'), `${ctx.workTree}\n`)
+  }
+
+  /**
+   * Makes the shadow index match the directory. In a git work tree: exactly the files the project's
+   * `git ls-files -co --exclude-standard` lists (kept ones); update-index reuses the stat cache, so
+   * unchanged files are not read again. Elsewhere: `git add --all` with our excludes.
+   */
+  private async stage(ctx: GitContext): Promise<number | undefined> {
+    const homeRel = homeWithin(ctx.workTree, this.agentHome)
+    const files = await projectFiles(ctx.workTree, homeRel, this.env, this.timeoutMs)
+    if (!files) {
+      writeFileSync(join(ctx.gitDir, 'info', 'exclude'), excludeFile(homeRel))
+      await gitOk(ctx, ADD_ALL)
+      return undefined
+    }
+    const wanted = new Set(files)
+    const gone = (await gitOk(ctx, ['ls-files', '-z'])).split('\0').filter((f) => f && !wanted.has(f))
+    if (gone.length) await gitOk(ctx, ['update-index', '--force-remove', '-z', '--stdin'], undefined, gone.join('\0') + '\0')
+    if (files.length) await gitOk(ctx, ['update-index', '--add', '--remove', '-z', '--stdin'], undefined, files.join('\0') + '\0')
+    return files.length
   }
 
   private async head(ctx: GitContext): Promise<string | undefined> {
@@ -53,18 +82,19 @@ export class CheckpointStore {
   }
 
   /** Commits the directory's current state; returns false when nothing changed since the last one. */
-  async snapshot(workDir: string, reason: string, options: { force?: boolean; prune?: boolean } = {}): Promise<boolean> {
+  async snapshot(workDir: string, reason: string, options: { force?: boolean; prune?: boolean } = {}): Promise<SnapshotOutcome> {
     const ctx = this.ctx(workDir)
     await this.init(ctx)
-    await gitOk(ctx, ADD_ALL)
+    const files = await this.stage(ctx)
+    const counted = files === undefined ? {} : { files }
     const head = await this.head(ctx)
     if (head && !options.force) {
       const diff = await git(ctx, ['diff', '--cached', '--quiet', REF])
-      if (diff.code === 0) return false
+      if (diff.code === 0) return { created: false, ...counted }
     }
     await gitOk(ctx, ['commit', '--quiet', '--no-verify', '--allow-empty', '-m', reason.slice(0, 200)])
     if (options.prune !== false) await this.prune(ctx)
-    return true
+    return { created: true, ...counted }
   }
 
   async list(workDir: string): Promise<Snapshot[]> {
@@ -85,7 +115,7 @@ export class CheckpointStore {
   async diff(workDir: string, number: number): Promise<string> {
     const target = await this.pick(workDir, number)
     const ctx = this.ctx(workDir)
-    await gitOk(ctx, ADD_ALL)
+    await this.stage(ctx)
     return (await gitOk(ctx, ['diff', '--cached', '--stat', target.hash])).trim()
   }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { defineExtension, defineTool, type SlashContext, type ToolDefinition, type ToolSession } from 'agent/sdk'
@@ -145,4 +145,78 @@ test('max_snapshots bounds the history; unchanged directories take no new snapsh
   const gitDir = join(k.home, 'checkpoints', k.shadowRepos()[0]!)
   const files = execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '--name-only', 'main'], { encoding: 'utf8' })
   assert.doesNotMatch(files, /\.env/)
+})
+
+/** The paths the newest snapshot holds. */
+function snapshotFiles(agentHome: string, repo: string): string[] {
+  const gitDir = join(agentHome, 'checkpoints', repo)
+  return execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '--name-only', 'main'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).sort()
+}
+
+/** A project folder with ignored files and the agent's home (holding a state.db) inside it. */
+function projectWithHomeInside(t: { after(fn: () => void): void }, prefix: string) {
+  const dir = realpathSync(makeTempHome(prefix))
+  t.after(() => execFileSync('rm', ['-rf', dir]))
+  const home = join(dir, '.agent-home')
+  mkdirSync(home)
+  writeFileSync(join(home, 'state.db'), 'the agent state')
+  mkdirSync(join(dir, 'src'))
+  writeFileSync(join(dir, 'src', 'app.ts'), 'kept\n')
+  mkdirSync(join(dir, 'build'))
+  writeFileSync(join(dir, 'build', 'bundle.js'), 'generated\n')
+  writeFileSync(join(dir, 'debug.log'), 'noise\n')
+  writeFileSync(join(dir, 'notes.md'), 'kept too\n')
+  writeFileSync(join(dir, '.gitignore'), 'build/\n*.log\n')
+  return { dir, home }
+}
+
+test('in a git work tree the project’s ignore rules apply (info/exclude too) and the agent home is never copied', async (t) => {
+  const { dir, home } = projectWithHomeInside(t, 'agent-ckpt-ignore-')
+  git(dir, 'init', '-q')
+  writeFileSync(join(dir, '.git', 'info', 'exclude'), 'private.txt\n')
+  writeFileSync(join(dir, 'private.txt'), 'excluded by the project only\n')
+  // A tracked file that the project ignores stays: the project itself keeps it.
+  writeFileSync(join(dir, 'tracked.log'), 'committed before the rule\n')
+  git(dir, 'add', '-f', 'tracked.log')
+  const k = await kernel({ home })
+  t.after(() => k.close())
+  const session = { id: 's-ignore', cwd: dir }
+  await k.call('test_write_file', { path: 'notes.md', content: 'edited\n' }, session)
+  assert.deepEqual(snapshotFiles(home, k.shadowRepos()[0]!), ['.gitignore', 'notes.md', 'src/app.ts', 'tracked.log'])
+  // A file that became ignored, and one deleted, leave the next snapshot; a new one enters it.
+  writeFileSync(join(dir, '.gitignore'), 'build/\n*.log\nnotes.md\n')
+  rmSync(join(dir, 'src', 'app.ts'))
+  writeFileSync(join(dir, 'new.txt'), 'new\n')
+  await k.call('test_write_file', { path: 'other.txt', content: 'x' }, session)
+  assert.deepEqual(snapshotFiles(home, k.shadowRepos()[0]!), ['.gitignore', 'new.txt', 'tracked.log'])
+  assert.match(await k.rollback('2', 's-ignore'), /^Restored/)
+  assert.equal(readFileSync(join(dir, 'src', 'app.ts'), 'utf8'), 'kept\n')
+  assert.equal(readFileSync(join(home, 'state.db'), 'utf8'), 'the agent state', 'a rollback leaves the agent home alone')
+})
+
+test('outside a git work tree the folder’s .gitignore applies and the agent home (reached through a symlink) is left out', async (t) => {
+  const { dir, home } = projectWithHomeInside(t, 'agent-ckpt-plain-')
+  // The agent's home named through a symlink outside the folder: compared by real path.
+  const outside = realpathSync(makeTempHome('agent-ckpt-link-'))
+  t.after(() => execFileSync('rm', ['-rf', outside]))
+  const link = join(outside, 'home-link')
+  symlinkSync(home, link)
+  const k = await kernel({ home: link })
+  t.after(() => k.close())
+  await k.call('test_write_file', { path: 'notes.md', content: 'edited\n' }, { id: 's-plain', cwd: dir })
+  assert.deepEqual(snapshotFiles(home, k.shadowRepos()[0]!), ['.gitignore', 'notes.md', 'src/app.ts'])
+})
+
+test('a working directory inside the agent home is not checkpointed; a look-alike sibling is', async (t) => {
+  const k = await kernel()
+  t.after(() => k.close())
+  const inside = join(k.home, 'workspace')
+  mkdirSync(inside)
+  assert.equal(await k.call('test_write_file', { path: 'a.txt', content: 'x' }, { id: 's-in', cwd: inside }), 'ok')
+  assert.deepEqual(k.shadowRepos(), [])
+  const sibling = `${k.home}-sibling`
+  mkdirSync(sibling)
+  t.after(() => execFileSync('rm', ['-rf', sibling]))
+  await k.call('test_write_file', { path: 'a.txt', content: 'x' }, { id: 's-out', cwd: sibling })
+  assert.equal(k.shadowRepos().length, 1)
 })
