@@ -13,6 +13,8 @@ export interface ListenerConfig {
   corsOrigins: string[] | '*'
   /** Variable the key comes from, for error messages. */
   keyName: string
+  /** What changes the port (a variable and/or the config key), for error messages. */
+  portSetting: string
   limits: ListenerLimits
 }
 
@@ -69,6 +71,7 @@ export function resolveListener(name: string, settings: Settings, overrides: Rec
       port: port(o.port ?? settings.env('API_SERVER_PORT'), 8642, 'API_SERVER_PORT'),
       key: settings.env(keyName),
       keyName,
+      portSetting: 'API_SERVER_PORT or http.listeners.api.port',
       corsOrigins: parseOrigins(o.cors_origins ?? settings.env('API_SERVER_CORS_ORIGINS')),
       limits: limits(o, name),
     }
@@ -80,6 +83,7 @@ export function resolveListener(name: string, settings: Settings, overrides: Rec
       port: port(o.port ?? settings.env('WEBHOOK_PORT'), 8644, 'WEBHOOK_PORT'),
       key: o.key_env ? settings.env(o.key_env) : undefined,
       keyName: o.key_env ?? '(none)',
+      portSetting: 'WEBHOOK_PORT or http.listeners.webhook.port',
       corsOrigins: parseOrigins(o.cors_origins),
       limits: limits(o, name),
     }
@@ -90,6 +94,7 @@ export function resolveListener(name: string, settings: Settings, overrides: Rec
     port: port(o.port, 0, `http.listeners.${name}.port`),
     key: o.key_env ? settings.env(o.key_env) : undefined,
     keyName: o.key_env ?? '(none)',
+    portSetting: `http.listeners.${name}.port`,
     corsOrigins: parseOrigins(o.cors_origins),
     limits: limits(o, name),
   }

@@ -6,7 +6,7 @@
 
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { bearerToken, hostHeaderName, HttpError, isLoopbackHost, safeEqual, type EndpointDefinition, type HttpContext, type Logger, type RegistryHandle } from 'agent/sdk'
+import { AgentError, bearerToken, hostHeaderName, HttpError, isLoopbackHost, safeEqual, type EndpointDefinition, type HttpContext, type Logger, type RegistryHandle } from 'agent/sdk'
 import { answerClientError, answerConnect } from './client-errors.ts'
 import { errorEnvelope, sendError } from './errors.ts'
 import type { ListenerConfig } from './listeners.ts'
@@ -165,7 +165,10 @@ export async function startListener(
     })
   }).catch((error: NodeJS.ErrnoException) => {
     unsubscribe()
-    throw new Error(`cannot listen on ${config.host}:${config.port} for "${config.name}": ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`)
+    if (error.code === 'EADDRINUSE') {
+      throw new AgentError('E_PORT_IN_USE', `port ${config.port} on ${config.host} is in use, so the "${config.name}" listener cannot start (${config.portSetting} changes it)`, { cause: error })
+    }
+    throw new AgentError('E_LISTEN', `cannot listen on ${config.host}:${config.port} for "${config.name}": ${error.message}`, { cause: error })
   })
   const address = () => {
     const a = server.address() as AddressInfo

@@ -30,9 +30,10 @@ function version(): string {
 
 export async function main(args: string[], io: CliIo = defaultIo()): Promise<number> {
   const fail = (error: unknown): number => {
-    io.stderr.write(`agent: ${errorMessage(error)}\n`)
+    const shown = forTheUser(error)
+    io.stderr.write(`agent: ${errorMessage(shown)}\n`)
     if (io.env.AGENT_DEBUG && error instanceof Error && error.stack) io.stderr.write(error.stack + '\n')
-    return AgentError.isInstance(error) ? error.exitCode : 1
+    return AgentError.isInstance(shown) ? shown.exitCode : 1
   }
 
   // A help run after which the registry snapshot is saved: fingerprint the inputs before loading.
@@ -106,6 +107,17 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
     await kernel.shutdown(startedMode ? `${startedMode} ended` : 'command finished').catch(() => undefined)
   }
   return exitCode
+}
+
+/**
+ * A typed error an extension threw on purpose (a port in use, a bad setting) is a message for the
+ * user: it is shown as is, not inside the hook wrapper that names the tap (AGENT_DEBUG shows that).
+ * Anything else, a bug, keeps the wrapper so the failing extension is named.
+ */
+function forTheUser(error: unknown): unknown {
+  let shown = error
+  while (AgentError.isInstance(shown) && shown.code === 'E_HOOK' && AgentError.isInstance(shown.cause)) shown = shown.cause
+  return shown
 }
 
 function readOnly<T>(registry: { get(name: string): T | undefined; list(): T[]; entries(): Array<{ owner: string; value: T }>; subscribe(l: () => void): () => void }) {

@@ -28,6 +28,17 @@ test('gateway run --help shows how to enable the API server', async (t) => {
   assert.match(result.stdout, /agent gateway setup --enable/)
 })
 
+test('gateway run on a busy port names the port and what changes it, exit 1', async (t) => {
+  const { createServer } = await import('node:net')
+  const busy = createServer()
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+  t.after(() => busy.close())
+  const port = (busy.address() as { port: number }).port
+  const result = await runAgent(['gateway', 'run'], { home: tempDir(t), env: { API_SERVER_ENABLED: 'true', API_SERVER_PORT: String(port) } })
+  assert.equal(result.code, 1)
+  assert.equal(result.stderr, `agent: port ${port} on 127.0.0.1 is in use, so the "api" listener cannot start (API_SERVER_PORT or http.listeners.api.port changes it)\n`)
+})
+
 test('an unknown command exits 2 with one clear line and a hint', async (t) => {
   const result = await runAgent(['frobnicate'], { home: tempDir(t) })
   assert.equal(result.code, 2)
