@@ -3,7 +3,7 @@
 // is enabled (API_SERVER_ENABLED=true or platforms.api_server.enabled); the http extension serves
 // them with the listener's bearer key, CORS origins and error envelope.
 
-import { defineExtension, type HttpContext } from 'agent/sdk'
+import { agentVersion, defineExtension, type HttpContext } from 'agent/sdk'
 import { CONFIG_SCHEMA, isEnabled, resolveOptions, type ApiServerConfig, type ServerOptions } from './options.ts'
 import type { ApiServer } from './server.ts'
 
@@ -33,7 +33,8 @@ export default defineExtension<ApiServerConfig>({
     if (!enabled()) return
 
     const startedAt = Math.floor(Date.now() / 1000)
-    const health = { status: 'ok', platform: 'agent', version: api.version }
+    // The agent's version (as `agent --version` prints it), not this extension's.
+    const health = { status: 'ok', platform: 'agent', version: agentVersion() }
     const route = (method: 'GET' | 'POST' | 'DELETE', path: string, auth: 'none' | 'api-key', handler: (ctx: HttpContext) => unknown) =>
       api.endpoints.register({ listener: 'api', method, path, auth, handler: handler as (ctx: HttpContext) => Promise<void> })
     const lazy = (pick: (s: ApiServer) => (ctx: HttpContext) => unknown) => async (ctx: HttpContext) => void (await pick(await load())(ctx))

@@ -3,7 +3,7 @@
 // /reload-mcp — a changed list reloads this extension so the registry matches. `agent mcp …` manages
 // servers; `agent mcp serve` exposes the agent's own tools over stdio.
 
-import { defineExtension, EXTENSIONS_SERVICE, errorMessage, type ExtensionsService } from 'agent/sdk'
+import { agentVersion, defineExtension, EXTENSIONS_SERVICE, errorMessage, type ExtensionsService } from 'agent/sdk'
 import { bridgeTool } from './bridge.ts'
 import { fingerprint, readCache, type CachedTool } from './cache.ts'
 import { mcpSubcommands } from './cli.ts'
@@ -20,7 +20,7 @@ export default defineExtension({
   config: { type: 'object', additionalProperties: { type: 'object' } },
   setup(api) {
     const home = api.settings.home
-    const manager = new McpManager({ settings: api.settings, log: api.log, clientVersion: api.version })
+    const manager = new McpManager({ settings: api.settings, log: api.log, clientVersion: agentVersion() })
     const entries = readServers(api.settings)
     const configs = entries.flatMap((e) => (e.ok ? [e.config] : []))
     for (const e of entries) if (!e.ok) api.log.warn(`mcp_servers.${e.name} is ignored: ${e.reason}`)
@@ -94,7 +94,7 @@ export default defineExtension({
       description: 'Manage MCP servers (add, remove, list, test, configure) and serve the agent over MCP',
       cli: {
         subcommands: mcpSubcommands({
-          version: api.version,
+          version: agentVersion(),
           async probe(names) {
             const now = readServers(api.settings).flatMap((e) => (e.ok ? [e.config] : []))
             manager.configure(now)

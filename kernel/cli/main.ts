@@ -2,9 +2,9 @@
 // registry and runs one command. Errors end as one line on stderr (a stack only with AGENT_DEBUG);
 // exit codes: 0 success, 1 failure at run time, 2 bad usage or invalid input.
 
-import { readFileSync } from 'node:fs'
 import yargs from 'yargs'
 import { AgentError, errorMessage } from '../../sdk/errors.ts'
+import { agentVersion } from '../../sdk/version.ts'
 import type { CliCommand, CliContext, RunMode } from '../../sdk/types.ts'
 import { createKernel, type Kernel } from '../kernel.ts'
 import { AGENT_ROOT } from '../loader/jiti.ts'
@@ -24,10 +24,6 @@ export interface CliIo {
 
 const defaultIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() })
 
-function version(): string {
-  return (JSON.parse(readFileSync(`${AGENT_ROOT}/package.json`, 'utf8')) as { version: string }).version
-}
-
 export async function main(args: string[], io: CliIo = defaultIo()): Promise<number> {
   const fail = (error: unknown): number => {
     const shown = forTheUser(error)
@@ -37,7 +33,7 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
   }
 
   // A help run after which the registry snapshot is saved: fingerprint the inputs before loading.
-  const helpPrint = isHelpRequest(args) ? fingerprint({ root: AGENT_ROOT, home: resolveAgentHome(io.env), cwd: io.cwd, version: version() }) : undefined
+  const helpPrint = isHelpRequest(args) ? fingerprint({ root: AGENT_ROOT, home: resolveAgentHome(io.env), cwd: io.cwd, version: agentVersion() }) : undefined
   let kernel: Kernel
   try {
     kernel = createKernel({ env: io.env, cwd: io.cwd, projectExtensions: args.includes('--project-extensions') || undefined, processGuard: true })
@@ -84,7 +80,7 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
   }
 
   const commandList = kernel.registries.commands.list()
-  const parser = buildParser(yargs, commandList, run, { version: version(), columns: io.stdout.columns })
+  const parser = buildParser(yargs, commandList, run, { version: agentVersion(), columns: io.stdout.columns })
   if (helpPrint) writeSnapshot({ home: kernel.home, print: helpPrint, commands: commandList, envRead: kernel.settings.envRead, env: io.env })
 
   const argsGiven = withDefaultCommand(args, cliCommandNames(commandList))
