@@ -108,7 +108,7 @@ test('gateway run starts itself with a capped young generation; signals reach it
   await second.waitFor(/gateway running/)
   assert.doesNotMatch(second.stderr(), /no adapter is enabled/, 'with the API server enabled there is no hint')
   const [, url] = await second.waitFor(/listening: api on (http:\/\/\S+)/)
-  assert.equal((await (await fetch(`${url}/health`)).json()).version, version, '/health reports the version `agent --version` prints')
+  assert.equal(((await (await fetch(`${url}/health`)).json()) as { version: string }).version, version, '/health reports the version `agent --version` prints')
   const orphan = childOf(second.child.pid!)
   await second.stop('SIGKILL')
   for (let i = 0; i < 100 && alive(orphan); i++) await new Promise((r) => setTimeout(r, 50))
