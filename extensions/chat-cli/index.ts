@@ -19,6 +19,7 @@ function chatOptions(ctx: CliContext, query: string) {
   return {
     query,
     json: Boolean(argv.json),
+    quiet: Boolean(argv.quiet),
     ...(continued !== undefined ? { continueName: continued } : {}),
     ...(argv.resume !== undefined ? { resume: String(argv.resume) } : {}),
     provider: str(argv.provider),
@@ -41,7 +42,8 @@ export default defineExtension({
       cli: {
         options: {
           query: { type: 'string', alias: 'q', describe: 'Run one turn with this prompt, print the answer and exit' },
-          json: { type: 'boolean', describe: 'With -q: print {session_id, answer, exit_reason, usage, api_calls, last_reasoning}' },
+          json: { type: 'boolean', describe: 'With -q: print {session_id, answer, exit_reason, usage, api_calls, last_reasoning, tool_calls}; tool lines on stderr become JSON lines' },
+          quiet: { type: 'boolean', describe: 'With -q: no tool-call lines on stderr' },
           continue: { type: 'array', alias: 'c', describe: 'Continue the latest CLI session, or the one with this title: -c [name]' },
           resume: { type: 'string', alias: 'r', describe: 'Resume a session by id or title' },
           provider: { type: 'string', describe: 'Provider for this chat (name or alias)' },

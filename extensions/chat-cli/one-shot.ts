@@ -1,12 +1,16 @@
 // `agent chat -q "<prompt>"` (or a prompt piped on stdin): one run through the runtime, then the
 // answer on stdout — or with --json one document {session_id, answer, exit_reason, usage,
-// api_calls, last_reasoning}. A failure is one line on stderr and a non-zero exit.
+// api_calls, last_reasoning, tool_calls}. Tool calls are told on stderr as they start and end
+// (tool-calls.ts; JSON lines with --json, nothing with --quiet). A failure is one line on stderr.
 
 import { AgentError, RUNTIME_SERVICE, SESSIONS_SERVICE, UsageError, type CliContext, type RunResult, type RuntimeService, type SessionStore } from 'agent/sdk'
+import { ToolCallLog, type ToolCallRecord } from './tool-calls.ts'
 
 export interface ChatOptions {
   query: string
   json: boolean
+  /** --quiet: no tool lines on stderr. */
+  quiet?: boolean
   /** `-c` given: '' for the latest CLI session, else a title or id. */
   continueName?: string
   resume?: string
@@ -34,7 +38,7 @@ export async function sessionToContinue(ctx: CliContext, options: Pick<ChatOptio
   return found.id
 }
 
-export function resultJson(result: RunResult) {
+export function resultJson(result: RunResult, toolCalls: ToolCallRecord[] = []) {
   const usage: Record<string, number> = {
     input_tokens: result.usage.inputTokens,
     output_tokens: result.usage.outputTokens,
@@ -49,6 +53,7 @@ export function resultJson(result: RunResult) {
     usage,
     api_calls: result.apiCalls,
     last_reasoning: result.lastReasoning ?? null,
+    tool_calls: toolCalls,
   }
 }
 
@@ -62,6 +67,7 @@ export async function runOneShot(ctx: CliContext, options: ChatOptions): Promise
   if (worktree) cwd = worktree.path
   // `chat` mode: extensions that bring tools up on ready (MCP servers …) do so before the run.
   await ctx.start('chat')
+  const tools = new ToolCallLog(options.quiet ? 'quiet' : options.json ? 'json' : 'text', (line) => ctx.err(line))
   let result: RunResult
   try {
     result = await runtime.run({
@@ -75,6 +81,7 @@ export async function runOneShot(ctx: CliContext, options: ChatOptions): Promise
       cwd,
       signal: ctx.signal,
       extra: options.extra,
+      onEvent: (event) => tools.event(event),
     })
   } finally {
     if (worktree) ctx.err(await worktree.finish().catch((error: Error) => `worktree: ${error.message}`))
@@ -82,7 +89,7 @@ export async function runOneShot(ctx: CliContext, options: ChatOptions): Promise
   await ctx.services.get<SessionStore>(SESSIONS_SERVICE)?.end(result.sessionId, 'one_shot').catch(() => undefined)
   const code = result.exitReason === 'interrupted' ? 130 : 0
   if (options.json) {
-    ctx.json(resultJson(result))
+    ctx.json(resultJson(result, tools.records()))
     return code
   }
   if (result.lastReasoning && ctx.settings.get('display.show_reasoning') === true) ctx.err(`reasoning: ${result.lastReasoning}`)

@@ -9,6 +9,7 @@ import { localEnv, persistentFor, type Backend, type TerminalConfig } from './co
 import { execArgv, interactiveShellArgv, planContainer, SessionContainer } from './container.ts'
 import { capOutput } from './output.ts'
 import { PersistentShell } from './persistent-shell.ts'
+import { outputProgress } from './progress.ts'
 import { runProcess } from './run-process.ts'
 
 export interface TerminalInput {
@@ -78,17 +79,24 @@ export class TerminalManager {
     if (input.background) return this.startBackground(input, session, backend)
 
     let outcome: { output: string; exitCode: number | null; timedOut: boolean; interrupted: boolean; spawnError?: string; shellEnded?: boolean }
-    if (persistentFor(this.config, backend, this.settings)) {
-      const shell = await this.shell(session, backend, timeoutMs)
-      // A workdir for one command must not move the persistent shell: run it in a subshell.
-      const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command
-      outcome = await shell.run(command, timeoutMs, signal)
-    } else if (backend === 'local') {
-      outcome = await runProcess([this.config.shell, '-c', input.command], { cwd: this.cwdOf(session, input.workdir), env: localEnv(this.config, this.settings), timeoutMs, signal, limit })
-    } else {
-      const container = this.container(session)
-      await container.ensure(Math.max(timeoutMs, 120_000))
-      outcome = await runProcess(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), { env: container.plan.clientEnv, timeoutMs, signal, limit })
+    // The persistent shell's end-of-command marker is not output.
+    const progress = outputProgress(session.progress?.bind(session), 250, (line) => line.startsWith('__AGENT_DONE_'))
+    const onOutput = (chunk: string) => progress.push(chunk)
+    try {
+      if (persistentFor(this.config, backend, this.settings)) {
+        const shell = await this.shell(session, backend, timeoutMs)
+        // A workdir for one command must not move the persistent shell: run it in a subshell.
+        const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command
+        outcome = await shell.run(command, timeoutMs, signal, onOutput)
+      } else if (backend === 'local') {
+        outcome = await runProcess([this.config.shell, '-c', input.command], { cwd: this.cwdOf(session, input.workdir), env: localEnv(this.config, this.settings), timeoutMs, signal, limit, onOutput })
+      } else {
+        const container = this.container(session)
+        await container.ensure(Math.max(timeoutMs, 120_000))
+        outcome = await runProcess(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), { env: container.plan.clientEnv, timeoutMs, signal, limit, onOutput })
+      }
+    } finally {
+      progress.close()
     }
     if (outcome.spawnError) throw new Error(`terminal (${backend}) could not start: ${outcome.spawnError}`)
     const capped = capOutput(outcome.output, limit)

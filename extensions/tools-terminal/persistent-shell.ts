@@ -27,6 +27,8 @@ export class PersistentShell {
   private chain: Promise<unknown> = Promise.resolve()
   private buffer = ''
   private onData: (() => void) | undefined
+  /** The running command's live output (the marker line is filtered by the receiver). */
+  private onOutput: ((chunk: string) => void) | undefined
   private ended = false
   private readonly spawnSpec: ShellSpawn
   private readonly limit: number
@@ -41,8 +43,8 @@ export class PersistentShell {
   }
 
   /** Runs commands strictly one after another. */
-  run(command: string, timeoutMs: number, signal?: AbortSignal): Promise<ShellResult> {
-    const next = this.chain.then(() => this.runNow(command, timeoutMs, signal))
+  run(command: string, timeoutMs: number, signal?: AbortSignal, onOutput?: (chunk: string) => void): Promise<ShellResult> {
+    const next = this.chain.then(() => this.runNow(command, timeoutMs, signal, onOutput))
     this.chain = next.catch(() => undefined)
     return next
   }
@@ -63,6 +65,7 @@ export class PersistentShell {
     this.buffer = ''
     const take = (d: string) => {
       this.buffer += d
+      this.onOutput?.(d)
       // Bound memory while a command is chatty: keep the tail (the marker arrives at the end).
       if (this.buffer.length > this.limit * 4) this.buffer = this.buffer.slice(this.buffer.length - this.limit * 2)
       this.onData?.()
@@ -80,7 +83,7 @@ export class PersistentShell {
     return child
   }
 
-  private async runNow(command: string, timeoutMs: number, signal?: AbortSignal): Promise<ShellResult> {
+  private async runNow(command: string, timeoutMs: number, signal?: AbortSignal, onOutput?: (chunk: string) => void): Promise<ShellResult> {
     const child = this.alive ? this.child! : this.start()
     const nonce = randomBytes(8).toString('hex')
     const eof = `__AGENT_EOF_${nonce}`
@@ -100,6 +103,7 @@ export class PersistentShell {
         clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)
         this.onData = undefined
+        this.onOutput = undefined
         resolve(result)
       }
       const endShell = () => {
@@ -126,6 +130,7 @@ export class PersistentShell {
           finish({ output, exitCode: child.exitCode, timedOut, interrupted, shellEnded: true })
         }
       }
+      this.onOutput = onOutput
       if (signal?.aborted) return onAbort()
       signal?.addEventListener('abort', onAbort, { once: true })
       child.stdin!.write(script)

@@ -13,6 +13,8 @@ export interface RunOptions {
   /** Characters kept in memory (head and tail). */
   limit: number
   stdin?: string
+  /** Each chunk of output as it arrives (live progress). */
+  onOutput?: (chunk: string) => void
 }
 
 export interface RunOutcome {
@@ -79,8 +81,12 @@ export function runProcess(argv: readonly string[], options: RunOptions): Promis
     }
     if (options.signal?.aborted) onAbort()
     else options.signal?.addEventListener('abort', onAbort, { once: true })
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => buffer.push(d))
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => buffer.push(d))
+    const take = (d: string) => {
+      buffer.push(d)
+      options.onOutput?.(d)
+    }
+    child.stdout!.setEncoding('utf8').on('data', take)
+    child.stderr!.setEncoding('utf8').on('data', take)
     if (options.stdin !== undefined) child.stdin!.end(options.stdin)
     child.on('error', (error) => finish({ output: buffer.text(), exitCode: null, timedOut, interrupted, spawnError: error.message }))
     // 'close' waits for the pipes, so no output is lost. A grandchild left running with the pipes open

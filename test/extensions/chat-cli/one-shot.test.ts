@@ -30,11 +30,12 @@ test('a one-shot chat reads a real file through read_file and answers from its c
   const run = await agent(['chat', '-q', 'What does notes.txt say?', '--json'])
   assert.equal(run.code, 0, run.stderr)
   const result = JSON.parse(run.stdout)
-  assert.deepEqual(Object.keys(result).sort(), ['answer', 'api_calls', 'exit_reason', 'last_reasoning', 'session_id', 'usage'])
+  assert.deepEqual(Object.keys(result).sort(), ['answer', 'api_calls', 'exit_reason', 'last_reasoning', 'session_id', 'tool_calls', 'usage'])
   assert.equal(result.answer, 'The file says: 1|the launch code is 7421')
   assert.equal(result.exit_reason, 'completed')
   assert.equal(result.api_calls, 2)
   assert.equal(result.last_reasoning, 'I read the file first.')
+  assert.deepEqual(result.tool_calls.map((c: any) => [c.call_id, c.name, c.arguments, c.ok]), [['call_read', 'read_file', { path: 'notes.txt' }, true]])
   assert.equal(result.usage.input_tokens, 20)
   assert.equal(result.usage.output_tokens, 10)
   // The model was offered read_file and got the tool result paired with its call id.
