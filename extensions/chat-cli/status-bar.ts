@@ -2,6 +2,7 @@
 // duration and what is running. It always fits the terminal width: segments get shorter, then the
 // least important ones are left out, then the model name is cut.
 
+import { formatUsd } from 'agent/sdk'
 import { textWidth, truncate, type Theme } from './theme.ts'
 
 export interface StatusState {
@@ -38,12 +39,6 @@ export function duration(ms: number, compact = false): string {
   return `${sec}s`
 }
 
-export function money(usd: number): string {
-  if (usd === 0) return '$0.00'
-  if (usd < 0.01) return `$${usd.toFixed(4)}`
-  return `$${usd.toFixed(2)}`
-}
-
 interface Segment {
   /** Lower is more important. */
   priority: number
@@ -65,7 +60,7 @@ function segments(state: StatusState, theme: Theme): Segment[] {
   } else {
     list.push({ priority: 2, full: `ctx ${tokens(state.contextTokens)}`, short: tokens(state.contextTokens) })
   }
-  if (state.showCost && state.costUsd !== undefined) list.push({ priority: 3, full: money(state.costUsd), short: money(state.costUsd) })
+  if (state.showCost && state.costUsd !== undefined) list.push({ priority: 3, full: formatUsd(state.costUsd), short: formatUsd(state.costUsd) })
   list.push({ priority: 4, full: duration(state.elapsedMs), short: duration(state.elapsedMs, true) })
   const activity: string[] = []
   if (state.busy) activity.push('running')

@@ -2,31 +2,42 @@
 // source), their messages, model calls, tokens and cost, models used, busiest days, and the tools
 // called (counted over the most recent sessions, to stay fast on a large state.db).
 
-import type { SessionRecord, SessionStore } from 'agent/sdk'
+import { costText, formatUsd, type SessionRecord, type SessionStore } from 'agent/sdk'
 
+/** The report, as `agent insights --json` prints it (snake_case like every --json output). */
 export interface Insights {
   days: number
   source: string | null
   since: string
   sessions: number
-  bySource: Record<string, number>
+  by_source: Record<string, number>
   messages: number
-  apiCalls: number
+  api_calls: number
   tokens: { input: number; output: number; reasoning: number; total: number }
-  costUsd: number
+  /** Sum over the sessions whose cost is known; null when none is (never a made-up $0). */
+  cost_usd: number | null
+  /** Models of sessions whose cost is unknown (no provider figure, no `pricing.<model>`). */
+  unpriced_models: string[]
   models: Array<{ model: string; sessions: number; tokens: number }>
   /** Sessions per day, oldest first (UTC dates). */
   daily: Array<{ date: string; sessions: number; tokens: number }>
   tools: Array<{ tool: string; calls: number }>
   /** How many sessions the tool counts cover. */
-  toolSessions: number
+  tool_sessions: number
 }
+
+/** Whether a model has a configured price (`pricing.<model>`). */
+export type PricedModel = (model: string) => boolean
 
 const PAGE = 1000
 const MAX_SESSIONS = 200_000
 const TOOL_SESSIONS = 200
 
-export async function collect(store: SessionStore, days: number, source: string | undefined, now = Date.now()): Promise<Insights> {
+/**
+ * A session's stored cost is 0 both when it was free and when no price was known, so a cost counts
+ * as known when it is above 0 (the provider reported it, or a price applied) or its model has a price.
+ */
+export async function collect(store: SessionStore, days: number, source: string | undefined, priced: PricedModel, now = Date.now()): Promise<Insights> {
   const cutoff = now - days * 86_400_000
   const sessions: SessionRecord[] = []
   for (let offset = 0; offset < MAX_SESSIONS; offset += PAGE) {
@@ -40,7 +51,8 @@ export async function collect(store: SessionStore, days: number, source: string 
   const tokens = { input: 0, output: 0, reasoning: 0, total: 0 }
   let messages = 0
   let apiCalls = 0
-  let costUsd = 0
+  let costUsd: number | null = null
+  const unpriced = new Set<string>()
   for (const s of sessions) {
     bySource[s.source] = (bySource[s.source] ?? 0) + 1
     messages += s.messageCount
@@ -49,7 +61,8 @@ export async function collect(store: SessionStore, days: number, source: string 
     tokens.output += s.usage.outputTokens
     tokens.reasoning += s.usage.reasoningTokens
     tokens.total += s.usage.totalTokens
-    costUsd += s.usage.costUsd
+    if (s.usage.costUsd > 0 || (s.model !== undefined && priced(s.model))) costUsd = (costUsd ?? 0) + s.usage.costUsd
+    else unpriced.add(s.model ?? '(unknown model)')
     const name = s.model ? `${s.provider ? `${s.provider}:` : ''}${s.model}` : '(unknown)'
     const m = models.get(name) ?? { sessions: 0, tokens: 0 }
     m.sessions++
@@ -71,15 +84,16 @@ export async function collect(store: SessionStore, days: number, source: string 
     source: source ?? null,
     since: new Date(cutoff).toISOString(),
     sessions: sessions.length,
-    bySource,
+    by_source: bySource,
     messages,
-    apiCalls,
+    api_calls: apiCalls,
     tokens,
-    costUsd,
+    cost_usd: costUsd,
+    unpriced_models: [...unpriced].sort(),
     models: [...models].map(([model, v]) => ({ model, ...v })).sort((a, b) => b.sessions - a.sessions || b.tokens - a.tokens),
     daily: [...daily].map(([date, v]) => ({ date, ...v })).sort((a, b) => a.date.localeCompare(b.date)),
     tools: [...tools].map(([tool, calls]) => ({ tool, calls })).sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool)),
-    toolSessions: sampled.length,
+    tool_sessions: sampled.length,
   }
 }
 
@@ -110,16 +124,17 @@ export function render(i: Insights, now = Date.now()): string {
   if (i.sessions === 0) return `No sessions in the last ${i.days} day${i.days === 1 ? '' : 's'} (${scope}).`
   const lines = [`Usage in the last ${i.days} day${i.days === 1 ? '' : 's'} (${scope}):`]
   const row = (label: string, value: string) => lines.push(`  ${(label + ':').padEnd(13)}${value}`)
-  const sources = Object.entries(i.bySource).sort((a, b) => b[1] - a[1]).map(([s, n]) => `${s} ${n}`).join(', ')
+  const sources = Object.entries(i.by_source).sort((a, b) => b[1] - a[1]).map(([s, n]) => `${s} ${n}`).join(', ')
   row('sessions', `${i.sessions}${i.source ? '' : ` (${sources})`}`)
   row('messages', String(i.messages))
-  row('model calls', String(i.apiCalls))
+  row('model calls', String(i.api_calls))
   row('tokens', `${num(i.tokens.total)} (input ${num(i.tokens.input)}, output ${num(i.tokens.output)}${i.tokens.reasoning ? `, reasoning ${num(i.tokens.reasoning)}` : ''})`)
-  row('cost', `$${i.costUsd.toFixed(i.costUsd < 1 ? 4 : 2)}`)
+  const unknown = i.unpriced_models.length ? costText(undefined, i.unpriced_models) : ''
+  row('cost', i.cost_usd === null ? unknown : `${formatUsd(i.cost_usd)}${unknown && ` + ${unknown}`}`)
   row('models', i.models.slice(0, 5).map((m) => `${m.model} (${m.sessions})`).join(', '))
   const busiest = [...i.daily].sort((a, b) => b.sessions - a.sessions)[0]
   if (busiest) row('busiest day', `${busiest.date} (${busiest.sessions} session${busiest.sessions === 1 ? '' : 's'})`)
   row('activity', `${sparkline(series(i, now))} (sessions per day, oldest left)`)
-  row('tools', i.tools.length ? i.tools.slice(0, 8).map((t) => `${t.tool} ${t.calls}`).join(', ') + (i.toolSessions < i.sessions ? ` (latest ${i.toolSessions} sessions)` : '') : 'none called')
+  row('tools', i.tools.length ? i.tools.slice(0, 8).map((t) => `${t.tool} ${t.calls}`).join(', ') + (i.tool_sessions < i.sessions ? ` (latest ${i.tool_sessions} sessions)` : '') : 'none called')
   return lines.join('\n')
 }

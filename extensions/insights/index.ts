@@ -1,7 +1,7 @@
 // `agent insights [--days N] [--source S] [--json]` and `/insights [days]`: usage analytics from the
 // session store in state.db (one registry entry for both).
 
-import { AgentError, defineExtension, SESSIONS_SERVICE, UsageError, type CliContext, type SessionStore, type Services } from 'agent/sdk'
+import { AgentError, defineExtension, pricingFor, SESSIONS_SERVICE, UsageError, type CliContext, type SessionStore, type Services, type Settings } from 'agent/sdk'
 
 function days(value: unknown, fallback = 30): number {
   if (value === undefined || value === '') return fallback
@@ -15,6 +15,8 @@ function store(services: Pick<Services, 'get'>): SessionStore {
   if (!s) throw new AgentError('E_STATE', 'insights need the session store (extension sessions), which is not loaded')
   return s
 }
+
+const pricedIn = (settings: Settings) => (model: string) => pricingFor(settings, model) !== undefined
 
 export default defineExtension({
   name: 'insights',
@@ -34,7 +36,7 @@ export default defineExtension({
         } catch (error) {
           return void (await ctx.reply(`Usage: /insights [days] (${(error as Error).message})`))
         }
-        await ctx.reply(render(await collect(store(api.services), n, undefined)))
+        await ctx.reply(render(await collect(store(api.services), n, undefined, pricedIn(api.settings))))
       },
       cli: {
         options: {
@@ -45,7 +47,7 @@ export default defineExtension({
         async run(ctx: CliContext) {
           const { collect, render } = await import('./analytics.ts')
           const source = typeof ctx.argv.source === 'string' && ctx.argv.source.trim() ? ctx.argv.source.trim() : undefined
-          const insights = await collect(store(ctx.services), days(ctx.argv.days), source)
+          const insights = await collect(store(ctx.services), days(ctx.argv.days), source, pricedIn(ctx.settings))
           if (ctx.argv.json) ctx.json(insights)
           else ctx.out(render(insights))
         },

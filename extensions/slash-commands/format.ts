@@ -1,4 +1,5 @@
-// Formatting shared by the core slash commands: durations, token counts, money, context fill.
+// Formatting shared by the core slash commands: durations, token counts, context fill (money: the
+// sdk's formatUsd/costText, shared with insights and the status bar).
 
 import type { ChatUsage } from 'agent/sdk'
 
@@ -17,12 +18,6 @@ export function formatTokens(n: number): string {
   if (n >= 10_000) return `${Math.round(n / 1000)}k`
   if (n >= 1000) return `${(n / 1000).toFixed(1)}k`
   return String(n)
-}
-
-export function formatUsd(usd: number): string {
-  if (usd === 0) return '$0.00'
-  if (usd < 0.01) return `$${usd.toFixed(4)}`
-  return `$${usd.toFixed(2)}`
 }
 
 export function contextLine(usage: ChatUsage): string {

@@ -1,8 +1,8 @@
 // Info slash commands: /usage (tokens, cost breakdown, duration), /help (derived from the registry),
 // and the CLI-only /statusbar and /quit.
 
-import { CHAT_CONFIG, chatOf, helpText, type CommandDefinition, type ExtensionApi, type SlashContext } from 'agent/sdk'
-import { contextLine, formatDuration, formatTokens, formatUsd, table } from './format.ts'
+import { CHAT_CONFIG, chatOf, costText, formatUsd, helpText, type CommandDefinition, type ExtensionApi, type SlashContext } from 'agent/sdk'
+import { contextLine, formatDuration, formatTokens, table } from './format.ts'
 
 export function infoCommands(api: ExtensionApi): CommandDefinition[] {
   return [
@@ -23,7 +23,7 @@ export function infoCommands(api: ExtensionApi): CommandDefinition[] {
           ['context', contextLine(u)],
         ]
         if (api.settings.get<boolean>(CHAT_CONFIG.showCost) !== false) {
-          if (u.costUsd === undefined) rows.push(['cost', `unknown (no price for ${m.model}; set pricing in config.yaml)`])
+          if (u.costUsd === undefined) rows.push(['cost', costText(undefined, [m.model])])
           else {
             const parts = u.inputCostUsd !== undefined && u.outputCostUsd !== undefined ? ` (input ${formatUsd(u.inputCostUsd)} + output ${formatUsd(u.outputCostUsd)})` : ''
             rows.push(['cost', `${formatUsd(u.costUsd)}${parts}`])

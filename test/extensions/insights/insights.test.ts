@@ -41,10 +41,14 @@ test('the last 30 days, all sources', async () => {
   assert.equal(r.code, 0, r.stderr)
   const i = JSON.parse(r.stdout)
   assert.equal(i.sessions, 3)
-  assert.deepEqual(i.bySource, { cli: 2, telegram: 1 })
+  assert.deepEqual(i.by_source, { cli: 2, telegram: 1 })
   assert.deepEqual(i.tokens, { input: 3500, output: 350, reasoning: 0, total: 3850 })
-  assert.equal(i.costUsd, 0.875)
-  assert.equal(i.apiCalls, 6)
+  assert.equal(i.cost_usd, 0.875)
+  assert.deepEqual(i.unpriced_models, [])
+  assert.equal(i.api_calls, 6)
+  assert.equal(i.tool_sessions, 3)
+  const camel = (v: unknown): string[] => (Array.isArray(v) ? v.flatMap(camel) : v && typeof v === 'object' ? Object.entries(v).flatMap(([k, x]) => [...(/[a-z][A-Z]/.test(k) ? [k] : []), ...camel(x)]) : [])
+  assert.deepEqual(camel(i), [], 'every key is snake_case')
   assert.equal(i.messages, 9)
   assert.deepEqual(i.models.map((m: any) => [m.model, m.sessions]), [['custom:alpha', 2], ['custom:beta', 1]])
   assert.deepEqual(i.tools, [{ tool: 'terminal', calls: 3 }, { tool: 'read_file', calls: 1 }])
@@ -57,6 +61,29 @@ test('--days 60 --source cli includes the old session; text output names it all'
   assert.match(r.stdout, /sessions:\s+3\n/)
   assert.match(r.stdout, /cost:\s+\$9\.75/)
   assert.match(r.stdout, /tools:\s+terminal 3, patch 1, read_file 1/)
+})
+
+test('no price is "unknown", never $0; a configured price of 0 is a known $0.00', async (t) => {
+  const priceless = makeTempHome('agent-insights-')
+  t.after(() => rmSync(priceless, { recursive: true, force: true }))
+  writeFileSync(join(priceless, 'config.yaml'), '_config_version: 10\n')
+  const tk = await createTestKernel({ home: priceless, builtins: ['state-db', 'sessions'] })
+  const store = tk.kernel.services.get<SessionStore>(SESSIONS_SERVICE)!
+  for (const model of ['delta', 'free-model']) {
+    const s = await store.create({ source: 'cli', model, provider: 'custom' })
+    await store.append(s.id, [{ role: 'assistant', content: 'hi' }], { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15, costUsd: 0 }, apiCalls: 1 })
+  }
+  await tk.close()
+  const none = JSON.parse((await runAgent(['insights', '--json'], { home: priceless })).stdout)
+  assert.equal(none.cost_usd, null)
+  assert.deepEqual(none.unpriced_models, ['delta', 'free-model'])
+  assert.match((await runAgent(['insights'], { home: priceless })).stdout, /cost:\s+unknown \(no price for delta, free-model; set pricing in config\.yaml\)\n/)
+
+  writeFileSync(join(priceless, 'config.yaml'), '_config_version: 10\npricing:\n  free-model: { input: 0, output: 0 }\n')
+  const some = JSON.parse((await runAgent(['insights', '--json'], { home: priceless })).stdout)
+  assert.equal(some.cost_usd, 0)
+  assert.deepEqual(some.unpriced_models, ['delta'])
+  assert.match((await runAgent(['insights'], { home: priceless })).stdout, /cost:\s+\$0\.00 \+ unknown \(no price for delta; set pricing in config\.yaml\)\n/)
 })
 
 test('bad --days is a usage error', async () => {

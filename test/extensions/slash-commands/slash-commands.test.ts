@@ -122,6 +122,8 @@ test('/usage shows tokens, context, the cost breakdown and the duration; show_co
   await tk.kernel.settings.set('display.show_cost', false)
   assert.doesNotMatch(await slash('/usage', chat), /cost:/)
   await tk.kernel.settings.set('display.show_cost', undefined)
+  const unpriced = fakeChat({ usage: () => ({ inputTokens: 2000, outputTokens: 100, reasoningTokens: 0, totalTokens: 2100, apiCalls: 1, turns: 1, contextTokens: 2100, startedAt: Date.now() }) })
+  assert.match(await slash('/usage', unpriced.chat), /cost:\s+unknown \(no price for scripted-model; set pricing in config\.yaml\)\n/, 'no price is "unknown", the wording insights uses too')
 })
 
 test('session commands act on the conversation', async () => {
