@@ -12,6 +12,7 @@ import { LineEditor, type Key } from './input.ts'
 import { Screen } from './screen.ts'
 import { renderStatusBar } from './status-bar.ts'
 import { createTheme, themeMode } from './theme.ts'
+import { ToolActivity } from './tool-activity.ts'
 import { Transcript } from './transcript.ts'
 
 export interface InteractiveOptions {
@@ -95,8 +96,11 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
     const layout = editor.layout(screen.columns, screen.maxInputRows, prompt)
     const first = layout.lines[0] ?? ''
     if (first.startsWith(prompt)) layout.lines[0] = theme.prompt(prompt) + first.slice(prompt.length)
-    screen.setInput(layout.lines, layout.cursor)
+    // Running tools are drawn above the input, as part of it: the output region is never rewritten.
+    const live = activity.lines(screen.columns, screen.maxInputRows)
+    screen.setInput([...live, ...layout.lines], { row: layout.cursor.row + live.length, col: layout.cursor.col })
   }
+  const activity = new ToolActivity((text) => transcript.line(text), theme, drawInput)
   const flash = (text: string) => {
     note = { text, until: Date.now() + DOUBLE_PRESS_MS }
     status()
@@ -109,7 +113,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
 
   chat.ui = {
     turnStarted: (prompt) => transcript.user(prompt),
-    event: (event) => transcript.event(event),
+    event: (event) => activity.event(event) || transcript.event(event),
     turnEnded: (result, error, byUser) => {
       transcript.end(result, error, byUser)
       drawInput()
@@ -272,6 +276,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
 
   // --- leave -----------------------------------------------------------------------------------
   clearInterval(ticker)
+  activity.stop()
   approvals.denyAll()
   ctx.signal.removeEventListener('abort', onAbort)
   stdin.off('keypress', onKey)

@@ -1,5 +1,6 @@
 // How a conversation appears in the output region: the user's line, streamed answer text, reasoning
-// (when shown), tool calls, and the end of a turn (interrupted, iteration cap, one-line errors).
+// (when shown) and the end of a turn (interrupted, iteration cap, one-line errors). Tool calls are
+// tool-activity.ts's.
 
 import { errorMessage, type BackgroundTask, type RunEvent, type RunResult } from 'agent/sdk'
 import type { Screen } from './screen.ts'
@@ -69,15 +70,6 @@ export class Transcript {
           this.mode = 'reasoning'
         }
         this.write(this.theme.reasoning(event.text))
-        return
-      case 'tool.start':
-        this.line(this.theme.dim(`⚙ ${event.name} ${preview(event.input)}`))
-        return
-      case 'tool.progress':
-        this.line(this.theme.dim(`  │ ${preview(event.text, 120)}`))
-        return
-      case 'tool.end':
-        if (!event.ok) this.line(this.theme.warn(`  ✗ ${event.name} failed`))
         return
       case 'compressed':
         this.line(this.theme.dim(`(context compressed; continuing in session ${event.sessionId})`))

@@ -2,6 +2,8 @@
 // most a few per interval and each bounded, so a chatty command cannot flood a chat, an SSE stream
 // or an editor's tool panel. The runtime redacts every line before it leaves (runtime/tools.ts).
 
+import { terminalSafe } from 'agent/sdk'
+
 /** Lines kept per flush: the newest ones (a tail is what a user watches). */
 const LINES_PER_FLUSH = 5
 /** Characters kept of one line. */
@@ -43,7 +45,7 @@ export function outputProgress(send: ((text: string) => void) | undefined, inter
         partial = ''
       }
       for (const raw of parts) {
-        const line = clean(raw)
+        const line = terminalSafe(raw)
         if (!line.trim() || hide?.(line)) continue
         ready.push(line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS - 1)}…` : line)
       }
@@ -58,9 +60,4 @@ export function outputProgress(send: ((text: string) => void) | undefined, inter
       clearTimeout(timer)
     },
   }
-}
-
-/** Output as text a terminal shows safely: escape sequences and control characters removed. */
-function clean(line: string): string {
-  return line.replace(/\x1b\[[0-?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b./g, '').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '')
 }
