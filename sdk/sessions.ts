@@ -149,6 +149,12 @@ export interface SessionStore {
    * (a compression ancestor's title is transferred instead). Returns the stored title.
    */
   setTitle(sessionId: string, title: string | null): Promise<string | undefined>
+  /**
+   * An automatic title: set only while the session has none (a title set by hand, even while this
+   * one was being worked out, is kept), passed through the known-secrets redactor, made unique with
+   * ` (2)`, ` (3)` …. Returns the stored title, or undefined when none was set.
+   */
+  titleIfUntitled(sessionId: string, title: string): Promise<string | undefined>
   /** `base #N` with N one above the highest in use (the unnumbered original counts as #1). */
   nextTitle(base: string): Promise<string>
   update(sessionId: string, fields: SessionUpdate): Promise<void>

@@ -4,7 +4,7 @@
 import { DATABASE_SERVICE, defineExtension, knownSecretsRedactor, SESSIONS_SERVICE, type DatabaseService, type SessionStore } from 'agent/sdk'
 import { sessionsCli } from './cli.ts'
 
-const METHODS = ['create', 'get', 'resolve', 'list', 'latest', 'append', 'messages', 'setTitle', 'nextTitle', 'update', 'addUsage', 'end', 'reopen', 'tip', 'search', 'delete'] as const satisfies ReadonlyArray<keyof SessionStore>
+const METHODS = ['create', 'get', 'resolve', 'list', 'latest', 'append', 'messages', 'setTitle', 'titleIfUntitled', 'nextTitle', 'update', 'addUsage', 'end', 'reopen', 'tip', 'search', 'delete'] as const satisfies ReadonlyArray<keyof SessionStore>
 // Fails to compile when SessionStore gains a method that the lazy service below would not forward.
 const complete: Exclude<keyof SessionStore, (typeof METHODS)[number]> extends never ? true : never = true
 void complete

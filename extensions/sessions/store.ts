@@ -7,6 +7,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import {
   AgentError,
+  MAX_TITLE_LENGTH,
   randomHex,
   redactDeep,
   UsageError,
@@ -27,7 +28,7 @@ import {
 import { MIGRATIONS } from './schema.ts'
 import { messageColumns, toMessage, toSession, type MessageRow, type SessionRow } from './rows.ts'
 import { searchMessages } from './search.ts'
-import { escapeLike, numbered, sanitizeTitle, splitNumber } from './titles.ts'
+import { counted, escapeLike, numbered, sanitizeTitle, splitNumber } from './titles.ts'
 
 const ID = /^[A-Za-z0-9_.:-]{1,128}$/
 const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
@@ -298,6 +299,23 @@ export class SqliteSessionStore implements SessionStore {
       this.sql('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?', false, db).run(title ?? null, Date.now(), sessionId)
     })
     return title
+  }
+
+  async titleIfUntitled(sessionId: string, raw: string): Promise<string | undefined> {
+    // Through the known-secrets redactor like a message; what it marks is dropped, not shown.
+    const cleared = this.redactor()(String(raw)).replace(/\[REDACTED:[^\]]*\]/g, ' ').replace(/\s+/g, ' ').trim()
+    const base = sanitizeTitle([...cleared].slice(0, MAX_TITLE_LENGTH).join(''))
+    if (!base) return undefined
+    return this.write((db) => {
+      const row = this.row(sessionId)
+      if (!row || row.title !== null) return undefined
+      const taken = new Set(this.sql(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`, true, db).all(base, `${escapeLike(base)} (%)`) as string[])
+      let title = base
+      for (let n = 2; taken.has(title); n++) title = counted(base, n)
+      // Only while untitled: a title set by hand in the meantime wins.
+      const changed = this.sql('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ? AND title IS NULL', false, db).run(title, Date.now(), sessionId).changes
+      return changed ? title : undefined
+    })
   }
 
   async nextTitle(raw: string): Promise<string> {

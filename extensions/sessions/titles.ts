@@ -1,5 +1,5 @@
 // Title rules: sanitising (control, zero-width and bidi characters out, whitespace collapsed, at
-// most 100 characters) and the `title #N` numbering of a lineage.
+// most 100 characters), the `title #N` numbering of a lineage and the `title (N)` of automatic ones.
 
 import { MAX_TITLE_LENGTH, UsageError } from 'agent/sdk'
 
@@ -32,7 +32,15 @@ export function escapeLike(text: string): string {
 
 /** `base #n`, shortening the base so the whole stays within the title limit. */
 export function numbered(base: string, n: number): string {
-  const suffix = ` #${n}`
+  return withSuffix(base, ` #${n}`)
+}
+
+/** `base (n)`: how an automatic title is made unique (not `#n`, which marks a continuation). */
+export function counted(base: string, n: number): string {
+  return withSuffix(base, ` (${n})`)
+}
+
+function withSuffix(base: string, suffix: string): string {
   const chars = [...base]
   const room = MAX_TITLE_LENGTH - suffix.length
   return (chars.length > room ? chars.slice(0, room).join('').trimEnd() : base) + suffix
