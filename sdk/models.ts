@@ -12,7 +12,7 @@ export interface ModelResolveRequest extends ResolveModelRequest {
   /** Provider name or alias (`custom`, `openrouter`, `glm` …); `custom:<name>` names a custom_providers entry. */
   provider?: string
   model?: string
-  /** Auxiliary task (`compression`, `approval`, `title_generation` …): reads `auxiliary.<task>.*`. */
+  /** Auxiliary task (`compression`, `approval`, `title` …): reads `auxiliary.<task>.*`. */
   task?: string
   /** Direct endpoint override (OpenAI-compatible), e.g. `delegation.base_url`. */
   baseUrl?: string
