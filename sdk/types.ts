@@ -207,7 +207,7 @@ export interface CliContext {
   argv: { [key: string]: unknown; _: Array<string | number> }
   out(text: string): void
   err(text: string): void
-  /** Prints one JSON document on stdout. */
+  /** Prints one JSON document on stdout. Keys are snake_case (`snakeCaseKeys` for camelCase records). */
   json(value: unknown): void
   readonly isTTY: boolean
   readonly settings: Settings

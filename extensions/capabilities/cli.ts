@@ -183,7 +183,7 @@ export function capabilitiesCommand(deps: CliDeps): CommandDefinition {
             window: { type: 'string', demandOption: true, describe: 'Window label' },
             webview: { type: 'string', describe: 'Webview label (default: the window label)' },
             ttl: { type: 'number', describe: `Lifetime in seconds (default ${deps.tokenTtl})` },
-            json: { type: 'boolean', describe: 'Print {token, window, webview, expiresAt}' },
+            json: { type: 'boolean', describe: 'Print {token, window, webview, expires_at}' },
           },
           run(ctx) {
             const issued = issueToken(loadSecret(deps.settings.home), {
@@ -191,7 +191,7 @@ export function capabilitiesCommand(deps: CliDeps): CommandDefinition {
               webview: ctx.argv.webview === undefined ? undefined : String(ctx.argv.webview),
               ttlSeconds: ctx.argv.ttl === undefined ? deps.tokenTtl : Number(ctx.argv.ttl),
             })
-            if (ctx.argv.json) ctx.json({ token: issued.token, window: issued.window, webview: issued.webview, expiresAt: new Date(issued.expiresAt * 1000).toISOString() })
+            if (ctx.argv.json) ctx.json({ token: issued.token, window: issued.window, webview: issued.webview, expires_at: new Date(issued.expiresAt * 1000).toISOString() })
             else ctx.out(issued.token)
           },
         },

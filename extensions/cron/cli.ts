@@ -1,7 +1,7 @@
 // `agent cron list|add|remove|pause|resume|run|runs`. Jobs live in state.db; a running gateway picks
 // up changes within `cron.poll_seconds`. `run` runs a job now in this process and delivers its result.
 
-import { UsageError, type CliContext, type CliSubcommand } from 'agent/sdk'
+import { snakeCaseKeys, UsageError, type CliContext, type CliSubcommand } from 'agent/sdk'
 import { createJob, findJob, jobView, pauseJob, resumeJob, runView, type JobsContext } from './jobs.ts'
 import { runJob, type RunnerContext } from './runner.ts'
 import { FORMS } from './schedule.ts'
@@ -99,7 +99,7 @@ export function cronSubcommands(jobs: () => JobsContext, runner: (ctx: CliContex
         const owner = `cli-${process.pid}`
         if (!j.store.claim(job, owner, runnerCtx.timeoutMs + 60_000, job.nextRunAt ?? null)) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
         const outcome = await runJob(runnerCtx, job, 'manual')
-        if (ctx.argv.json) ctx.json({ job: job.id, ...outcome })
+        if (ctx.argv.json) ctx.json(snakeCaseKeys({ job: job.id, ...outcome }))
         else {
           if (outcome.answer !== undefined) ctx.out(outcome.answer)
           for (const d of outcome.deliveries) ctx.err(d.ok ? `delivered to ${d.description}` : `delivery to ${d.target} failed: ${d.error}`)

@@ -1,7 +1,7 @@
 // `agent gateway run|start|stop|restart|status|install|uninstall|setup|pair`: the gateway in the
 // foreground, service control scoped by AGENT_HOME, configuration, and DM pairing approval.
 
-import { AgentError, errorMessage, GATEWAY_AUTH_SERVICE, HTTP_SERVICE, redactPhone, UsageError, type CliContext, type CliSubcommand, type GatewayAuthService, type HttpService, type Settings } from 'agent/sdk'
+import { AgentError, errorMessage, GATEWAY_AUTH_SERVICE, HTTP_SERVICE, redactPhone, snakeCaseKeys, UsageError, type CliContext, type CliSubcommand, type GatewayAuthService, type HttpService, type Settings } from 'agent/sdk'
 import * as control from './service-control.ts'
 
 export interface GatewayRunner {
@@ -15,6 +15,8 @@ export interface GatewayRunner {
 }
 
 const json = { json: { type: 'boolean' as const, describe: 'Print one JSON document' } }
+/** `--json` output: the records here are camelCase in code, snake_case on the wire like every --json. */
+const printJson = (ctx: CliContext, value: unknown) => ctx.json(snakeCaseKeys(value))
 
 /** Said once by `gateway run` when no adapter is enabled: it still runs cron jobs and extension endpoints. */
 export const NO_ADAPTER_HINT =
@@ -30,7 +32,7 @@ function auth(ctx: CliContext): GatewayAuthService {
 export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array<{ name: string; description?: string; enabled(settings: Settings): boolean }>): Record<string, CliSubcommand> {
   const printStatus = (ctx: CliContext) => {
     const s = control.status(ctx.settings)
-    if (ctx.argv.json) return ctx.json(s)
+    if (ctx.argv.json) return printJson(ctx, s)
     ctx.out(`${s.serviceName}: ${s.running ? `running (pid ${s.pid})` : 'stopped'}`)
     ctx.out(`  PID file: ${s.pidFile}`)
     ctx.out(`  manager:  ${s.manager}${s.unitInstalled ? ` (unit ${s.unitFile})` : ''}`)
@@ -79,7 +81,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
       options: json,
       async run(ctx: CliContext) {
         const started = await control.start(ctx.settings)
-        if (ctx.argv.json) return ctx.json({ started: true, pid: started.pid, serviceName: control.serviceName(ctx.settings), how: started.how })
+        if (ctx.argv.json) return printJson(ctx, { started: true, pid: started.pid, serviceName: control.serviceName(ctx.settings), how: started.how })
         ctx.out(`gateway started (pid ${started.pid}) as ${started.how}`)
       },
     },
@@ -88,7 +90,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
       options: json,
       async run(ctx: CliContext) {
         const stopped = await control.stop(ctx.settings)
-        if (ctx.argv.json) return ctx.json({ stopped })
+        if (ctx.argv.json) return printJson(ctx, { stopped })
         ctx.out(stopped ? 'gateway stopped' : 'the gateway was not running')
       },
     },
@@ -98,7 +100,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
       async run(ctx: CliContext) {
         await control.stop(ctx.settings)
         const started = await control.start(ctx.settings)
-        if (ctx.argv.json) return ctx.json({ started: true, pid: started.pid })
+        if (ctx.argv.json) return printJson(ctx, { started: true, pid: started.pid })
         ctx.out(`gateway restarted (pid ${started.pid})`)
       },
     },
@@ -112,7 +114,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
       options: json,
       run(ctx: CliContext) {
         const result = control.install(ctx.settings)
-        if (ctx.argv.json) return ctx.json({ serviceName: control.serviceName(ctx.settings), ...result })
+        if (ctx.argv.json) return printJson(ctx, { serviceName: control.serviceName(ctx.settings), ...result })
         ctx.out(`wrote ${result.unitFile}${result.enabled ? ' and enabled it' : ''}`)
         if (result.note) ctx.out(result.note)
       },
@@ -122,7 +124,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
       options: json,
       run(ctx: CliContext) {
         const result = control.uninstall(ctx.settings)
-        if (ctx.argv.json) return ctx.json(result)
+        if (ctx.argv.json) return printJson(ctx, result)
         ctx.out(result.removed ? `removed ${result.unitFile}` : 'no service unit was installed')
       },
     },
@@ -143,7 +145,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
           ctx.err(`platforms.${name}.enabled = ${value}`)
         }
         const rows = known.map((p) => ({ name: p.name, enabled: safeEnabled(p, ctx.settings), description: p.description ?? '' }))
-        if (ctx.argv.json) return ctx.json({ serviceName: control.serviceName(ctx.settings), platforms: rows })
+        if (ctx.argv.json) return printJson(ctx, { serviceName: control.serviceName(ctx.settings), platforms: rows })
         for (const row of rows) ctx.out(`${row.enabled ? '[on] ' : '[off]'} ${row.name}  ${row.description}`)
         ctx.out('Enable one with `agent gateway setup --enable <name>`; then `agent gateway start` (or `install`).')
       },
@@ -158,7 +160,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
             const service = auth(ctx)
             const pending = service.pending()
             const approved = service.approved()
-            if (ctx.argv.json) return ctx.json({ pending, approved })
+            if (ctx.argv.json) return printJson(ctx, { pending, approved })
             ctx.out(pending.length ? 'pending:' : 'no pending pairing requests')
             for (const p of pending) ctx.out(`  ${p.platform} ${showUser(p.userId)}${p.userName ? ` (${p.userName})` : ''} expires ${new Date(p.expiresAt).toISOString()}${p.lockedUntil ? `, locked until ${new Date(p.lockedUntil).toISOString()}` : ''}`)
             ctx.out(approved.length ? 'approved:' : 'no paired users')
@@ -171,7 +173,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
           options: json,
           run(ctx: CliContext) {
             const approved = auth(ctx).approve(String(ctx.argv.code))
-            if (ctx.argv.json) return ctx.json(approved)
+            if (ctx.argv.json) return printJson(ctx, approved)
             ctx.out(`paired ${approved.platform} user ${showUser(approved.userId)}`)
           },
         },
@@ -181,7 +183,7 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
           options: json,
           run(ctx: CliContext) {
             const revoked = auth(ctx).revoke(String(ctx.argv.platform), String(ctx.argv.user))
-            if (ctx.argv.json) return ctx.json({ revoked })
+            if (ctx.argv.json) return printJson(ctx, { revoked })
             if (!revoked) {
               ctx.err('agent: no such paired user')
               return 1

@@ -8,6 +8,13 @@ import { parseServer, rawServers, readServers, SERVER_NAME, type ServerConfig } 
 import type { ProbeResult } from './probe.ts'
 import { serve } from './serve.ts'
 
+/** A probe result for --json: snake_case keys; `raw` is the server's own tool list, left as sent. */
+function probeJson(result: ProbeResult) {
+  if (!result.ok || !result.serverInfo) return result
+  const { serverInfo, ...rest } = result
+  return { ...rest, server_info: serverInfo }
+}
+
 export interface McpCliDeps {
   version: string
   /** Connects to the servers (by name), lists their tools and refreshes the cache. */
@@ -102,7 +109,7 @@ export function mcpSubcommands(deps: McpCliDeps): Record<string, CliSubcommand> 
         }
         await ctx.settings.set(`mcp_servers.${name}`, raw)
         const results = ctx.argv.test === false ? [] : await deps.probe([name], ctx.settings)
-        if (ctx.argv.json) return void ctx.json({ added: name, config: raw, test: results[0] ?? null })
+        if (ctx.argv.json) return void ctx.json({ added: name, config: raw, test: results[0] ? probeJson(results[0]) : null })
         ctx.out(`added MCP server "${name}" (${url ? 'streamable HTTP' : 'stdio'}) to ${ctx.settings.configPath}`)
         for (const result of results) {
           if (result.ok) printProbe(ctx, result)
@@ -172,7 +179,7 @@ export function mcpSubcommands(deps: McpCliDeps): Record<string, CliSubcommand> 
           ...invalid.map((e) => ({ name: e.name, ok: false as const, error: `invalid configuration: ${e.reason}` })),
           ...(await deps.probe(chosen.filter((e) => e.ok).map((e) => (e as { config: ServerConfig }).config.name), ctx.settings)),
         ]
-        if (ctx.argv.json) ctx.json(results)
+        if (ctx.argv.json) ctx.json(results.map(probeJson))
         else if (results.length === 0) ctx.out('no MCP servers configured')
         else for (const r of results) printProbe(ctx, r)
         return results.every((r) => r.ok) ? 0 : 1

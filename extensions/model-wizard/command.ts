@@ -1,7 +1,7 @@
 // `agent model`: flags apply a choice without questions; a terminal gets the wizard; anything else
 // prints the current selection and how to change it (nothing waits for input without a terminal).
 
-import { errorMessage, type CliContext } from 'agent/sdk'
+import { errorMessage, snakeCaseKeys, type CliContext } from 'agent/sdk'
 import { choiceFromFlags, requireModels } from './choose.ts'
 import { saveChoice } from './save.ts'
 
@@ -9,7 +9,7 @@ const FLAGS = ['provider', 'model', 'base-url', 'name', 'api-key', 'context-leng
 
 function listProviders(ctx: CliContext): void {
   const list = requireModels(ctx).providers().sort((a, b) => a.name.localeCompare(b.name))
-  if (ctx.argv.json) return ctx.json(list.map(({ name, aliases, label, envKeys, configured }) => ({ name, aliases, label, envKeys, configured: configured === true, reason: configured === true ? undefined : configured })))
+  if (ctx.argv.json) return ctx.json(list.map(({ name, aliases, label, envKeys, configured }) => ({ name, aliases, label, env_keys: envKeys, configured: configured === true, reason: configured === true ? undefined : configured })))
   for (const p of list) ctx.out(`${p.configured === true ? '✓' : '·'} ${p.name.padEnd(16)} ${p.label ?? ''}${p.configured === true ? '' : `  (${p.configured})`}`)
 }
 
@@ -24,7 +24,7 @@ function showCurrent(ctx: CliContext): void {
     ctx.out('configure with: agent model --provider <name> [--model <id>] [--api-key <key>], or agent model --base-url <url> (run in a terminal to be asked)')
     return
   }
-  if (ctx.argv.json) return ctx.json({ configured: true, ...selection, provider: selection.customName ? `custom:${selection.customName}` : selection.provider })
+  if (ctx.argv.json) return ctx.json(snakeCaseKeys({ configured: true, ...selection, provider: selection.customName ? `custom:${selection.customName}` : selection.provider }))
   ctx.out(`provider: ${selection.customName ? `custom:${selection.customName}` : selection.provider} (from ${selection.source})`)
   ctx.out(`model:    ${selection.model || '(provider default / served model)'}`)
   if (selection.baseUrl) ctx.out(`endpoint: ${selection.baseUrl}`)

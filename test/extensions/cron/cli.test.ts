@@ -46,6 +46,7 @@ describe('agent cron (CLI)', () => {
     const outcome = jsonOf(run)
     assert.equal(outcome.status, 'ok')
     assert.equal(outcome.answer, 'gamma report')
+    assert.match(outcome.session_id, /\S/, 'snake_case like every --json')
     assert.deepEqual(outcome.deliveries, [{ target: 'log', ok: true, description: 'log' }])
     const runs = jsonOf(await agent('cron', 'runs', 'morning', '--json'))
     assert.deepEqual(runs.map((r: any) => [r.trigger, r.status, r.answer]), [['manual', 'ok', 'gamma report']])

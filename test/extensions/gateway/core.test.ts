@@ -47,7 +47,7 @@ test('default deny: a stranger gets one pairing code, approved from the CLI', as
   assert.equal(wrong.code, 2)
   const approved = await runAgent(['gateway', 'pair', 'approve', code.toLowerCase(), '--json'], { home: k.home })
   assert.equal(approved.code, 0, approved.stderr)
-  assert.deepEqual({ ...JSON.parse(approved.stdout), approvedAt: 0 }, { platform: 'fake', userId: 'u-stranger', userName: 'Mallory', approvedAt: 0 })
+  assert.deepEqual({ ...JSON.parse(approved.stdout), approved_at: 0 }, { platform: 'fake', user_id: 'u-stranger', user_name: 'Mallory', approved_at: 0 }, 'snake_case like every --json')
 
   const third = await fake.inbound({ userId: 'u-stranger', chatId: 'c1' }, 'now?', 'm3')
   assert.equal(third.status, 'queued')

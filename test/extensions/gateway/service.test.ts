@@ -43,11 +43,12 @@ test('two AGENT_HOMEs run two gateways side by side', async (t) => {
   assert.ok(a.running && b.running)
   assert.notEqual(a.pid, b.pid)
   assert.ok(alive(a.pid) && alive(b.pid))
-  assert.equal(a.pidFile, join(homes[0]!, 'gateway.pid'))
-  assert.equal(b.pidFile, join(homes[1]!, 'gateway.pid'))
-  assert.match(a.serviceName, /^agent-gateway-[0-9a-f]{8}$/)
-  assert.notEqual(a.serviceName, b.serviceName)
-  assert.equal(JSON.parse(readFileSync(a.pidFile, 'utf8')).pid, a.pid)
+  assert.equal(a.pid_file, join(homes[0]!, 'gateway.pid'), 'snake_case like every --json')
+  assert.equal(b.pid_file, join(homes[1]!, 'gateway.pid'))
+  assert.match(a.service_name, /^agent-gateway-[0-9a-f]{8}$/)
+  assert.notEqual(a.service_name, b.service_name)
+  assert.equal(JSON.parse(readFileSync(a.pid_file, 'utf8')).pid, a.pid)
+  assert.deepEqual(Object.keys(a).filter((k) => /[a-z][A-Z]/.test(k)), [])
   assert.ok(a.adapters.some((x: { name: string; state: string }) => x.name === 'webhook' && x.state === 'running'))
 
   // A second start of the same home is refused while it runs.
@@ -59,10 +60,10 @@ test('two AGENT_HOMEs run two gateways side by side', async (t) => {
   const installed = await runAgent(['gateway', 'install', '--json'], { home: homes[1]!, env })
   assert.equal(installed.code, 0, installed.stderr)
   const unit = JSON.parse(installed.stdout)
-  assert.equal(unit.unitFile, join(xdg, 'systemd', 'user', `${b.serviceName}.service`))
-  assert.match(readFileSync(unit.unitFile, 'utf8'), new RegExp(`Environment=AGENT_HOME=${homes[1]}`))
+  assert.equal(unit.unit_file, join(xdg, 'systemd', 'user', `${b.service_name}.service`))
+  assert.match(readFileSync(unit.unit_file, 'utf8'), new RegExp(`Environment=AGENT_HOME=${homes[1]}`))
   assert.equal((await runAgent(['gateway', 'uninstall'], { home: homes[1]!, env })).code, 0)
-  assert.ok(!existsSync(unit.unitFile))
+  assert.ok(!existsSync(unit.unit_file))
 
   for (const [i, home] of homes.entries()) {
     const stopped = await runAgent(['gateway', 'stop', '--json'], { home, env, timeoutMs: 30_000 })

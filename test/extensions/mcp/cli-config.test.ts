@@ -60,7 +60,7 @@ describe('agent mcp (CLI: configure, HTTP, failures)', () => {
     assert.equal(run.code, 0, run.stderr)
     const doc = jsonOf(run)
     assert.equal(doc.test.ok, true)
-    assert.equal(doc.test.serverInfo.name, 'fixture-http')
+    assert.equal(doc.test.server_info.name, 'fixture-http')
     assert.equal(config().mcp_servers.remote.headers.Authorization, '${MCP_REMOTE_HEADER_AUTHORIZATION}')
     assert.match(dotenv(), /^MCP_REMOTE_HEADER_AUTHORIZATION="?Bearer http-token-1234"?$/m)
     assert.ok(http.authorizations.includes('Bearer http-token-1234'))

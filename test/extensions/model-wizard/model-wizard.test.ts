@@ -92,7 +92,7 @@ test('flags do the same without questions; the key goes to .env (0600)', async (
   assert.match(readFileSync(join(dir, '.env'), 'utf8'), /^LAB_API_KEY=sk-test-123$/m)
   assert.equal(statSync(join(dir, '.env')).mode & 0o777, 0o600)
   const shown = await runAgent(['model', '--json'], { home: dir, env: { LAB_API_KEY: undefined }, timeoutMs: 60_000 })
-  assert.deepEqual(JSON.parse(shown.stdout), { configured: true, provider: 'custom:lab', model: 'scripted-model', baseUrl: model.url, customName: 'lab', source: 'config' })
+  assert.deepEqual(JSON.parse(shown.stdout), { configured: true, provider: 'custom:lab', model: 'scripted-model', base_url: model.url, custom_name: 'lab', source: 'config' })
 })
 
 test('bad input is refused and nothing is written', async () => {
