@@ -68,7 +68,8 @@ export function usageLine(failure: UsageFailure, args: readonly string[], comman
   if (/^Not enough non-option arguments/.test(failure.message) && failure.command?.args) {
     return `missing arguments; usage: agent ${failure.path.join(' ')} ${failure.command.args}; ${see}`
   }
-  if (!unknown) return `${failure.message.replace(/\s*\n\s*/g, ' ')}; ${see}`
+  // yargs' own sentences ("Missing required argument: …"), on one line and in the same voice.
+  if (!unknown) return `${failure.message.replace(/\s*\n\s*/g, ' ').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase())}; ${see}`
   const names = unknown[1]!.split(', ').map((n) => n.replace(/^"(.*)"$/, '$1'))
   // yargs reports `--dry-run` twice, as dry-run and as its camelCase twin.
   const distinct = names.filter((n) => !names.some((m) => m !== n && camel(m) === n))

@@ -101,5 +101,5 @@ test('usageLine: flags, short flags, hidden options and missing arguments', () =
   assert.equal(usageLine({ message: 'Unknown arguments: no-such, noSuch', path: ['chat'], command: chat }, ['chat', '--no-such'], registry), 'unknown option --no-such; see `agent chat --help`')
   const add = registry[1]!.cli!.subcommands!.add!
   assert.equal(usageLine({ message: 'Not enough non-option arguments: got 0, need at least 2', path: ['cron', 'add'], command: add }, ['cron', 'add'], registry), 'missing arguments; usage: agent cron add <schedule> <prompt>; see `agent cron add --help`')
-  assert.equal(usageLine({ message: 'Invalid values:\n  Argument: x, Given: "y"', path: ['cron', 'add'], command: add }, [], registry), 'Invalid values: Argument: x, Given: "y"; see `agent cron add --help`')
+  assert.equal(usageLine({ message: 'Invalid values:\n  Argument: x, Given: "y"', path: ['cron', 'add'], command: add }, [], registry), 'invalid values: Argument: x, Given: "y"; see `agent cron add --help`')
 })
