@@ -15,7 +15,7 @@ import { checkConfigVersion } from './config/migrate.ts'
 import { createExtensionApi, createStaged, hookHandles, serviceLookup, whenSettled, type KernelRegistries, type RegistryKind, type ServiceEntry, type StagedRecord } from './extension-api.ts'
 import { HookTable } from './hooks.ts'
 import { declaredGuards, fixFor, GuardTable } from './guards.ts'
-import { kernelSettingProblems, KERNEL_SETTINGS, settingProblems, type ConfigOwner } from './setting-check.ts'
+import { kernelSettingProblems, KERNEL_SETTINGS, settingDefaults, settingProblems, settingSchema, type ConfigOwner } from './setting-check.ts'
 import { discoverFolder, discoverPlugins, type Candidate } from './loader/discover.ts'
 import { importDefinition } from './loader/import.ts'
 import { AGENT_ROOT } from './loader/jiti.ts'
@@ -130,6 +130,9 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       reload: (name: string) => serialized(() => reloadNow(name)),
       unload: (name: string) => serialized(() => unloadNow(name)),
       checkSetting: (path: string, value: unknown) => settingProblems(configOwners(), (key) => settings.get(key), path, value),
+      settingSchema: (path: string) => settingSchema(configOwners(), path),
+      settingDefaults: () => settingDefaults(configOwners()),
+      settingSections: () => [...new Set(configOwners().map((o) => o.key))],
     } satisfies ExtensionsService,
   })
   const loadOrder: string[] = []
@@ -154,6 +157,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     ...KERNEL_SETTINGS,
     ...PROJECT_SETTINGS,
     ...[...records.values()].flatMap((r) => (r.definition?.config ? [{ key: r.definition.configKey ?? `extensions.${r.definition.name}`, schema: r.definition.config }] : [])),
+    ...[...records.values()].flatMap((r) => Object.entries(r.definition?.settings ?? {}).map(([key, schema]) => ({ key, schema }))),
   ]
 
   function fail(record: ExtensionRecord, reason: string, error?: unknown): void {

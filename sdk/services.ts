@@ -26,6 +26,12 @@ export interface ExtensionsService {
    * extension owning that key (one line per problem, naming the key; [] when fine or unowned).
    */
   checkSetting(path: string, value: unknown): string[]
+  /** The JSON Schema of the value at config path `path`, from the extension owning it; undefined when unowned. */
+  settingSchema(path: string): import('./types.ts').JsonSchema | undefined
+  /** The schema defaults of every owned section, nested by dot path: what an absent key means. */
+  settingDefaults(): Record<string, unknown>
+  /** Dot paths of every owned section (`approvals`, `platforms.api_server`, `display` …). */
+  settingSections(): string[]
 }
 
 export const CONFIG_MIGRATION_SERVICE = 'config-migration'

@@ -32,6 +32,13 @@ export interface ExtensionDefinition<C = Record<string, unknown>> {
   configKey?: string
   /** JSON Schema of that section. Validated (defaults applied) before setup; the result is `api.config`. */
   config?: JsonSchema
+  /**
+   * Other config.yaml sections this extension reads where it uses them, through `api.settings`
+   * (dot path → JSON Schema), e.g. `display` for the chat. Not validated at load (the reader checks
+   * what it reads); `agent config set` coerces and validates a value against them, and
+   * `agent config show` fills in their defaults.
+   */
+  settings?: Readonly<Record<string, JsonSchema>>
   /** Milliseconds setup may take before the extension is marked failed (default 10 000). */
   setupTimeoutMs?: number
   /**
@@ -115,6 +122,8 @@ export interface Settings {
   readonly envPath: string
   /** A value of config.yaml by dot path (never from the environment). */
   get<T = unknown>(path: string): T | undefined
+  /** The user's config.yaml alone, without a project config's overlay (where one can apply). */
+  getOwn?<T = unknown>(path: string): T | undefined
   /** An environment variable: the process environment first, then `<agent_home>/.env`. */
   env(name: string): string | undefined
   /** Writes config.yaml keeping comments and layout. */

@@ -3,6 +3,7 @@
 // --checkpoints, plus --model, --personality and --json.
 
 import { defineExtension, UsageError, type CliContext } from 'agent/sdk'
+import { DISPLAY_SETTINGS } from './settings-schema.ts'
 
 function chatOptions(ctx: CliContext, query: string) {
   const argv = ctx.argv
@@ -34,6 +35,7 @@ export default defineExtension({
   name: 'chat-cli',
   version: '1.0.0',
   description: 'agent chat: one-shot (-q or stdin) and interactive chat',
+  settings: DISPLAY_SETTINGS,
   setup(api) {
     api.commands.register({
       name: 'chat',

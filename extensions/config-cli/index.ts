@@ -1,28 +1,35 @@
-// `agent config show|get|set|migrate|path`: read and write config.yaml (comments and layout kept)
-// and .env (keys that hold secrets, mode 0600).
+// `agent config show|get|set|unset|migrate|path`: read and write config.yaml (comments and layout
+// kept) and .env (keys that hold secrets, mode 0600); values checked against their owner's schema.
 
 import {
-  CONFIG_MIGRATION_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, isSecretName, UsageError, type CliContext, type ConfigMigrationService, type ExtensionsService,
+  closestNames, CONFIG_MIGRATION_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, isSecretName, UsageError, type CliContext, type ConfigMigrationService, type ExtensionsService,
 } from 'agent/sdk'
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
-import { redactConfig } from './redact-config.ts'
-
-/** A value typed on the command line: YAML scalars (numbers, booleans, null, lists) keep their type. */
-export function parseValue(text: string): unknown {
-  try {
-    return parseYaml(text)
-  } catch {
-    return text
-  }
-}
+import { stringify as stringifyYaml } from 'yaml'
+import { coerceValue } from './coerce.ts'
+import { effectiveTree, entries, renderYaml, sourceOf, valueAt } from './effective.ts'
 
 /** `OPENAI_API_KEY`-style names are environment variables and go to .env. */
 const isEnvName = (key: string) => /^[A-Z][A-Z0-9_]*$/.test(key)
 
+const extensionsOf = (ctx: CliContext) => ctx.services.get<ExtensionsService>(EXTENSIONS_SERVICE)
+
 /** Refuses (exit 2, nothing written) a value the owning extension's config schema rejects. */
 function assertValid(ctx: CliContext, key: string, value: unknown): void {
-  const problems = ctx.services.get<ExtensionsService>(EXTENSIONS_SERVICE)?.checkSetting(key, value) ?? []
+  const problems = extensionsOf(ctx)?.checkSetting(key, value) ?? []
   if (problems.length) throw new ConfigError(`${problems.join('; ')}; ${ctx.settings.configPath} was not changed`)
+}
+
+/**
+ * A key under a top-level section nothing reads: refused when it is a near miss of one that is read
+ * (`aprovals.mode`), saved with a note otherwise (a plugin not installed yet may read it).
+ */
+function checkSection(ctx: CliContext, key: string): void {
+  const top = key.split('.')[0]!
+  const tops = [...new Set((extensionsOf(ctx)?.settingSections() ?? []).map((s) => s.split('.')[0]!))]
+  if (tops.length === 0 || tops.includes(top) || ctx.settings.get(top) !== undefined) return
+  const near = closestNames(top, tops)[0]
+  if (near) throw new ConfigError(`${key}: no extension reads "${top}" (did you mean "${near}"?); ${ctx.settings.configPath} was not changed`)
+  ctx.err(`agent: note: no loaded extension reads "${top}"; saved as given`)
 }
 
 export default defineExtension({
@@ -36,28 +43,38 @@ export default defineExtension({
       cli: {
         subcommands: {
           show: {
-            description: 'Print the configuration (secrets masked)',
-            options: { json: { type: 'boolean', describe: 'Print one JSON document' } },
+            description: 'Print the settings in effect: config.yaml over the defaults (marked), secrets masked',
+            options: { json: { type: 'boolean', describe: 'Print one JSON document: {config_path, settings: [{key, value, source}]}' } },
             run(ctx: CliContext) {
-              const all = redactConfig(ctx.settings.all())
-              if (ctx.argv.json) ctx.json(all)
-              else ctx.out(`# ${ctx.settings.configPath}\n${Object.keys(all).length ? stringifyYaml(all) : '(empty)'}`)
+              const tree = effectiveTree(ctx.settings, extensionsOf(ctx)?.settingDefaults() ?? {})
+              if (ctx.argv.json) ctx.json({ config_path: ctx.settings.configPath, settings: entries(ctx.settings, tree) })
+              else if (Object.keys(tree).length === 0) ctx.out(`# ${ctx.settings.configPath}\n(empty)`)
+              else ctx.out(`# ${ctx.settings.configPath} ("# default": not set there, the owning extension's default)\n${renderYaml(ctx.settings, tree).trimEnd()}`)
             },
           },
           get: {
-            description: 'Print one value by dot path (or an environment variable name)',
+            description: 'Print the value in effect by dot path (its default when unset), or an environment variable',
             args: '<key>',
-            options: { json: { type: 'boolean', describe: 'Print the value as JSON' } },
+            options: { json: { type: 'boolean', describe: 'Print {key, value, source} as JSON (source: config, project, default or env)' } },
             run(ctx: CliContext) {
               const key = String(ctx.argv.key)
-              const value = isEnvName(key) ? ctx.settings.env(key) : ctx.settings.get(key)
+              let value: unknown
+              let source: string
+              if (isEnvName(key)) {
+                value = ctx.settings.env(key)
+                if (value !== undefined && isSecretName(key)) value = '***'
+                source = 'env'
+              } else {
+                value = valueAt(effectiveTree(ctx.settings, extensionsOf(ctx)?.settingDefaults() ?? {}), key)
+                source = sourceOf(ctx.settings, key)
+              }
               if (value === undefined) {
-                ctx.err(`agent: ${key} is not set`)
+                ctx.err(`agent: ${key} is not set and has no default`)
                 return 1
               }
-              const shown = isEnvName(key) && isSecretName(key) ? '***' : value
-              if (ctx.argv.json) ctx.json(shown)
-              else ctx.out(typeof shown === 'object' ? stringifyYaml(shown).trimEnd() : String(shown))
+              if (ctx.argv.json) return ctx.json({ key, value, source })
+              ctx.out(typeof value === 'object' && value !== null ? stringifyYaml(value).trimEnd() : String(value))
+              if (source === 'default') ctx.err(`agent: ${key} is not set in ${ctx.settings.configPath}; this is its default`)
             },
           },
           set: {
@@ -76,7 +93,8 @@ export default defineExtension({
                 return
               }
               if (key.startsWith('_config_version')) throw new UsageError('_config_version is managed by `agent config migrate`')
-              const value = parseValue(raw)
+              checkSection(ctx, key)
+              const value = coerceValue(raw, extensionsOf(ctx)?.settingSchema(key))
               assertValid(ctx, key, value)
               await ctx.settings.set(key, value)
               ctx.out(`saved ${key} to ${ctx.settings.configPath}`)

@@ -25,6 +25,8 @@ export default defineExtension<CronConfig>({
   // Loaded after (so unloaded before) the database its runs are recorded in.
   dependsOn: ['state-db'],
   configKey: 'cron',
+  // The top-level zone, used when cron.timezone is unset.
+  settings: { timezone: { type: 'string', minLength: 1 } },
   config: {
     type: 'object',
     properties: {

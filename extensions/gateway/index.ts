@@ -37,6 +37,8 @@ export default defineExtension<GatewayConfig>({
   description: 'The messaging gateway: adapters, routing, sessions, service control',
   dependsOn: ['http'],
   configKey: 'gateway',
+  // Every platform's switch and free-form extras; each adapter's own schema (platforms.api_server …) says more.
+  settings: { platforms: { type: 'object', additionalProperties: { type: 'object', properties: { enabled: { type: 'boolean' }, extra: { type: 'object' } } } } },
   config: {
     type: 'object',
     properties: {

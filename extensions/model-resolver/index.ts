@@ -6,6 +6,7 @@ import { AgentError, defineExtension, errorMessage, MODELS_SERVICE, type ModelCl
 import { FallbackClient, fallbackChain } from './fallback.ts'
 import { parseModelArg } from './model-arg.ts'
 import { canonicalName, findCustom, plan, timeoutMs, type SelectContext } from './select.ts'
+import { MODEL_SETTINGS } from './settings-schema.ts'
 import { validateArg } from './validate.ts'
 
 interface ResolverConfig {
@@ -18,6 +19,7 @@ export default defineExtension<ResolverConfig>({
   name: 'model-resolver',
   version: '1.0.0',
   description: 'Provider and model selection: AGENT_INFERENCE_PROVIDER, model.*, /model, fallback_model, auxiliary.<task>',
+  settings: MODEL_SETTINGS,
   config: {
     type: 'object',
     properties: {

@@ -3,12 +3,14 @@
 
 import { defineExtension, RUNTIME_SERVICE, SESSIONS_SERVICE, type RuntimeService, type SessionStore } from 'agent/sdk'
 import { personalityList, personalityPrompt } from './prompt.ts'
+import { RUNTIME_SETTINGS } from './settings-schema.ts'
 import { offeredTools, toolSchemas } from './tools.ts'
 
 export default defineExtension({
   name: 'runtime',
   version: '1.0.0',
   description: 'The agent loop: model calls, tool calls through the hooks, sessions, compression',
+  settings: RUNTIME_SETTINGS,
   setup(api) {
     // The loop's modules load on first use (every `agent` command sets this extension up), once.
     let loop: Promise<typeof import('./run.ts')> | undefined

@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
-import { defineExtension, type Settings } from 'agent/sdk'
+import { BACKGROUND_NOTIFICATION_LEVELS, defineExtension, type Settings } from 'agent/sdk'
 import { TERMINAL_SCHEMA, type TerminalConfig } from './config.ts'
 import { TerminalManager, type TerminalInput } from './manager.ts'
 import { processTool } from './process-tool.ts'
@@ -35,6 +35,8 @@ export default defineExtension<TerminalConfig>({
   name: 'tools-terminal',
   version: '1.0.0',
   configKey: 'terminal',
+  // Read where a background process ends (background.ts); AGENT_BACKGROUND_NOTIFICATIONS wins.
+  settings: { background_process_notifications: { enum: [...BACKGROUND_NOTIFICATION_LEVELS] } },
   config: TERMINAL_SCHEMA as unknown as Record<string, unknown>,
   setup(api) {
     let manager: TerminalManager | undefined

@@ -7,18 +7,26 @@ import type { JsonSchema } from '../../sdk/types.ts'
 
 const segments = (pointer: string) => pointer.replace(/^#\/?/, '').split('/').filter(Boolean).map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
 
-/** The schema that describes the value at an instance path (properties, items, additionalProperties). */
-function schemaAt(schema: JsonSchema | undefined, path: string[]): JsonSchema | undefined {
+/** The schema that describes the value at an instance path (properties, items, additionalProperties, anyOf/oneOf). */
+export function schemaAt(schema: JsonSchema | undefined, path: string[]): JsonSchema | undefined {
   let current = schema
   for (const segment of path) {
     if (!current) return undefined
-    const properties = current.properties as Record<string, JsonSchema> | undefined
-    if (properties && segment in properties) current = properties[segment]
-    else if (/^\d+$/.test(segment) && typeof current.items === 'object') current = current.items as JsonSchema
-    else if (typeof current.additionalProperties === 'object') current = current.additionalProperties as JsonSchema
-    else return undefined
+    current = childSchema(current, segment)
   }
   return current
+}
+
+function childSchema(schema: JsonSchema, segment: string): JsonSchema | undefined {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined
+  if (properties && segment in properties) return properties[segment]
+  if (/^\d+$/.test(segment) && typeof schema.items === 'object') return schema.items as JsonSchema
+  if (typeof schema.additionalProperties === 'object') return schema.additionalProperties as JsonSchema
+  for (const alternative of [...((schema.anyOf as JsonSchema[] | undefined) ?? []), ...((schema.oneOf as JsonSchema[] | undefined) ?? [])]) {
+    const child = childSchema(alternative, segment)
+    if (child) return child
+  }
+  return undefined
 }
 
 /** The value at a path of plain objects (undefined where the path leaves them). */

@@ -20,6 +20,9 @@ export function checkDefinition(value: unknown, where: string): ExtensionDefinit
   if (def.version !== undefined && typeof def.version !== 'string') problems.push('"version" must be a string')
   if (def.dependsOn !== undefined && (!Array.isArray(def.dependsOn) || !def.dependsOn.every((d) => typeof d === 'string'))) problems.push('"dependsOn" must be a list of extension names')
   if (def.config !== undefined && (typeof def.config !== 'object' || def.config === null)) problems.push('"config" must be a JSON Schema object')
+  if (def.settings !== undefined && (typeof def.settings !== 'object' || def.settings === null || !Object.values(def.settings).every((v) => typeof v === 'object' && v !== null))) {
+    problems.push('"settings" must map config dot paths to JSON Schema objects')
+  }
   if (def.configKey !== undefined && typeof def.configKey !== 'string') problems.push('"configKey" must be a dot path string')
   if (problems.length > 0) throw new AgentError('E_EXTENSION', `${where}: ${problems.join('; ')}`)
   return def as ExtensionDefinition<any>

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
+import { CONFIG_VERSION } from '../../../kernel/config/migrate.ts'
 import { runAgent } from '../../helpers/agent-process.ts'
 import { hasTmux, openTerminal, type Terminal } from '../../helpers/tmux.ts'
 
@@ -154,4 +155,7 @@ test('agent setup walks the steps and saves the display preferences', { skip: !h
   assert.match(end, /\[agent exited 0\]/, t.stderr())
   assert.match(end, /Done\. Start chatting with `agent`/)
   assert.deepEqual(config(dir).display, { theme: 'light', show_cost: true, show_reasoning: true })
+  // A home set up from nothing is current: no migration warning on the next command.
+  assert.equal(config(dir)._config_version, CONFIG_VERSION)
+  assert.doesNotMatch((await runAgent(['extensions', 'list'], { home: dir })).stderr, /config version/)
 })
