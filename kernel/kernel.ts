@@ -20,7 +20,7 @@ import { discoverFolder, discoverPlugins, type Candidate } from './loader/discov
 import { importDefinition } from './loader/import.ts'
 import { AGENT_ROOT } from './loader/jiti.ts'
 import { buildVersion, sealLoaded, unseal } from './loader/version.ts'
-import { createLogger, type LogSink } from './log.ts'
+import { createLogger, envLevel, LogRoute, type LogLevel, type LogSink } from './log.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { Registry } from './registry.ts'
 import { topoSort } from './loader/order.ts'
@@ -90,6 +90,8 @@ export interface Kernel {
   shutdown(reason?: string): Promise<void>
   /** Folders whose changes reload extensions. */
   watchRoots(): string[]
+  /** Sends every log line to `sink` (at `level` unless AGENT_LOG_LEVEL says otherwise) until the returned function runs. */
+  routeLogs(sink: LogSink, level?: LogLevel): () => void
 }
 
 export function createKernel(options: KernelOptions = {}): Kernel {
@@ -98,7 +100,8 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   const cwd = options.cwd ?? process.cwd()
   const settings = new FileSettings({ home, env: options.env, projectDir: cwd, projectOptIn: options.projectExtensions })
   const secrets = () => settings.secretValues()
-  const logFor = (prefix: string) => createLogger(prefix, { sink: options.logSink, level: options.logLevel, secrets })
+  const logRoute = new LogRoute(options.logLevel ?? envLevel(options.env ?? process.env), options.logSink)
+  const logFor = (prefix: string) => createLogger(prefix, { sink: logRoute.out, level: logRoute.level, secrets })
   const log = logFor('kernel')
   if (settings.projectStatus?.notice) log.warn(settings.projectStatus.notice)
   const builtinsDir = options.builtinsDir === false ? undefined : (options.builtinsDir ?? join(AGENT_ROOT, 'extensions'))
@@ -447,12 +450,15 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       if (options.processGuard && mode !== 'command' && !removeProcessGuard) {
         removeProcessGuard = installProcessGuard({ log, extensions, isolate: kernel.isolate })
       }
+      // A service's log is read: what it did (reloads, deliveries to the log) is worth a line.
+      if (mode === 'gateway') logRoute.setDefaultLevel('info')
       if (!startedMode) {
         startedMode = mode
         await kernelHooks.ready.promise({ mode })
       }
       if (mode !== 'command') await kernel.watch()
     },
+    routeLogs: (sink, level) => logRoute.take(sink, level),
     async watch() {
       if (stopWatching) return
       const { watchExtensions } = await import('./watcher.ts')

@@ -235,6 +235,12 @@ export interface CliContext {
   start(mode: RunMode): Promise<void>
   /** Aborted on SIGINT/SIGTERM. */
   readonly signal: AbortSignal
+  /**
+   * Takes the process's log lines (every extension's `api.log`, already redacted) from `level` on,
+   * unless AGENT_LOG_LEVEL sets another, until the returned function runs: the interactive chat
+   * prints them above its prompt. Absent where the host cannot route logs.
+   */
+  routeLogs?(write: (line: string) => void, level?: 'debug' | 'info' | 'warn' | 'error'): () => void
 }
 
 export type RunMode = 'gateway' | 'chat' | 'command'

@@ -3,7 +3,7 @@
 // Ctrl-C interrupts the turn and a second Ctrl-C leaves. The status bar ticks once a second.
 
 import { emitKeypressEvents } from 'node:readline'
-import { AgentError, errorMessage, resolveSlash, SESSIONS_SERVICE, type CliContext, type SessionStore, type SlashContext } from 'agent/sdk'
+import { AgentError, errorMessage, resolveSlash, SESSIONS_SERVICE, terminalSafe, type CliContext, type SessionStore, type SlashContext } from 'agent/sdk'
 import { ApprovalQuestions } from './approval-prompt.ts'
 import { complete, suggest } from './completion.ts'
 import { CliConversation } from './conversation.ts'
@@ -234,6 +234,11 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   }
   stdout.on('resize', onResize)
   screen.start()
+  // Log lines (a reload, a failed one) go above the prompt and stay, instead of over it.
+  const unrouteLogs = ctx.routeLogs?.((raw) => {
+    const line = terminalSafe(raw)
+    transcript.line(/^\[[^\]]*\] (warn|error):/.test(line) ? theme.warn(line) : theme.dim(line))
+  }, 'info')
   drawInput()
   status()
   const ticker = setInterval(status, 1000)
@@ -282,6 +287,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   stdin.off('keypress', onKey)
   stdout.off('resize', onResize)
   await chat.close().catch(() => undefined)
+  unrouteLogs?.()
   screen.stop()
   stdin.setRawMode?.(false)
   stdin.pause()

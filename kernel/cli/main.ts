@@ -73,6 +73,7 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
         await kernel.start(mode)
       },
       signal: controller.signal,
+      routeLogs: (write, level) => kernel.routeLogs({ write }, level),
     }
     if (path[0] !== 'config' && !argv.json) await checkConfigVersion(kernel.settings, { interactive: ctx.isTTY && !io.env.CI, warn: ctx.err })
     const code = await command.run!(ctx)
