@@ -1,18 +1,26 @@
 // The effective configuration `config show` and `config get` print: config.yaml (and an applied
-// project config) over the defaults of the owning extensions' schemas, each value with where it
-// comes from ("config", "project" or "default"). Secrets are masked.
+// project config) over the defaults of the owning extensions' schemas, and an environment variable
+// over both where the key's schema names one (`x-env`, as its reader does). Each value says where
+// it comes from ("config", "project", "env" or "default"). Secrets are masked.
 
 import { isDeepStrictEqual } from 'node:util'
-import type { Settings } from 'agent/sdk'
+import type { JsonSchema, Settings } from 'agent/sdk'
 import YAML from 'yaml'
+import { coerceValue } from './coerce.ts'
 import { redactConfig } from './redact-config.ts'
 
-export type Source = 'default' | 'config' | 'project'
+export type Source = 'default' | 'config' | 'project' | 'env'
 
 export interface Entry {
   key: string
   value: unknown
   source: Source
+}
+
+/** What the owners of config keys say (the kernel's extensions service). */
+export interface SettingOwners {
+  settingDefaults(): Record<string, unknown>
+  settingSchema(path: string): JsonSchema | undefined
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -27,16 +35,12 @@ function withDefaults(config: Record<string, unknown>, defaults: Record<string, 
   return out
 }
 
-/** Every setting in effect (defaults filled in), secrets masked. */
-export function effectiveTree(settings: Settings, defaults: Record<string, unknown>): Record<string, unknown> {
-  return redactConfig(withDefaults(settings.all(), defaults))
-}
-
-/** Where the value at `key` comes from. */
-export function sourceOf(settings: Settings, key: string): Source {
-  const value = settings.get(key)
-  if (value === undefined) return 'default'
-  return !settings.getOwn || isDeepStrictEqual(settings.getOwn(key), value) ? 'config' : 'project'
+/** Dot paths of the leaves (a scalar, a list or an empty mapping) of a tree, in order. */
+function leaves(tree: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(tree).flatMap(([name, value]) => {
+    const key = prefix ? `${prefix}.${name}` : name
+    return isPlainObject(value) && Object.keys(value).length > 0 ? leaves(value, key) : [key]
+  })
 }
 
 export function valueAt(tree: unknown, key: string): unknown {
@@ -45,32 +49,71 @@ export function valueAt(tree: unknown, key: string): unknown {
   return at
 }
 
-/** One entry per leaf (a scalar, a list or an empty mapping) of the effective tree, in file order. */
-export function entries(settings: Settings, tree: Record<string, unknown>, prefix = ''): Entry[] {
-  return Object.entries(tree).flatMap(([name, value]) => {
-    const key = prefix ? `${prefix}.${name}` : name
-    if (isPlainObject(value) && Object.keys(value).length > 0) return entries(settings, value, key)
-    return [{ key, value, source: sourceOf(settings, key) }]
-  })
+function setAt(tree: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.')
+  let at = tree
+  for (const part of parts.slice(0, -1)) at = (at[part] = isPlainObject(at[part]) ? { ...at[part] } : {}) as Record<string, unknown>
+  at[parts.at(-1)!] = value
 }
 
-/** The tree as YAML, each value that is not from config.yaml marked with a `# default` / `# project` comment. */
-export function renderYaml(settings: Settings, tree: Record<string, unknown>): string {
-  const doc = new YAML.Document(tree)
-  const mark = (node: unknown, prefix: string) => {
-    if (!YAML.isMap(node)) return
-    for (const pair of node.items) {
-      const key = prefix ? `${prefix}.${String(YAML.isScalar(pair.key) ? pair.key.value : pair.key)}` : String(YAML.isScalar(pair.key) ? pair.key.value : pair.key)
-      if (YAML.isMap(pair.value) && pair.value.items.length > 0) mark(pair.value, key)
-      else {
-        const source = sourceOf(settings, key)
+export class EffectiveConfig {
+  /** Every setting in effect, secrets masked. */
+  readonly tree: Record<string, unknown>
+  /** Keys an environment variable decides, with its name. */
+  private readonly fromEnv = new Map<string, string>()
+
+  constructor(
+    private readonly settings: Settings,
+    owners: SettingOwners | undefined,
+  ) {
+    const tree = withDefaults(settings.all(), owners?.settingDefaults() ?? {})
+    for (const key of leaves(tree)) {
+      const schema = owners?.settingSchema(key)
+      const name = schema?.['x-env']
+      const raw = typeof name === 'string' ? settings.env(name) : undefined
+      if (raw === undefined) continue
+      setAt(tree, key, coerceValue(raw, schema))
+      this.fromEnv.set(key, name as string)
+    }
+    this.tree = redactConfig(tree)
+  }
+
+  get(key: string): unknown {
+    return valueAt(this.tree, key)
+  }
+
+  /** Where the value at `key` comes from. */
+  source(key: string): Source {
+    if (this.fromEnv.has(key)) return 'env'
+    const value = this.settings.get(key)
+    if (value === undefined) return 'default'
+    return !this.settings.getOwn || isDeepStrictEqual(this.settings.getOwn(key), value) ? 'config' : 'project'
+  }
+
+  entries(): Entry[] {
+    return leaves(this.tree).map((key) => ({ key, value: this.get(key), source: this.source(key) }))
+  }
+
+  /** The tree as YAML, each value not from config.yaml marked with a comment (`# default`, `# env NAME` …). */
+  yaml(): string {
+    const doc = new YAML.Document(this.tree)
+    const mark = (node: unknown, prefix: string) => {
+      if (!YAML.isMap(node)) return
+      for (const pair of node.items) {
+        const name = String(YAML.isScalar(pair.key) ? pair.key.value : pair.key)
+        const key = prefix ? `${prefix}.${name}` : name
+        if (YAML.isMap(pair.value) && pair.value.items.length > 0) {
+          mark(pair.value, key)
+          continue
+        }
+        const source = this.source(key)
         if (source === 'config' || !YAML.isNode(pair.value)) continue
         // A default list or mapping on one line, so the mark sits next to it.
         if (YAML.isCollection(pair.value)) pair.value.flow = true
-        pair.value.comment = ` ${source}`
+        pair.value.comment = source === 'env' ? ` env ${this.fromEnv.get(key)}` : ` ${source}`
       }
     }
+    mark(doc.contents, '')
+    return doc.toString()
   }
-  mark(doc.contents, '')
-  return doc.toString()
 }

@@ -6,7 +6,7 @@ import {
 } from 'agent/sdk'
 import { stringify as stringifyYaml } from 'yaml'
 import { coerceValue } from './coerce.ts'
-import { effectiveTree, entries, renderYaml, sourceOf, valueAt } from './effective.ts'
+import { EffectiveConfig } from './effective.ts'
 
 /** `OPENAI_API_KEY`-style names are environment variables and go to .env. */
 const isEnvName = (key: string) => /^[A-Z][A-Z0-9_]*$/.test(key)
@@ -46,10 +46,10 @@ export default defineExtension({
             description: 'Print the settings in effect: config.yaml over the defaults (marked), secrets masked',
             options: { json: { type: 'boolean', describe: 'Print one JSON document: {config_path, settings: [{key, value, source}]}' } },
             run(ctx: CliContext) {
-              const tree = effectiveTree(ctx.settings, extensionsOf(ctx)?.settingDefaults() ?? {})
-              if (ctx.argv.json) ctx.json({ config_path: ctx.settings.configPath, settings: entries(ctx.settings, tree) })
-              else if (Object.keys(tree).length === 0) ctx.out(`# ${ctx.settings.configPath}\n(empty)`)
-              else ctx.out(`# ${ctx.settings.configPath} ("# default": not set there, the owning extension's default)\n${renderYaml(ctx.settings, tree).trimEnd()}`)
+              const effective = new EffectiveConfig(ctx.settings, extensionsOf(ctx))
+              if (ctx.argv.json) ctx.json({ config_path: ctx.settings.configPath, settings: effective.entries() })
+              else if (Object.keys(effective.tree).length === 0) ctx.out(`# ${ctx.settings.configPath}\n(empty)`)
+              else ctx.out(`# ${ctx.settings.configPath} ("# default": not set there, the owning extension's default)\n${effective.yaml().trimEnd()}`)
             },
           },
           get: {
@@ -65,8 +65,9 @@ export default defineExtension({
                 if (value !== undefined && isSecretName(key)) value = '***'
                 source = 'env'
               } else {
-                value = valueAt(effectiveTree(ctx.settings, extensionsOf(ctx)?.settingDefaults() ?? {}), key)
-                source = sourceOf(ctx.settings, key)
+                const effective = new EffectiveConfig(ctx.settings, extensionsOf(ctx))
+                value = effective.get(key)
+                source = effective.source(key)
               }
               if (value === undefined) {
                 ctx.err(`agent: ${key} is not set and has no default`)
@@ -75,6 +76,7 @@ export default defineExtension({
               if (ctx.argv.json) return ctx.json({ key, value, source })
               ctx.out(typeof value === 'object' && value !== null ? stringifyYaml(value).trimEnd() : String(value))
               if (source === 'default') ctx.err(`agent: ${key} is not set in ${ctx.settings.configPath}; this is its default`)
+              if (source === 'env' && !isEnvName(key)) ctx.err(`agent: ${key} comes from the environment, which wins over ${ctx.settings.configPath}`)
             },
           },
           set: {

@@ -1,5 +1,6 @@
 // The config.yaml sections the runtime reads at call time (`settings` of its definition): what
 // `agent config set` accepts and what `config show` fills in. Readers check again where they read.
+// `x-env` names the environment variable that wins over a key (config show says so).
 
 import { REASONING_EFFORTS, type JsonSchema } from 'agent/sdk'
 
@@ -11,7 +12,7 @@ export const RUNTIME_SETTINGS: Readonly<Record<string, JsonSchema>> = {
     additionalProperties: false,
     properties: {
       system_prompt: { type: ['string', 'null'], description: 'replaces the built-in system prompt' },
-      max_iterations: positive(90, 'tool-loop iteration cap (AGENT_MAX_ITERATIONS wins)'),
+      max_iterations: { ...positive(90, 'tool-loop iteration cap'), 'x-env': 'AGENT_MAX_ITERATIONS' },
       reasoning_effort: { enum: [...REASONING_EFFORTS, null] },
       personality: { type: ['string', 'null'], description: 'a name from personalities' },
       tool_result_max_chars: positive(50_000, 'longer tool results are cut'),

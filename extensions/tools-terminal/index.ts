@@ -36,7 +36,7 @@ export default defineExtension<TerminalConfig>({
   version: '1.0.0',
   configKey: 'terminal',
   // Read where a background process ends (background.ts); AGENT_BACKGROUND_NOTIFICATIONS wins.
-  settings: { background_process_notifications: { enum: [...BACKGROUND_NOTIFICATION_LEVELS] } },
+  settings: { background_process_notifications: { enum: [...BACKGROUND_NOTIFICATION_LEVELS], default: 'all', 'x-env': 'AGENT_BACKGROUND_NOTIFICATIONS' } },
   config: TERMINAL_SCHEMA as unknown as Record<string, unknown>,
   setup(api) {
     let manager: TerminalManager | undefined

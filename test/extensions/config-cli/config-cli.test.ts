@@ -1,8 +1,8 @@
 // `agent config set` coerces by the owner's schema and refuses what it cannot use (exit 2, file
-// unchanged); `config show`/`get` print the values in effect with defaults marked.
+// unchanged); `config show`/`get` print the values in effect with their source (default, env, project).
 
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import YAML from 'yaml'
@@ -93,4 +93,22 @@ test('show --json lists every value in effect with its source; secrets masked', 
   const text = await runAgent(['config', 'show'], { home })
   assert.match(text.stdout, /show_cost: false\n/, 'a value from config.yaml is not marked')
   assert.doesNotMatch(text.stdout, /sk-config-secret/)
+})
+
+test('the source of a value: an environment override and a project config say so', async (t) => {
+  const home = tempDir(t)
+  const project = tempDir(t, 'agent-project-')
+  writeFileSync(join(home, 'config.yaml'), '_config_version: 10\nagent:\n  max_iterations: 12\n')
+  mkdirSync(join(project, '.agent'))
+  writeFileSync(join(project, '.agent', 'config.yaml'), 'display:\n  theme: light\n')
+  const env = { AGENT_MAX_ITERATIONS: '40', AGENT_PROJECT_EXTENSIONS: 'true' }
+  const get = await runAgent(['config', 'get', 'agent.max_iterations', '--json'], { home, env, cwd: project })
+  assert.deepEqual(jsonOf(get), { key: 'agent.max_iterations', value: 40, source: 'env' })
+  const shown = jsonOf(await runAgent(['config', 'show', '--json'], { home, env, cwd: project }))
+  assert.deepEqual(shown.settings.find((e: any) => e.key === 'display.theme'), { key: 'display.theme', value: 'light', source: 'project' })
+  const text = await runAgent(['config', 'show'], { home, env, cwd: project })
+  assert.match(text.stdout, /max_iterations: 40 # env AGENT_MAX_ITERATIONS/)
+  assert.match(text.stdout, /theme: light # project/)
+  const plain = jsonOf(await runAgent(['config', 'get', 'agent.max_iterations', '--json'], { home }))
+  assert.deepEqual(plain, { key: 'agent.max_iterations', value: 12, source: 'config' })
 })
