@@ -99,8 +99,12 @@ export async function checkConfigVersion(settings: Settings, options: MigrationO
   }
   const { default: prompts } = await import('prompts')
   if (options.answers) prompts.inject(options.answers as never)
+  let cancelled = false
   for (const note of missing) {
-    const { value } = await prompts({ type: isSecretName(note.name) ? 'password' : 'text', name: 'value', message: `${note.name} (${note.description}, needed by ${note.neededBy!.feature}); empty to skip` })
+    const question = { type: isSecretName(note.name) ? 'password' : 'text', name: 'value', message: `${note.name} (${note.description}, needed by ${note.neededBy!.feature}); empty to skip` } as const
+    const { value } = await prompts(question, { onCancel: () => (cancelled = true) })
+    // Ctrl-C: keep what was answered, but the version stays old so the rest is asked next time.
+    if (cancelled) return false
     if (typeof value === 'string' && value.trim()) await settings.setEnv(note.name, value.trim())
   }
   await settings.set('_config_version', CONFIG_VERSION)

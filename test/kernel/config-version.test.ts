@@ -50,6 +50,11 @@ test('SMS switched on without its credentials: one line without a terminal (exit
     assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), original, 'nothing written without consent')
   }
   const settings = new FileSettings({ home, env: {} })
+  // Ctrl-C at the second question: the first answer is kept, the version is not stamped.
+  assert.equal(await checkConfigVersion(settings, { interactive: true, warn: () => {}, answers: ['AC999', new Error('cancelled')] }), false)
+  assert.equal(settings.get('_config_version'), 8)
+  assert.equal(settings.env('TWILIO_ACCOUNT_SID'), 'AC999')
+  await settings.setEnv('TWILIO_ACCOUNT_SID', undefined)
   const answers = ['AC123', '', '+15550001111']
   assert.equal(await checkConfigVersion(settings, { interactive: true, warn: () => {}, answers }), true)
   assert.equal(settings.get('_config_version'), CONFIG_VERSION)
