@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { backendChoices, DATABASE_SERVICE, errorMessage, EXTENSIONS_SERVICE, MODELS_SERVICE, PROJECT_CONFIG_SERVICE, type CliContext, type DatabaseService, type ExtensionInfo, type ExtensionsService, type ModelsService, type ProjectConfigService } from 'agent/sdk'
+import { backendChoices, closestNames, DATABASE_SERVICE, errorMessage, EXTENSIONS_SERVICE, MODELS_SERVICE, PROJECT_CONFIG_SERVICE, type CliContext, type DatabaseService, type ExtensionInfo, type ExtensionsService, type ModelsService, type ProjectConfigService } from 'agent/sdk'
 import type { Report } from './report.ts'
 
 type Ctx = Pick<CliContext, 'settings' | 'services' | 'tools' | 'adapters' | 'extensions'>
@@ -51,6 +51,12 @@ export async function checkConfig(report: Report, ctx: Ctx): Promise<void> {
   // The kernel's own settings have no extension to fail: check them here (kernel/setting-check.ts).
   const disabled = ctx.services.get<ExtensionsService>(EXTENSIONS_SERVICE)?.checkSetting('extensions.disabled', ctx.settings.get('extensions.disabled')) ?? []
   if (disabled.length) report.add(s, 'extensions.disabled', 'fail', `${disabled.join('; ')} (ignored: nothing is disabled)`, `make it a list in ${path}, e.g. [mcp]`)
+  // A top-level section nothing reads is most often a typo (`aprovals:`): it is silently without effect.
+  const sections = ctx.services.get<ExtensionsService>(EXTENSIONS_SERVICE)?.settingSections().map((k) => k.split('.')[0]!) ?? []
+  for (const top of sections.length ? Object.keys(ctx.settings.all()).filter((k) => !k.startsWith('_') && !sections.includes(k)) : []) {
+    const near = closestNames(top, [...new Set(sections)])[0]
+    report.add(s, top, 'warn', `no loaded extension reads "${top}"${near ? ` (did you mean "${near}"?)` : ''}`, near ? `rename it to ${near} in ${path}` : 'remove it, or install the plugin that reads it')
+  }
   const web = ctx.settings.get<unknown>('web.backend')
   const choices = backendChoices(ctx.tools.list())
   for (const choice of choices) {

@@ -100,3 +100,11 @@ test('no provider at all is a failure with the fix named', async () => {
   assert.match(r.stdout, /✗ provider\s+no model provider configured/)
   assert.match(r.stdout, /→ run `agent model`/)
 })
+
+test('a top-level section nothing reads is a warning with a did-you-mean; a section that is read is not', async () => {
+  const dir = home({ aprovals: { mode: 'off' }, display: { theme: 'dark' }, my_plugin: { level: 1 } })
+  const r = await runAgent(['doctor', '--offline'], { home: dir, env: env(), timeoutMs: 60_000 })
+  assert.match(r.stdout, /aprovals\s+no loaded extension reads "aprovals" \(did you mean "approvals"\?\)/)
+  assert.match(r.stdout, /my_plugin\s+no loaded extension reads "my_plugin"/)
+  assert.doesNotMatch(r.stdout, /reads "display"/)
+})
