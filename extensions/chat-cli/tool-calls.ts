@@ -1,33 +1,35 @@
-// How a tool call is told to the user: its arguments in full (a long string value is cut only past
-// ARG_CHARS, saying how much was left out), its duration, and the lines `agent chat -q` writes on
-// stderr per call (text, JSON lines with --json, nothing with --quiet).
+// How a tool call is told to the user: its arguments in full (the main one cut only past ARG_CHARS,
+// the others past OTHER_CHARS, saying how much was left out), its duration, and the lines
+// `agent chat -q` writes on stderr per call (text, JSON lines with --json, nothing with --quiet).
 
 import type { RunEvent } from 'agent/sdk'
 
-/** Characters shown of one string argument (a file's whole content is not a progress line). */
+/** Characters shown of the main argument (a command, a path, a query). */
 const ARG_CHARS = 2000
+/** Characters shown of each other argument (a file's whole content is not a progress line). */
+const OTHER_CHARS = 200
 
-function shown(value: unknown): string {
+function shown(value: unknown, max = ARG_CHARS): string {
   let text: string
   try {
     text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
   } catch {
     text = String(value)
   }
-  const cut = text.length > ARG_CHARS ? `${text.slice(0, ARG_CHARS)}… (${text.length - ARG_CHARS} more characters)` : text
+  const cut = text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text
   // The model wrote these: an escape sequence must not drive the user's terminal. Shown as \xNN.
   return cut.replace(/\r\n/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
 }
 
 /**
- * The arguments of a call as one text: the first string argument as it is (a command, a path, a
- * query), the others as `key=value`; anything else as JSON.
+ * The arguments of a call as one text: the first string argument, the main one, as it is (a
+ * command, a path, a query), the others as `key=value`; anything else as JSON.
  */
 export function describeArguments(input: unknown): string {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return input === undefined ? '' : shown(input)
   const entries = Object.entries(input as Record<string, unknown>)
   const main = entries.find(([, v]) => typeof v === 'string')
-  const rest = entries.filter((e) => e !== main).map(([k, v]) => `${k}=${typeof v === 'string' ? JSON.stringify(shown(v)) : shown(v)}`)
+  const rest = entries.filter((e) => e !== main).map(([k, v]) => `${k}=${typeof v === 'string' ? JSON.stringify(shown(v, OTHER_CHARS)) : shown(v, OTHER_CHARS)}`)
   if (!main) return rest.join(' ')
   return rest.length ? `${shown(main[1])} (${rest.join(', ')})` : shown(main[1])
 }
