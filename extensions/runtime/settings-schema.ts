@@ -1,6 +1,7 @@
 // The config.yaml sections the runtime reads at call time (`settings` of its definition): what
 // `agent config set` accepts and what `config show` fills in. Readers check again where they read.
-// `x-env` names the environment variable that wins over a key (config show says so).
+// `x-env` names the environment variable that wins over a key (config show says so); `x-aliases`
+// names other tools use for it (the did-you-mean of an unknown key).
 
 import { REASONING_EFFORTS, type JsonSchema } from 'agent/sdk'
 
@@ -12,7 +13,7 @@ export const RUNTIME_SETTINGS: Readonly<Record<string, JsonSchema>> = {
     additionalProperties: false,
     properties: {
       system_prompt: { type: ['string', 'null'], description: 'replaces the built-in system prompt' },
-      max_iterations: { ...positive(90, 'tool-loop iteration cap'), 'x-env': 'AGENT_MAX_ITERATIONS' },
+      max_iterations: { ...positive(90, 'tool-loop iteration cap'), 'x-env': 'AGENT_MAX_ITERATIONS', 'x-aliases': ['max_turns'] },
       reasoning_effort: { enum: [...REASONING_EFFORTS, null] },
       personality: { type: ['string', 'null'], description: 'a name from personalities' },
       tool_result_max_chars: positive(50_000, 'longer tool results are cut'),

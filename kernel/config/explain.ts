@@ -52,8 +52,12 @@ export function explainProblem(unit: OutputUnit, schema: JsonSchema, value: unkn
   const given = valueAt(value, path)
   if (unit.keyword === 'false') {
     const parent = schemaAt(schema, path.slice(0, -1))
-    const known = Object.keys((parent?.properties as Record<string, unknown> | undefined) ?? {})
-    const near = closestNames(path.at(-1) ?? '', known)[0]
+    const properties = (parent?.properties as Record<string, JsonSchema> | undefined) ?? {}
+    const known = Object.keys(properties)
+    const name = path.at(-1) ?? ''
+    // `x-aliases` lists names other tools use for a key (`max_turns` for `max_iterations`).
+    const aliased = known.find((k) => Array.isArray(properties[k]?.['x-aliases']) && (properties[k]!['x-aliases'] as unknown[]).includes(name))
+    const near = aliased ?? closestNames(name, known)[0]
     return `${key}: unknown key${near ? ` (did you mean "${near}"?)` : ''}${known.length ? `; valid keys: ${known.join(', ')}` : ''}`
   }
   if (unit.keyword === 'enum' && Array.isArray(here?.enum)) return `${key}: must be one of ${here.enum.map((v) => String(v)).join(', ')}${got(key, given)}`
