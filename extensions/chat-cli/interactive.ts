@@ -82,6 +82,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
           showCost: settings.get('display.show_cost') !== false,
           elapsedMs: Date.now() - usage.startedAt,
           busy: chat.busy(),
+          activity: activity.names(),
           queued: chat.queued(),
           background: chat.runningBackground(),
           note: note?.text,
@@ -113,7 +114,11 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
 
   chat.ui = {
     turnStarted: (prompt) => transcript.user(prompt),
-    event: (event) => activity.event(event) || transcript.event(event),
+    event: (event) => {
+      if (!activity.event(event)) return transcript.event(event)
+      // The status bar names the running tools.
+      if (event.type !== 'tool.progress') status()
+    },
     turnEnded: (result, error, byUser) => {
       transcript.end(result, error, byUser)
       drawInput()

@@ -16,6 +16,8 @@ export interface StatusState {
   showCost: boolean
   elapsedMs: number
   busy: boolean
+  /** What the running turn is doing (the running tools' names); "running" when not said. */
+  activity?: string
   queued: number
   background: number
   /** A short transient hint (e.g. "Ctrl-C again to exit"); shown first. */
@@ -63,7 +65,7 @@ function segments(state: StatusState, theme: Theme): Segment[] {
   if (state.showCost && state.costUsd !== undefined) list.push({ priority: 3, full: formatUsd(state.costUsd), short: formatUsd(state.costUsd) })
   list.push({ priority: 4, full: duration(state.elapsedMs), short: duration(state.elapsedMs, true) })
   const activity: string[] = []
-  if (state.busy) activity.push('running')
+  if (state.busy) activity.push(state.activity || 'running')
   if (state.queued) activity.push(`${state.queued} queued`)
   if (state.background) activity.push(`${state.background} bg`)
   if (activity.length) list.push({ priority: 5, full: `● ${activity.join(', ')}`, short: `●${state.busy ? '' : ' ' + activity.join(',')}` })

@@ -95,8 +95,9 @@ export class ToolActivity {
     }
   }
 
-  get active(): boolean {
-    return this.running.size > 0
+  /** The running tools' names (for the status bar), '' when none runs. */
+  names(): string {
+    return [...new Set([...this.running.values()].map((c) => c.name))].join(', ')
   }
 
   /** The live block for `width` columns in at most `maxRows` rows (none when nothing runs). */

@@ -38,6 +38,8 @@ test('the interactive chat shows a running tool: name, whole command, elapsed ti
   assert.ok(flat(running).includes(flat(COMMAND)), `the whole command is on screen:\n${running}`)
   assert.match(running, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] terminal \d+\.\d s · echo first-output/)
   assert.match(running, /│ first-output/)
+  // The status bar says what runs.
+  assert.match(running.split('\n').filter((l) => l.trim()).pop()!, /● terminal/)
   // The elapsed time goes up while it runs.
   const first = Number(/terminal (\d+\.\d) s/.exec(running)![1])
   const later = await term.waitFor((s) => Number(/terminal (\d+\.\d) s ·/.exec(s)?.[1] ?? -1) > first, 10_000, 'the elapsed time moving on')
