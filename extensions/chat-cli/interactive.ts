@@ -120,6 +120,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
       if (event.type !== 'tool.progress') status()
     },
     turnEnded: (result, error, byUser) => {
+      activity.clear()
       transcript.end(result, error, byUser)
       drawInput()
     },

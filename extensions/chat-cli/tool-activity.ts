@@ -124,6 +124,12 @@ export class ToolActivity {
     return [...wrapped.map((r, i) => (i === 0 ? this.theme.accent(r) : this.theme.dim(r))), ...tail]
   }
 
+  /** The turn ended: a call it never ended (the run failed mid-batch) is not shown as running. */
+  clear(): void {
+    this.running.clear()
+    this.stop()
+  }
+
   /** Ends the spinner (nothing runs, or the chat is closing). */
   stop(): void {
     clearInterval(this.timer)

@@ -78,6 +78,10 @@ test('the live block fits its rows and width; output after a call ended stays in
   // A background process's notification arrives after its call ended.
   activity.event({ type: 'tool.progress', callId: 'a', name: 'terminal', text: '[proc_1] exited 0' })
   assert.equal(printed[2], '  │ [proc_1] exited 0')
-  activity.stop()
+  // A call the run never ended (it failed mid-batch) stops showing when the turn ends.
+  activity.event({ type: 'tool.start', callId: 'c', name: 'terminal', input: {} })
+  assert.equal(activity.names(), 'terminal')
+  activity.clear()
+  assert.deepEqual(activity.lines(40, 8), [])
   assert.deepEqual(wrapPlain('aaa bbb cccccccc', 5), ['aaa', 'bbb', 'ccccc', 'ccc'])
 })
