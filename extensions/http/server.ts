@@ -114,8 +114,13 @@ export async function startListener(
         const origin = ctx.get('Origin')
         return origin && originAllowed(origin) ? origin : ''
       },
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Requested-With', 'OpenAI-Organization', 'OpenAI-Project'],
-      exposeHeaders: ['Retry-After', 'X-Request-Id', 'X-Agent-Session-Id'],
+      // No fixed list: a preflight is answered with the headers it asks for. Only origins the
+      // listener allows get here (the gate above refused the rest), and what browser clients send
+      // varies and grows (openai-node's x-stainless-*, openai-*, the AI SDK's own, idempotency-key),
+      // so a list would break the next client version while guarding nothing the origin check
+      // does not already guard. Header names a browser may send are tokens; Node refuses to echo
+      // anything else, so a hand-made preflight cannot inject into the answer.
+      exposeHeaders: ['Retry-After', 'X-Request-Id', 'X-Agent-Session-Id', 'Idempotent-Replayed'],
       maxAge: 600,
     }),
   )

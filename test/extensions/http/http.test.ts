@@ -79,8 +79,17 @@ test('browser origins: allowed ones get CORS headers and preflights; others get 
   const preflight = await fetch(`${url}/echo`, { method: 'OPTIONS', headers: { origin: 'http://app.example:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } })
   assert.equal(preflight.status, 204)
   assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://app.example:3000')
+  // What browser clients send is reflected: openai-node's x-stainless-*, openai-*, idempotency keys.
+  const clientHeaders = 'authorization,content-type,idempotency-key,openai-organization,x-stainless-arch,x-stainless-lang,x-stainless-retry-count,x-stainless-timeout,x-api-key'
+  const stainless = await fetch(`${url}/echo`, { method: 'OPTIONS', headers: { origin: 'http://app.example:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': clientHeaders } })
+  assert.equal(stainless.status, 204)
+  assert.equal(stainless.headers.get('access-control-allow-headers'), clientHeaders)
+  const stainlessRefused = await fetch(`${url}/echo`, { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': clientHeaders } })
+  assert.equal(stainlessRefused.status, 403)
+  assert.equal(stainlessRefused.headers.get('access-control-allow-headers'), null)
   const allowed = await fetch(`${url}/echo`, { method: 'POST', body: '{}', headers: { origin: 'http://app.example:3000' } })
   assert.equal(allowed.headers.get('access-control-allow-origin'), 'http://app.example:3000')
+  assert.match(allowed.headers.get('access-control-expose-headers') ?? '', /X-Agent-Session-Id/)
   const refused = await fetch(`${url}/echo`, { method: 'POST', body: '{}', headers: { origin: 'http://evil.example' } })
   assert.equal(refused.status, 403)
   assert.equal(((await refused.json()) as any).error.code, 'origin_not_allowed')
