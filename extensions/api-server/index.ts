@@ -3,7 +3,7 @@
 // is enabled (API_SERVER_ENABLED=true or platforms.api_server.enabled); the http extension serves
 // them with the listener's bearer key, CORS origins and error envelope.
 
-import { agentVersion, defineExtension, type HttpContext } from 'agent/sdk'
+import { agentVersion, defineExtension, HttpError, type HttpContext } from 'agent/sdk'
 import { CONFIG_SCHEMA, isEnabled, resolveOptions, type ApiServerConfig, type ServerOptions } from './options.ts'
 import type { ApiServer } from './server.ts'
 
@@ -41,9 +41,15 @@ export default defineExtension<ApiServerConfig>({
 
     route('GET', '/health', 'none', (ctx) => void (ctx.body = health))
     route('GET', '/v1/health', 'none', (ctx) => void (ctx.body = health))
-    route('GET', '/v1/models', 'api-key', (ctx) => {
+    const modelEntry = () => {
       const id = currentOptions().modelName
-      ctx.body = { object: 'list', data: [{ id, object: 'model', created: startedAt, owned_by: 'agent', permission: [], root: id, parent: null }] }
+      return { id, object: 'model', created: startedAt, owned_by: 'agent', permission: [], root: id, parent: null }
+    }
+    route('GET', '/v1/models', 'api-key', (ctx) => void (ctx.body = { object: 'list', data: [modelEntry()] }))
+    route('GET', '/v1/models/:model', 'api-key', (ctx) => {
+      const entry = modelEntry()
+      if (ctx.params.model !== entry.id) throw new HttpError(404, `The model '${ctx.params.model}' does not exist`, { param: 'model', code: 'model_not_found' })
+      ctx.body = entry
     })
     route('POST', '/v1/chat/completions', 'api-key', lazy((s) => s.chatCompletions))
     route('POST', '/v1/responses', 'api-key', lazy((s) => s.createResponse))

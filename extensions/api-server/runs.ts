@@ -4,6 +4,15 @@
 
 import { errorMessage, HttpError, redactSecrets, RUNTIME_SERVICE, type AgentRuntime, type HttpContext, type Logger, type RunRequest, type RunResult, type Services, type Settings } from 'agent/sdk'
 
+/**
+ * The client is told what failed, not where: a provider error names the model endpoint it called
+ * (an internal address, a proxy with credentials in its path), so every URL becomes `<url>`. The
+ * log keeps the full message for the operator.
+ */
+export function withoutUrls(text: string): string {
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi, '<url>')
+}
+
 export class ActiveRun {
   readonly controller = new AbortController()
   /** The client closed the connection before the answer was complete. */
@@ -75,7 +84,7 @@ export class Runs {
       return await runtime.run({ ...request, signal: run.signal })
     } catch (error) {
       if (!run.clientGone) this.log.warn(`agent run failed: ${this.redact(errorMessage(error))}`)
-      throw new HttpError(500, `The agent failed: ${this.redact(errorMessage(error))}`, { code: 'agent_error', type: 'server_error' })
+      throw new HttpError(500, `The agent failed: ${withoutUrls(this.redact(errorMessage(error)))}`, { code: 'agent_error', type: 'server_error' })
     }
   }
 
