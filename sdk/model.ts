@@ -122,6 +122,8 @@ export type RunEvent =
   | { type: 'tool.end'; callId: string; name: string; ok: boolean; resultBytes: number; result: string }
   | { type: 'model.call'; iteration: number }
   | { type: 'usage'; usage: Usage }
+  /** The session the run is in, once opened (before the first model call). */
+  | { type: 'session'; sessionId: string }
   /** Context compression moved the conversation to a continuation session. */
   | { type: 'compressed'; sessionId: string; parentSessionId: string }
 

@@ -89,7 +89,7 @@ function rememberHead(deps: HandlerDeps, turn: Turn, result: RunResult, delivere
 
 /** Streams the run; resolves with its result and the text sent, or undefined when the stream failed. */
 async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, request: RunRequest, model: string): Promise<{ result: RunResult; delivered: string } | undefined> {
-  const sse = new SseStream(ctx, deps.options().keepaliveMs)
+  const sse = new SseStream(ctx, deps.options().keepaliveMs, {}, true)
   const id = newId('chatcmpl-', 15)
   const created = Math.floor(Date.now() / 1000)
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })
@@ -100,7 +100,7 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
 
   sse.data(chunk({ role: 'assistant', content: '' }))
   let delivered = ''
-  request.onEvent = (event: RunEvent) => {
+  request.onEvent = sse.follow((event: RunEvent) => {
     switch (event.type) {
       case 'delta':
         if (!event.text) break
@@ -117,10 +117,11 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
         if (!event.name.startsWith('_')) progress(event.name, event.callId, event.ok ? 'completed' : 'failed')
         break
     }
-  }
+  })
   let result: RunResult
   try {
     result = await deps.runs().execute(run, request)
+    sse.session(result.sessionId)
   } catch (error) {
     if (!run.clientGone) {
       const message = HttpError.isInstance(error) ? error.message : deps.runs().redact(errorMessage(error))

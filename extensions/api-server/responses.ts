@@ -115,14 +115,15 @@ export function createResponse(deps: HandlerDeps) {
         return
       }
 
-      const sse = new SseStream(ctx, options.keepaliveMs)
+      const sse = new SseStream(ctx, options.keepaliveMs, {}, true)
       const builder = new OutputBuilder((event) => sse.event(event.type as string, event))
       const lifecycle = (type: string, response: Record<string, unknown>) => sse.event(type, { type, response, sequence_number: builder.nextSequence() })
       lifecycle('response.created', envelope('in_progress', []))
       lifecycle('response.in_progress', envelope('in_progress', []))
-      request.onEvent = (event) => builder.on(event)
+      request.onEvent = sse.follow((event) => builder.on(event))
       try {
         const result = await deps.runs().execute(run, request)
+        sse.session(result.sessionId)
         const response = conclude(result, builder)
         lifecycle(response.status === 'completed' ? 'response.completed' : 'response.incomplete', response)
       } catch (error) {

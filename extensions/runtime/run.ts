@@ -160,6 +160,8 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   let measured: { tokens: number; messages: number } | undefined
 
   observe({ type: 'run.start', sessionId: conv.sessionId, provider: client.provider, model: client.model })
+  // Streaming frontends (the API server's X-Agent-Session-Id) learn the session before any text.
+  emit({ type: 'session', sessionId: conv.sessionId })
   if (!conv.inputStored) await persist([input])
 
   const maybeCompress = async () => {
