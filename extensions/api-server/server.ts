@@ -4,6 +4,7 @@
 
 import { DATABASE_SERVICE, errorMessage, HTTP_SERVICE, knownSecretsRedactor, RUNTIME_SERVICE, type AdapterContext, type DatabaseService, type ExtensionApi, type HttpContext, type HttpService } from 'agent/sdk'
 import { chatCompletions, type HandlerDeps } from './chat-completions.ts'
+import { IdempotencyStore } from './idempotency.ts'
 import type { ApiServerConfig, ServerOptions } from './options.ts'
 import { createResponse, deleteResponse, getResponse } from './responses.ts'
 import { Runs } from './runs.ts'
@@ -31,9 +32,10 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
     () => knownSecretsRedactor(api.settings),
   )
   const deps: HandlerDeps = { options, runs: () => runs, store: () => store, services: api.services, warn: (message) => api.log.warn(message) }
+  const idempotency = new IdempotencyStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE), () => options().maxRequestBytes, deps.warn)
   return {
-    chatCompletions: chatCompletions(deps),
-    createResponse: createResponse(deps),
+    chatCompletions: idempotency.wrap(chatCompletions(deps)),
+    createResponse: idempotency.wrap(createResponse(deps)),
     getResponse: getResponse(deps),
     deleteResponse: deleteResponse(deps),
     async start(ctx) {
