@@ -11,8 +11,9 @@ import { startScriptedModel } from '../../../sdk/testing/index.ts'
 import { hasTmux, openTerminal } from '../../helpers/tmux.ts'
 import { tempDir } from '../../helpers/temp.ts'
 
-// Longer than the 60-column terminal: it has to wrap to be seen whole.
-const COMMAND = 'echo first-output; echo second-output; sleep 4; echo the-last-line-of-a-long-command-that-wraps'
+// Longer than the 60-column terminal: it has to wrap to be seen whole. It waits (in the chat's
+// working folder, the home) until the test has seen it running, bounded by the call's timeout.
+const COMMAND = 'echo first-output; echo second-output; while [ ! -f seen ]; do sleep 0.1; done; echo the-last-line-of-a-long-command-that-wraps'
 const flat = (text: string) => text.replace(/\s+/g, '')
 
 test('the interactive chat shows a running tool: name, whole command, elapsed time, live output', { skip: hasTmux() ? false : 'tmux is not installed' }, async (t) => {
@@ -20,7 +21,7 @@ test('the interactive chat shows a running tool: name, whole command, elapsed ti
     models: ['scripted-model'],
     respond: (body) => {
       const toolResult = body.messages.findLast((m: any) => m.role === 'tool')
-      if (!toolResult) return { toolCalls: [{ id: 'call_term', name: 'terminal', arguments: { command: COMMAND } }] }
+      if (!toolResult) return { toolCalls: [{ id: 'call_term', name: 'terminal', arguments: { command: COMMAND, timeout: 60 } }] }
       return { text: 'All done here.' }
     },
   })
@@ -44,12 +45,13 @@ test('the interactive chat shows a running tool: name, whole command, elapsed ti
   const first = Number(/terminal (\d+\.\d) s/.exec(running)![1])
   const later = await term.waitFor((s) => Number(/terminal (\d+\.\d) s ·/.exec(s)?.[1] ?? -1) > first, 10_000, 'the elapsed time moving on')
   assert.ok(later)
+  writeFileSync(join(home, 'seen'), '')
 
   // When it ends: the live block is gone; the transcript keeps the call, whole, with its duration.
   const done = await term.waitFor((s) => s.includes('All done here.'), 20_000, 'the answer')
   assert.doesNotMatch(done, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] terminal/)
   assert.ok(flat(done).includes(flat(`⚙ terminal: ${COMMAND}`)), done)
-  assert.match(flat(done), /wraps\(\d+\.\ds\)/)
+  assert.match(flat(done), /wraps\(timeout=60\)\(\d+\.\ds\)/)
   // Nothing of the kept line is cut (the prompt may still show … until the turn has ended).
   const kept = flat(done).slice(flat(done).indexOf('⚙terminal:'), flat(done).indexOf('Alldonehere.'))
   assert.doesNotMatch(kept, /…/)

@@ -1,6 +1,8 @@
 // Live output of foreground commands as progress lines: whole lines, cleaned of escape sequences,
 // bounded per flush, never the persistent shell's marker.
 import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { outputProgress } from '../../../extensions/tools-terminal/progress.ts'
 import { session, tempDir, terminalKernel } from './helpers.ts'
@@ -11,10 +13,16 @@ for (const persistent of [false, true]) {
     t.after(() => k.close())
     const dir = tempDir(t)
     const lines: string[] = []
-    // `one` is printed and then the command waits: it can only have been seen while running.
-    const s = session(dir, { progress: (text) => lines.push(...text.split('\n')) })
-    const result = await k.call('terminal', { command: "echo one; printf '\\033[31mred\\033[0m\\n'; sleep 1.5; echo two" }, s)
-    assert.equal(result.exit_code, 0)
+    // The command waits until the test has seen its first lines: they can only have come while it ran.
+    const s = session(dir, {
+      progress: (text) => {
+        lines.push(...text.split('\n'))
+        if (lines.includes('red')) writeFileSync(join(dir, 'seen'), '')
+      },
+    })
+    const command = "echo one; printf '\\033[31mred\\033[0m\\n'; while [ ! -f seen ]; do sleep 0.05; done; echo two"
+    const result = await k.call('terminal', { command, timeout: 30 }, s)
+    assert.equal(result.exit_code, 0, JSON.stringify(result))
     assert.ok(lines.includes('one'), `progress lines: ${JSON.stringify(lines)}`)
     assert.ok(lines.includes('red'), 'escape sequences are removed')
     assert.ok(!lines.some((l) => l.includes('__AGENT_DONE_')), 'the marker is not output')
