@@ -1,10 +1,11 @@
 // The terminal layout of the interactive chat: a scrolling output region on top (DECSTBM), the input
-// lines below it and the status bar on the last row. Output is written at the saved output cursor
-// (DECSC/DECRC) so streaming text and typing never mix; every write ends at the input cursor.
-// Output is wrapped here, not by the terminal: a saved cursor loses the terminal's pending wrap, and
-// the next character would overwrite the last column.
+// lines below it and the status bar on the last row. The output is a model (lines and live blocks),
+// not what happens to be on the terminal: the region shows the tail of the model wrapped at word
+// boundaries, and every change repaints only the rows that differ. A resize repaints every row
+// from the model at the new size, so nothing stale stays and a turn keeps streaming into it.
 
-import { charWidth } from './theme.ts'
+import stringWidth from 'string-width'
+import wrapAnsi from 'wrap-ansi'
 
 export interface TtyOut {
   write(text: string): boolean
@@ -12,8 +13,39 @@ export interface TtyOut {
   readonly rows?: number
 }
 
+/** Output whose text can change after it was shown (a streaming answer); `text` is read at each paint. */
+export interface Block {
+  /** The block changed: repaint what of it is visible. */
+  update(): void
+}
+
 const ESC = '\x1b'
 const at = (row: number, col = 1) => `${ESC}[${row};${col}H`
+
+/** Tabs as spaces to the next multiple of 8 columns (a tab has no width of its own to measure). */
+function expandTabs(line: string): string {
+  if (!line.includes('\t')) return line
+  const parts = line.split('\t')
+  let out = parts[0]!
+  for (const part of parts.slice(1)) out += ' '.repeat(8 - (stringWidth(out) % 8)) + part
+  return out
+}
+
+/** Text broken into rows of at most `width` columns: at spaces, long words cut; styles carried over. */
+export function wrapRows(text: string, width: number): string[] {
+  return text.split('\n').flatMap((raw) => {
+    // A carriage return would move the cursor within a row the screen believes it drew.
+    const line = expandTabs(raw.replace(/\r/g, ''))
+    return line === '' ? [''] : stringWidth(line) <= width ? [line] : wrapAnsi(line, width, { hard: true, trim: false }).split('\n')
+  })
+}
+
+interface Entry {
+  text: () => string
+  /** Bumped on change; the wrapped rows are cached per width and version. */
+  version: number
+  cache?: { width: number; version: number; rows: string[] }
+}
 
 export class Screen {
   private inputLines: string[] = ['']
@@ -21,10 +53,14 @@ export class Screen {
   private statusVisible: boolean
   private statusText = ''
   private started = false
-  /** Display column of the output cursor. */
-  private outCol = 0
   private rows: number
   private cols: number
+  /** Finished output first; the last entry is the open line that print() appends to. */
+  private entries: Entry[] = []
+  private open = ''
+  /** What the output region shows now, one string per row (index 0 = row 1); undefined = unknown. */
+  private shown: (string | undefined)[] = []
+  private shownTotal = 0
 
   constructor(
     private readonly out: TtyOut,
@@ -33,6 +69,11 @@ export class Screen {
     this.statusVisible = options.statusBar
     this.rows = Math.max(4, out.rows ?? 24)
     this.cols = Math.max(10, out.columns ?? 80)
+    this.entries.push(this.openEntry())
+  }
+
+  private openEntry(): Entry {
+    return { text: () => this.open, version: 0 }
   }
 
   get columns(): number {
@@ -49,71 +90,68 @@ export class Screen {
   }
 
   private get bottom(): number {
-    return this.rows - this.reserved
+    return Math.max(1, this.rows - this.reserved)
   }
 
   start(): void {
-    const n = this.reserved
-    // Make room below the cursor, come back, remember it as the output cursor, then fence the region.
-    this.out.write(`${ESC}[?2004h${'\n'.repeat(n)}${ESC}[${n}A\r${ESC}7${ESC}[1;${this.bottom}r${ESC}8${ESC}7`)
+    // A clean screen (tmux and most terminals keep what was there in the scrollback).
+    this.out.write(`${ESC}[?2004h${ESC}[H${ESC}[2J`)
     this.started = true
-    this.redraw()
+    this.repaintAll()
   }
 
   /** Puts the terminal back: no region, input and bar cleared, the cursor on a fresh line after the output. */
   stop(): void {
     if (!this.started) return
     this.started = false
-    this.out.write(`${ESC}[?2004l${ESC}[r${ESC}8\r\n${ESC}[J${ESC}[?25h`)
+    const used = Math.min(this.bottom, this.total())
+    this.out.write(`${ESC}[?2004l${ESC}[r${at(Math.min(this.rows, used + 1))}${ESC}[J${ESC}[?25h`)
   }
 
-  /** Writes text into the output region (where the last output ended). */
+  /** Appends text to the output (\n ends a line). */
   print(text: string): void {
     if (!this.started) return void this.out.write(text)
-    this.out.write(`${ESC}[?25l${ESC}8${this.wrap(text)}${ESC}7${this.toCursor()}${ESC}[?25h`)
+    const parts = text.split('\n')
+    this.open += parts[0]
+    const current = this.entries[this.entries.length - 1]!
+    current.version++
+    for (const part of parts.slice(1)) {
+      const line = this.open
+      this.entries[this.entries.length - 1] = { text: () => line, version: 0 }
+      this.open = part
+      this.entries.push(this.openEntry())
+    }
+    this.paint()
   }
 
-  /** Breaks text at the terminal width (escape sequences take no room; \n becomes \r\n). */
-  private wrap(text: string): string {
-    let out = ''
-    for (let i = 0; i < text.length; ) {
-      const ch = text[i]!
-      if (ch === ESC) {
-        const m = /^\x1b(\[[0-9;?]*[ -\/]*[@-~]|[78])/.exec(text.slice(i))
-        const seq = m ? m[0] : ch
-        out += seq
-        i += seq.length
-        continue
-      }
-      const cp = text.codePointAt(i)!
-      const c = String.fromCodePoint(cp)
-      i += c.length
-      if (c === '\n') {
-        out += '\r\n'
-        this.outCol = 0
-      } else if (c === '\r') {
-        out += '\r'
-        this.outCol = 0
-      } else {
-        const w = charWidth(c)
-        if (w > 0 && this.outCol + w > this.cols) {
-          out += '\r\n'
-          this.outCol = 0
-        }
-        out += c
-        this.outCol += w
-      }
+  /** Adds output whose text may change (it starts on a fresh line; output after it does too). */
+  block(text: () => string): Block {
+    if (this.open) this.print('\n')
+    const entry: Entry = { text, version: 0 }
+    this.entries.splice(this.entries.length - 1, 0, entry)
+    this.paint()
+    return {
+      update: () => {
+        entry.version++
+        this.paint()
+      },
     }
-    return out
+  }
+
+  /** Every block is rendered again (e.g. a renderer became available) and the screen repainted. */
+  refresh(): void {
+    for (const entry of this.entries) entry.version++
+    this.paint()
   }
 
   setInput(lines: string[], cursor: { row: number; col: number }): void {
     const next = lines.length ? lines : ['']
     const oldBottom = this.bottom
     this.inputLines = next
-    if (this.started && oldBottom !== this.bottom) this.refence(oldBottom, this.bottom)
     this.cursor = cursor
-    if (this.started) this.drawInput()
+    if (!this.started) return
+    if (oldBottom !== this.bottom) return this.repaintAll()
+    this.drawInput()
   }
 
   setStatus(text: string): void {
@@ -127,38 +165,78 @@ export class Screen {
 
   setStatusVisible(visible: boolean): void {
     if (visible === this.statusVisible) return
-    if (!this.started) return void (this.statusVisible = visible)
-    const oldBottom = this.bottom
-    this.out.write(`${at(this.rows)}${ESC}[2K`)
     this.statusVisible = visible
-    this.refence(oldBottom, this.bottom)
-    this.redraw()
+    if (this.started) this.repaintAll()
   }
 
-  /** New terminal size: fence again and redraw; output continues on a fresh line. */
+  /** New terminal size: every row is drawn again from the output model. */
   resize(columns: number, rows: number): void {
     this.cols = Math.max(10, columns)
     this.rows = Math.max(4, rows)
-    if (!this.started) return
-    this.out.write(`${ESC}[r${at(this.bottom)}\r\n${ESC}[J${ESC}7${ESC}[1;${this.bottom}r${ESC}8${ESC}7`)
-    this.outCol = 0
-    this.redraw()
+    if (this.started) this.repaintAll()
   }
 
   redraw(): void {
-    if (!this.started) return
+    if (this.started) this.repaintAll()
+  }
+
+  /** Forgets what the terminal shows and draws all of it: region, output rows, input, status bar. */
+  private repaintAll(): void {
+    this.shown = []
+    this.out.write(`${ESC}[?25l${ESC}[r`)
+    this.paint()
     this.drawInput()
     if (this.statusVisible) this.setStatus(this.statusText)
   }
 
-  /** Moves the bottom of the output region; rows taken from it are scrolled away, rows given back blanked. */
-  private refence(oldBottom: number, newBottom: number): void {
-    const taken = oldBottom - newBottom
-    let text = ''
-    // Scroll the output up to free rows, keeping the output cursor on its text.
-    if (taken > 0) text += `${ESC}8${ESC}[${taken}S${ESC}[${taken}A${ESC}7`
-    for (let row = oldBottom + 1; row <= newBottom; row++) text += `${at(row)}${ESC}[2K`
-    this.out.write(`${text}${ESC}[1;${Math.max(1, newBottom)}r${ESC}8`)
+  private rowsOf(entry: Entry): string[] {
+    const c = entry.cache
+    if (c && c.width === this.cols && c.version === entry.version) return c.rows
+    const rows = wrapRows(entry.text(), this.cols)
+    entry.cache = { width: this.cols, version: entry.version, rows }
+    return rows
+  }
+
+  private total(): number {
+    return this.entries.reduce((sum, e) => sum + this.rowsOf(e).length, 0)
+  }
+
+  /** The last `n` output rows (fewer when there is less output). */
+  private tail(n: number): string[] {
+    const out: string[] = []
+    for (let i = this.entries.length - 1; i >= 0 && out.length < n; i--) {
+      const rows = this.rowsOf(this.entries[i]!)
+      out.unshift(...rows.slice(Math.max(0, rows.length - (n - out.length))))
+    }
+    return out
+  }
+
+  /** Brings the output region in line with the model: scrolls by what was added, rewrites rows that differ. */
+  private paint(): void {
+    if (!this.started) return
+    const height = this.bottom
+    const total = this.total()
+    const want = this.tail(height)
+    let text = `${ESC}[?25l`
+    if (this.shown.length === 0) {
+      text += `${ESC}[1;${height}r`
+      this.shown = new Array(height).fill(undefined)
+    } else {
+      // Output added past the bottom: scroll the region by as much, then fix the rows that differ.
+      const k = Math.max(0, total - height) - Math.max(0, this.shownTotal - height)
+      if (k > 0 && k < height) {
+        text += `${at(height)}${'\n'.repeat(k)}`
+        this.shown = [...this.shown.slice(k), ...new Array<string>(k).fill('')]
+      }
+    }
+    for (let i = 0; i < height; i++) {
+      const row = want[i] ?? ''
+      if (this.shown[i] === row) continue
+      text += `${at(i + 1)}${ESC}[0m${ESC}[2K${row}${ESC}[0m`
+      this.shown[i] = row
+    }
+    this.shownTotal = total
+    this.out.write(`${text}${this.toCursor()}${ESC}[?25h`)
   }
 
   private drawInput(): void {

@@ -1,13 +1,13 @@
 // The interactive chat's parts on their own: the status bar fits every width and colours context
 // by threshold; the line editor's keys, multi-line input, history and wrapping; completion from the
-// registry; the scroll-region screen wraps output itself.
+// registry; the screen wraps output at word boundaries and repaints from its model.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { CommandDefinition } from '../../../sdk/index.ts'
 import { complete, suggest } from '../../../extensions/chat-cli/completion.ts'
 import { LineEditor } from '../../../extensions/chat-cli/input.ts'
-import { Screen } from '../../../extensions/chat-cli/screen.ts'
+import { Screen, wrapRows } from '../../../extensions/chat-cli/screen.ts'
 import { renderStatusBar, type StatusState } from '../../../extensions/chat-cli/status-bar.ts'
 import { createTheme, stripAnsi, textWidth } from '../../../extensions/chat-cli/theme.ts'
 
@@ -101,12 +101,35 @@ test('completion and suggestions come from the registry', () => {
   assert.deepEqual(suggest(commands, 'modle'), ['model'])
 })
 
-test('the screen wraps output itself so a restored cursor never overwrites the last column', () => {
+test('output wraps at word boundaries by display width; long words are cut, styles and wide characters kept', () => {
+  const rows = wrapRows('the quick brown fox jumps over the lazy dog', 12)
+  assert.deepEqual(rows.map((r) => r.trimEnd()), ['the quick', 'brown fox', 'jumps over', 'the lazy dog'])
+  assert.deepEqual(wrapRows('abcdefghijklmnop', 5), ['abcde', 'fghij', 'klmno', 'p'])
+  // Wide characters take two columns; escape codes none, and a style goes on on the next row.
+  const wide = wrapRows('日本語のテキスト です', 8)
+  for (const row of wide) assert.ok(textWidth(row) <= 8, JSON.stringify(row))
+  assert.equal(wide.join('').replace(/ /g, ''), '日本語のテキストです')
+  const styled = wrapRows(`\x1b[1mbold words that wrap\x1b[22m`, 10)
+  assert.equal(styled.length, 2)
+  assert.ok(styled[1]!.startsWith('\x1b[1m'), JSON.stringify(styled))
+  assert.deepEqual(wrapRows('a\n\nb', 10), ['a', '', 'b'])
+  assert.deepEqual(wrapRows('ab\tc\r\nd', 20), ['ab      c', 'd'], 'tabs to 8-column stops; no carriage return reaches a row')
+})
+
+test('the screen repaints from its model: a resize redraws every row, only changed rows are written otherwise', () => {
   let written = ''
-  const screen = new Screen({ write: (t: string) => ((written += t), true), columns: 10, rows: 8 }, { statusBar: true })
+  const out = { write: (t: string) => ((written += t), true), columns: 40, rows: 10 }
+  const screen = new Screen(out, { statusBar: true })
   screen.start()
+  screen.setStatus('STATUS')
+  for (let i = 1; i <= 12; i++) screen.print(`line ${i}\n`)
   written = ''
-  screen.print('0123456789ABC')
+  screen.print('more')
+  assert.ok(!stripAnsi(written).includes('line 11'), 'an append does not rewrite the rows above')
+  written = ''
+  screen.resize(20, 6)
   const text = stripAnsi(written)
-  assert.ok(text.includes('0123456789\r\nABC'), JSON.stringify(text))
+  for (const n of [11, 12]) assert.ok(text.includes(`line ${n}`), text)
+  assert.ok(text.includes('more') && text.includes('STATUS'), text)
+  assert.ok(written.includes('\x1b[1;4r'), 'the region is fenced again for 6 rows (input and status below)')
 })
