@@ -40,6 +40,8 @@ const DOUBLE_PRESS_MS = 2000
 export async function runInteractive(ctx: CliContext, options: InteractiveOptions, io: InteractiveIo = { stdin: process.stdin, stdout: process.stdout }): Promise<number> {
   const { stdin, stdout } = io
   const settings = ctx.settings
+  // Checked first: a theme the chat cannot use stops it before anything is changed (a worktree).
+  const theme = createTheme(themeMode(settings.get('display.theme'), settings.env('COLORFGBG')), !settings.env('NO_COLOR'))
   let cwd = process.cwd()
   let worktree: Awaited<ReturnType<typeof import('./worktree.ts').createWorktree>> | undefined
   if (options.worktree) {
@@ -48,7 +50,6 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
     cwd = worktree.path
   }
 
-  const theme = createTheme(themeMode(settings.get('display.theme'), settings.env('COLORFGBG')), !settings.env('NO_COLOR'))
   const screen = new Screen(stdout, { statusBar: settings.get('display.statusbar') !== false })
   const history = new InputHistory(settings.home)
   const editor = new LineEditor(history.entries)

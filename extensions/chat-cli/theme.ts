@@ -1,10 +1,14 @@
 // Terminal styles of the interactive chat for dark and light backgrounds (`display.theme`), and the
 // display width of text (wide characters take two columns; escape sequences none).
 
+import { UsageError } from 'agent/sdk'
+
 export type ThemeMode = 'dark' | 'light'
 
 export interface Theme {
   mode: ThemeMode
+  /** False with NO_COLOR: styles are identity, rendered markdown is stripped of its colours. */
+  color: boolean
   dim(text: string): string
   bold(text: string): string
   accent(text: string): string
@@ -24,7 +28,7 @@ const wrap = (open: string, close = '\x1b[0m') => (text: string) => `\x1b[${open
 export function createTheme(mode: ThemeMode, color = true): Theme {
   if (!color) {
     const id = (t: string) => t
-    return { mode, dim: id, bold: id, accent: id, error: id, ok: id, warn: id, bar: id, level: (_f, t) => t, reasoning: id, prompt: id }
+    return { mode, color, dim: id, bold: id, accent: id, error: id, ok: id, warn: id, bar: id, level: (_f, t) => t, reasoning: id, prompt: id }
   }
   const dark = mode === 'dark'
   // Colours inside the bar end with a return to the bar's own colours, not a full reset.
@@ -35,6 +39,7 @@ export function createTheme(mode: ThemeMode, color = true): Theme {
   const red = inBar(dark ? '38;5;203' : '38;5;160')
   return {
     mode,
+    color,
     dim: wrap(dark ? '38;5;245' : '38;5;242'),
     bold: wrap('1', '\x1b[22m'),
     accent: wrap(dark ? '38;5;117' : '38;5;25'),
@@ -48,9 +53,12 @@ export function createTheme(mode: ThemeMode, color = true): Theme {
   }
 }
 
-/** `display.theme` or, when absent, a guess from COLORFGBG (set by some terminals). */
+/** `display.theme` or, when absent, a guess from COLORFGBG (set by some terminals); any other value is an error. */
 export function themeMode(configured: unknown, colorfgbg: string | undefined): ThemeMode {
   if (configured === 'light' || configured === 'dark') return configured
+  if (configured !== undefined && configured !== null) {
+    throw new UsageError(`display.theme must be dark or light (got ${JSON.stringify(configured)}); set it with: agent config set display.theme dark`)
+  }
   const bg = Number(colorfgbg?.split(';').pop())
   return Number.isFinite(bg) && bg >= 7 && bg !== 8 ? 'light' : 'dark'
 }

@@ -1,10 +1,18 @@
-// How a conversation appears in the output region: the user's line, streamed answer text, reasoning
-// (when shown) and the end of a turn (interrupted, iteration cap, one-line errors). Tool calls are
-// tool-activity.ts's.
+// How a conversation appears in the output region: the user's line, streamed answer text (rendered
+// as markdown, see markdown.ts), reasoning (when shown) and the end of a turn (interrupted,
+// iteration cap, one-line errors). Tool calls are tool-activity.ts's.
 
-import { errorMessage, type BackgroundTask, type RunEvent, type RunResult } from 'agent/sdk'
-import type { Screen } from './screen.ts'
-import type { Theme } from './theme.ts'
+import { errorMessage, terminalSafe, type BackgroundTask, type RunEvent, type RunResult } from 'agent/sdk'
+import { loadMarkdown, markdownRenderer } from './markdown.ts'
+import type { Block, Screen } from './screen.ts'
+import { stripAnsi, type Theme } from './theme.ts'
+
+/** An answer shown as it streams: its markdown source, rendered again as it grows. */
+interface Answer {
+  source: string
+  final: boolean
+  block: Block
+}
 
 const preview = (value: unknown, max = 60): string => {
   let text: string
@@ -22,6 +30,8 @@ export class Transcript {
   private atLineStart = true
   private mode: 'none' | 'text' | 'reasoning' = 'none'
   private streamed = false
+  private answer: Answer | undefined
+  private markdown: 'idle' | 'loading' | 'ready' | 'failed' = 'idle'
 
   constructor(
     private readonly screen: Screen,
@@ -29,8 +39,54 @@ export class Transcript {
     private readonly showReasoning: () => boolean,
   ) {}
 
+  /** Starts loading the markdown renderer (first turn); answers shown before it is ready are re-rendered then. */
+  private loadMarkdown(): void {
+    if (this.markdown !== 'idle') return
+    this.markdown = 'loading'
+    loadMarkdown(this.theme.mode).then(
+      () => {
+        this.markdown = 'ready'
+        this.screen.refresh()
+      },
+      (error) => {
+        this.markdown = 'failed'
+        this.line(this.theme.warn(`markdown rendering is off: ${errorMessage(error)}`))
+      },
+    )
+  }
+
+  private render(answer: Answer): string {
+    const renderer = markdownRenderer(this.theme.mode)
+    if (!renderer) return answer.source
+    try {
+      const text = renderer.render(answer.source, answer.final)
+      return this.theme.color ? text : stripAnsi(text)
+    } catch {
+      return answer.source
+    }
+  }
+
+  /** A new answer block (markdown), starting on a fresh line. */
+  private startAnswer(text: string, final: boolean): Answer {
+    this.loadMarkdown()
+    const answer: Answer = { source: terminalSafe(text), final, block: undefined as unknown as Block }
+    answer.block = this.screen.block(() => this.render(answer))
+    this.atLineStart = true
+    return answer
+  }
+
+  /** The streamed answer is complete: render it whole (code highlighted). */
+  private closeAnswer(): void {
+    const answer = this.answer
+    if (!answer) return
+    this.answer = undefined
+    answer.final = true
+    answer.block.update()
+  }
+
   private write(text: string): void {
     if (!text) return
+    this.closeAnswer()
     this.screen.print(text)
     this.atLineStart = text.endsWith('\n')
   }
@@ -42,6 +98,13 @@ export class Transcript {
     this.mode = 'none'
   }
 
+  /** Text that may be markdown (an answer), rendered. */
+  markdownText(text: string): void {
+    this.closeAnswer()
+    this.startAnswer(text, true)
+    this.mode = 'none'
+  }
+
   blank(): void {
     this.line('')
   }
@@ -50,17 +113,21 @@ export class Transcript {
     const [first, ...rest] = prompt.split('\n')
     this.line(`${this.theme.prompt('›')} ${this.theme.bold(first ?? '')}${rest.map((r) => `\n  ${this.theme.bold(r)}`).join('')}`)
     this.streamed = false
+    this.loadMarkdown()
   }
 
   event(event: RunEvent): void {
     switch (event.type) {
       case 'delta':
-        if (this.mode !== 'text') {
-          if (!this.atLineStart) this.write('\n')
-          this.mode = 'text'
-        }
         this.streamed = true
-        this.write(event.text)
+        if (this.mode !== 'text' || !this.answer) {
+          this.closeAnswer()
+          this.answer = this.startAnswer(event.text, false)
+          this.mode = 'text'
+          return
+        }
+        this.answer.source += terminalSafe(event.text)
+        this.answer.block.update()
         return
       case 'reasoning':
         if (!this.showReasoning()) return
@@ -69,7 +136,7 @@ export class Transcript {
           this.write(this.theme.dim('thinking: '))
           this.mode = 'reasoning'
         }
-        this.write(this.theme.reasoning(event.text))
+        this.write(this.theme.reasoning(terminalSafe(event.text)))
         return
       case 'compressed':
         this.line(this.theme.dim(`(context compressed; continuing in session ${event.sessionId})`))
@@ -80,10 +147,11 @@ export class Transcript {
   }
 
   end(result: RunResult | undefined, error: unknown, stoppedByUser = true): void {
+    this.closeAnswer()
     if (error) {
       this.line(this.theme.error(`✗ ${errorMessage(error)}`))
     } else if (result) {
-      if (!this.streamed && result.answer) this.line(result.answer)
+      if (!this.streamed && result.answer) this.markdownText(result.answer)
       if (result.exitReason === 'interrupted') this.line(this.theme.dim(stoppedByUser ? '⏹ interrupted' : '⏹ interrupted (not by you: the agent was reloaded or is shutting down); send it again to retry'))
       if (result.exitReason === 'max_iterations') this.line(this.theme.warn(`stopped after ${result.apiCalls} model calls (iteration cap); say "continue" to go on`))
     }
@@ -93,8 +161,10 @@ export class Transcript {
   background(task: BackgroundTask): void {
     const seconds = task.endedAt ? Math.round((task.endedAt - task.startedAt) / 1000) : 0
     const head = `── background ${task.id} ${task.status} (${seconds}s): ${preview(task.prompt, 50)} ──`
-    const body = task.status === 'done' ? (task.answer ?? '') : task.error ? this.theme.error(`✗ ${task.error}`) : this.theme.dim('(stopped)')
-    this.line(`${this.theme.accent(head)}\n${body}\n${this.theme.accent('─'.repeat(Math.min(40, head.length)))}`)
+    this.line(this.theme.accent(head))
+    if (task.status === 'done') this.markdownText(task.answer ?? '')
+    else this.line(task.error ? this.theme.error(`✗ ${task.error}`) : this.theme.dim('(stopped)'))
+    this.line(this.theme.accent('─'.repeat(Math.min(40, head.length))))
     this.blank()
   }
 }

@@ -37,7 +37,8 @@ export interface Terminal {
   /** Keys as tmux names them (`Enter`, `C-c`, `Tab`) or literal text with `literal`. */
   send(...keys: string[]): void
   type(text: string): void
-  capture(): string
+  /** The screen as text; with `escapes`, with its colours and attributes as escape codes (`capture-pane -e`). */
+  capture(escapes?: boolean): string
   /** Polls the screen until `test` passes (bounded); returns the screen. */
   waitFor(test: RegExp | ((screen: string) => boolean), timeoutMs?: number, what?: string): Promise<string>
   /** Whether the agent process has exited (the pane shows the launcher's end marker). */
@@ -69,7 +70,7 @@ export function openTerminal(options: TerminalOptions): Terminal {
   } catch {
     // older tmux: sizes follow -x/-y anyway
   }
-  const capture = () => tmux('capture-pane', '-p', '-t', name)
+  const capture = (escapes = false) => tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', name)
   return {
     name,
     stderr: () => {
