@@ -4,8 +4,7 @@
 // boundaries, and every change repaints only the rows that differ. A resize repaints every row
 // from the model at the new size, so nothing stale stays and a turn keeps streaming into it.
 
-import stringWidth from 'string-width'
-import wrapAnsi from 'wrap-ansi'
+import { charWidth, textWidth } from './theme.ts'
 
 export interface TtyOut {
   write(text: string): boolean
@@ -22,23 +21,53 @@ export interface Block {
 const ESC = '\x1b'
 const at = (row: number, col = 1) => `${ESC}[${row};${col}H`
 
+type Wrap = (text: string, columns: number, options: { hard: boolean; trim: boolean }) => string
+/** wrap-ansi and string-width, loaded right after the first paint (they cost tens of ms to import). */
+let wrapAnsi: Wrap | undefined
+let width: (text: string) => number = textWidth
+let loadingWrap: Promise<void> | undefined
+function loadWrap(): Promise<void> {
+  return (loadingWrap ??= Promise.all([import('wrap-ansi'), import('string-width')]).then(([wrap, sw]) => {
+    wrapAnsi = wrap.default
+    width = sw.default
+  }))
+}
+
 /** Tabs as spaces to the next multiple of 8 columns (a tab has no width of its own to measure). */
 function expandTabs(line: string): string {
   if (!line.includes('\t')) return line
   const parts = line.split('\t')
   let out = parts[0]!
-  for (const part of parts.slice(1)) out += ' '.repeat(8 - (stringWidth(out) % 8)) + part
+  for (const part of parts.slice(1)) out += ' '.repeat(8 - (width(out) % 8)) + part
   return out
 }
 
-/** Text broken into rows of at most `width` columns: at spaces, long words cut; styles carried over. */
-export function wrapRows(text: string, width: number): string[] {
+/** Cuts a line every `columns` columns, escape codes kept whole (until wrap-ansi is loaded; the screen is redrawn then). */
+function cut(line: string, columns: number): string[] {
+  const rows: string[] = []
+  let row = ''
+  let used = 0
+  for (const [piece] of line.matchAll(/\x1b\[[0-9;?]*[ -\/]*[@-~]|[\s\S]/gu)) {
+    const w = piece.startsWith('\x1b') ? 0 : charWidth(piece)
+    if (used + w > columns) rows.push(row), (row = ''), (used = 0)
+    row += piece
+    used += w
+  }
+  return [...rows, row]
+}
+
+/** Text broken into rows of at most `columns` columns: at spaces, long words cut; styles carried over. */
+export function wrapRows(text: string, columns: number): string[] {
   return text.split('\n').flatMap((raw) => {
     // A carriage return would move the cursor within a row the screen believes it drew.
     const line = expandTabs(raw.replace(/\r/g, ''))
-    return line === '' ? [''] : stringWidth(line) <= width ? [line] : wrapAnsi(line, width, { hard: true, trim: false }).split('\n')
+    if (line === '' || width(line) <= columns) return [line]
+    return wrapAnsi ? wrapAnsi(line, columns, { hard: true, trim: false }).split('\n') : cut(line, columns)
   })
 }
+
+/** Resolves once word wrapping is available (tests; the screen redraws itself when it is). */
+export const wordWrapReady = (): Promise<void> => loadWrap()
 
 interface Entry {
   text: () => string
@@ -98,6 +127,7 @@ export class Screen {
     this.out.write(`${ESC}[?2004h${ESC}[H${ESC}[2J`)
     this.started = true
     this.repaintAll()
+    if (!wrapAnsi) setImmediate(() => void loadWrap().then(() => this.refresh(), () => undefined))
   }
 
   /** Puts the terminal back: no region, input and bar cleared, the cursor on a fresh line after the output. */

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import type { CommandDefinition } from '../../../sdk/index.ts'
 import { complete, suggest } from '../../../extensions/chat-cli/completion.ts'
 import { LineEditor } from '../../../extensions/chat-cli/input.ts'
-import { Screen, wrapRows } from '../../../extensions/chat-cli/screen.ts'
+import { Screen, wordWrapReady, wrapRows } from '../../../extensions/chat-cli/screen.ts'
 import { renderStatusBar, type StatusState } from '../../../extensions/chat-cli/status-bar.ts'
 import { createTheme, stripAnsi, textWidth } from '../../../extensions/chat-cli/theme.ts'
 
@@ -101,7 +101,8 @@ test('completion and suggestions come from the registry', () => {
   assert.deepEqual(suggest(commands, 'modle'), ['model'])
 })
 
-test('output wraps at word boundaries by display width; long words are cut, styles and wide characters kept', () => {
+test('output wraps at word boundaries by display width; long words are cut, styles and wide characters kept', async () => {
+  await wordWrapReady()
   const rows = wrapRows('the quick brown fox jumps over the lazy dog', 12)
   assert.deepEqual(rows.map((r) => r.trimEnd()), ['the quick', 'brown fox', 'jumps over', 'the lazy dog'])
   assert.deepEqual(wrapRows('abcdefghijklmnop', 5), ['abcde', 'fghij', 'klmno', 'p'])
