@@ -67,7 +67,7 @@ describe('the chat screen in a terminal', { skip: hasTmux() ? false : 'tmux is n
   const flat = (text: string) => text.replace(/\s+/g, '')
   const shows = (text: string) => (screen: string) => flat(screen).includes(flat(text))
   const statusLine = (screen: string) => screen.split('\n').filter((l) => l.trim()).pop() ?? ''
-  const answered = (prompt: string) => (screen: string) => shows(`Reply to ${prompt}: ${'word '.repeat(40)}${TAIL}`)(screen) && !/running/.test(statusLine(screen))
+  const answered = (prompt: string) => (screen: string) => shows(`Reply to ${prompt}: ${'word '.repeat(40)}${TAIL}`)(screen) && !/●/.test(statusLine(screen))
   const ready = (t: Terminal) => t.waitFor((s) => MODEL.test(statusLine(s)), 20_000, 'the status bar with the served model')
 
   /** The layout holds: the status bar only on the last row, the prompt right above it, nothing stale between. */
@@ -118,7 +118,7 @@ describe('the chat screen in a terminal', { skip: hasTmux() ? false : 'tmux is n
     t.resize(45, 20)
     await t.waitFor((s) => lines(s).length === 20, 5_000, 'the smaller pane')
     t.resize(100, 32)
-    const done = await t.waitFor((s) => shows(TAIL)(s) && !/running/.test(statusLine(s)), 20_000, 'the end of the answer')
+    const done = await t.waitFor((s) => shows(TAIL)(s) && !/●/.test(statusLine(s)), 20_000, 'the end of the answer')
     assertLayout(done, 32, 100)
     // Every row of the answer is full words, wrapped at this width.
     const rows = lines(done).filter((l) => /long/.test(l))
@@ -134,7 +134,7 @@ describe('the chat screen in a terminal', { skip: hasTmux() ? false : 'tmux is n
     model.enqueue({ text, chunkSize: 7, chunkDelayMs: 10 })
     t.type('wrap it')
     t.send('Enter')
-    const screen = await t.waitFor((s) => flat(s).includes(flat(text)) && !/running/.test(statusLine(s)), 15_000, 'the wrapped answer')
+    const screen = await t.waitFor((s) => flat(s).includes(flat(text)) && !/●/.test(statusLine(s)), 15_000, 'the wrapped answer')
     const answerRows = lines(screen).filter((l) => l.includes('extraordinary') || l.includes('considerably') || l.includes('terminal'))
     assert.ok(answerRows.length >= 6, screen)
     for (const row of answerRows) {
@@ -149,7 +149,7 @@ describe('the chat screen in a terminal', { skip: hasTmux() ? false : 'tmux is n
     model.enqueue({ text: MARKDOWN, chunkSize: 9, chunkDelayMs: 10 })
     t.type('notes please')
     t.send('Enter')
-    const screen = await t.waitFor((s) => shows('The end.')(s) && !/running/.test(statusLine(s)), 15_000, 'the rendered answer')
+    const screen = await t.waitFor((s) => shows('The end.')(s) && !/●/.test(statusLine(s)), 15_000, 'the rendered answer')
     assert.match(screen, /^Release notes\s*$/m, 'the heading without its #')
     assert.doesNotMatch(screen, /^#/m)
     assert.doesNotMatch(screen, /\*\*/, 'no raw bold markers')
@@ -178,7 +178,7 @@ describe('the chat screen in a terminal', { skip: hasTmux() ? false : 'tmux is n
       model.enqueue({ text: '# Heading\n\n`span` text', chunkSize: 50 })
       t.type('colours')
       t.send('Enter')
-      await t.waitFor((s) => shows('span text')(s) && !/running/.test(statusLine(s)), 15_000, 'the answer')
+      await t.waitFor((s) => shows('span text')(s) && !/●/.test(statusLine(s)), 15_000, 'the answer')
       captures[theme] = t.capture(true)
     }
     // tmux re-encodes the attributes: a colour may be followed by other codes before the text.
