@@ -14,6 +14,11 @@ interface TitlesConfig {
 
 /** A session with more stored messages than this is past its first exchange (or too big to read for a title). */
 const MAX_MESSAGES = 400
+/**
+ * Sources that run one prompt again and again (a schedule, a webhook route): a title would be the
+ * same each time, numbered (2), (3) … without telling the sessions apart.
+ */
+const REPEATING_SOURCES = new Set(['cron', 'webhook'])
 /** How long shutdown waits for the fallback writes once the model calls are stopped. */
 const FINAL_WRITE_MS = 2000
 
@@ -54,7 +59,7 @@ export default defineExtension<TitlesConfig>({
       const store = api.services.get<SessionStore>(SESSIONS_SERVICE)
       if (!store) return
       const session = await store.get(sessionId)
-      if (!session || session.title || session.lineage === 'compression' || session.messageCount > MAX_MESSAGES) return
+      if (!session || session.title || session.lineage === 'compression' || REPEATING_SOURCES.has(session.source) || session.messageCount > MAX_MESSAGES) return
       const messages = await store.messages(sessionId)
       const users = messages.filter((m) => m.role === 'user')
       // Only after the first exchange: a title cleared by hand later stays cleared.

@@ -106,6 +106,17 @@ test('when the title model fails, or none is configured, the first words of the 
   assert.equal(titleRequests(plain.model).length, 0, 'no auxiliary.title: no model call')
 })
 
+test('sessions of a schedule or a webhook are not titled; a chat platform’s are', async (t) => {
+  const { runtime, titleOf, runTitled } = await titled(t, () => ({ text: 'Never used' }), {})
+  const cron = await runtime.run({ input: 'daily report please', source: { platform: 'cron', userId: 'job-1', chatId: 'job-1' } })
+  const hook = await runtime.run({ input: 'a push happened', source: { platform: 'webhook', userId: 'webhook:gh', chatId: 'c' } })
+  // A run after them (a model call later): their titling, had it run, would be done by now.
+  const chat = await runTitled('weekly report please')
+  assert.equal(chat.title, 'Weekly report please')
+  assert.equal(await titleOf(cron.sessionId), undefined)
+  assert.equal(await titleOf(hook.sessionId), undefined)
+})
+
 test('title text rules: markdown, quotes, links, numbering and over-long answers', () => {
   assert.equal(parseModelTitle('Title: "Fixing the **login** bug."\nextra'), 'Fixing the login bug')
   assert.equal(parseModelTitle('Release notes #2'), 'Release notes')
