@@ -83,7 +83,8 @@ export default defineExtension<TitlesConfig>({
       }
       if (!chosen) return
       const stored = await store.titleIfUntitled(sessionId, chosen)
-      if (stored) api.log.debug(`session ${sessionId} titled "${stored}"`)
+      // The title is the user's words: the log says only that it happened.
+      if (stored) api.log.debug(`session ${sessionId} titled (${by === 'model' ? 'by the auxiliary model' : 'from the first words'})`)
       // title null: a title set by hand meanwhile was kept.
       api.hooks.observe.promise({ type: 'session.titled', at: Date.now(), sessionId, title: stored ?? null, by }).catch(() => undefined)
     }
