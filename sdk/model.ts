@@ -4,7 +4,23 @@
 export type ReasoningEffort = 'none' | 'low' | 'medium' | 'high' | 'xhigh'
 export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['none', 'low', 'medium', 'high', 'xhigh']
 
-export type ExitReason = 'completed' | 'interrupted' | 'max_iterations'
+/** `tool_calls`: the model called a tool the caller runs itself (RunRequest.clientTools); see RunResult.pendingToolCalls. */
+export type ExitReason = 'completed' | 'interrupted' | 'max_iterations' | 'tool_calls'
+
+/** Which tools the model may call: `required` and a named tool bind the first model call of a run only. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string }
+
+/** Structured output asked of the provider (the caller validates the answer itself). */
+export type ResponseFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string }
+
+/** Sampling and output parameters a caller passes through to every model call of a run. */
+export interface SamplingOptions {
+  temperature?: number
+  topP?: number
+  maxTokens?: number
+  stop?: string[]
+  responseFormat?: ResponseFormat
+}
 
 export interface ToolCall {
   id: string
@@ -37,6 +53,10 @@ export interface ModelRequest {
   reasoningEffort?: ReasoningEffort
   maxTokens?: number
   temperature?: number
+  topP?: number
+  stop?: string[]
+  toolChoice?: ToolChoice
+  responseFormat?: ResponseFormat
 }
 
 export interface Usage {
@@ -111,6 +131,19 @@ export interface RunRequest {
   onEvent?: (event: RunEvent) => void
   /** Passed through to tools as `session.extra`. */
   extra?: Record<string, unknown>
+  /**
+   * Tools the caller runs itself (an API client's function tools), offered beside the agent's. A
+   * call to one ends the run (exit `tool_calls`, RunResult.pendingToolCalls) after the agent's own
+   * calls of that batch ran; a name that is also an agent tool is a UsageError.
+   */
+  clientTools?: ToolSchema[]
+  toolChoice?: ToolChoice
+  sampling?: SamplingOptions
+  /**
+   * The conversation (session or history) already ends with the results of client tool calls: the
+   * run continues from them, with no new user input (`input` is ignored).
+   */
+  resume?: boolean
 }
 
 export type RunEvent =
@@ -145,6 +178,8 @@ export interface RunResult {
   model: string
   provider: string
   toolTrace: ToolTraceEntry[]
+  /** Client tool calls the caller is to run (exit `tool_calls`); their results continue with `resume`. */
+  pendingToolCalls?: ToolCall[]
 }
 
 export interface AgentRuntime {

@@ -1,10 +1,12 @@
 // POST /v1/chat/completions: stateless. The frontend's system messages are layered after the agent's
-// own prompt, its earlier messages are the history, the last user message the input. Answers as
-// one JSON completion, or as an SSE stream of chunks (tool progress as `event: agent.tool.progress`)
-// ending with a chunk carrying usage and `data: [DONE]`. A resent conversation stays in one session.
+// own prompt, its earlier messages are the history, the last user message the input (or trailing
+// tool results continue the run after client tool calls). Answers as one JSON completion, or as an
+// SSE stream of chunks (tool progress as `event: agent.tool.progress`) ending with a chunk carrying
+// usage and `data: [DONE]`. A resent conversation stays in one session.
 
-import { errorMessage, HttpError, readJson, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type Services, type Usage } from 'agent/sdk'
+import { errorMessage, HttpError, readJson, RUNTIME_SERVICE, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type RuntimeService, type Services, type ToolCall, type Usage } from 'agent/sdk'
 import { flag, parseChatBody, type Turn } from './messages.ts'
+import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
 import type { ApiStore } from './store.ts'
 import { JSON_BOUNDS, type ServerOptions } from './options.ts'
 import type { ActiveRun, Runs } from './runs.ts'
@@ -32,6 +34,27 @@ export async function planSession(deps: HandlerDeps, request: LinkRequest): Prom
 
 const chatHead = (messages: readonly ChatMessage[]) => `chat:${conversationKey(messages)}`
 
+/** Names of the agent's own tools (asked only when a request brings tools of its own). */
+export function agentToolNames(deps: HandlerDeps): string[] {
+  const runtime = deps.services.get<RuntimeService>(RUNTIME_SERVICE)
+  return runtime?.offeredTools ? runtime.offeredTools().map((t) => t.name) : []
+}
+
+/** The run request for a turn and its options. */
+export function runRequest(turn: Turn, options: RequestOptions, base: Omit<RunRequest, 'input'>): RunRequest {
+  const request: RunRequest = { input: turn.input ?? '', ...base }
+  if (!turn.input) request.resume = true
+  if (options.clientTools) request.clientTools = options.clientTools
+  if (options.toolChoice) request.toolChoice = options.toolChoice
+  if (options.sampling) request.sampling = options.sampling
+  return request
+}
+
+/** Client tool calls in the chat-completions shape. */
+function wireCalls(calls: readonly ToolCall[]): Array<Record<string, unknown>> {
+  return calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
+}
+
 export function chatUsage(usage: Usage): Record<string, unknown> {
   const out: Record<string, unknown> = { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens }
   if (usage.reasoningTokens !== undefined) out.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens }
@@ -39,7 +62,7 @@ export function chatUsage(usage: Usage): Record<string, unknown> {
 }
 
 function finishReason(result: RunResult): string {
-  return result.exitReason === 'max_iterations' ? 'length' : 'stop'
+  return result.exitReason === 'max_iterations' ? 'length' : result.exitReason === 'tool_calls' ? 'tool_calls' : 'stop'
 }
 
 export function chatCompletions(deps: HandlerDeps) {
@@ -47,25 +70,39 @@ export function chatCompletions(deps: HandlerDeps) {
     const options = deps.options()
     const body = await readJson(ctx, options.maxRequestBytes, JSON_BOUNDS)
     const turn = parseChatBody(body)
+    const requestOptions = parseRequestOptions(body, 'chat', () => agentToolNames(deps))
     const stream = flag(body.stream, false)
+    const includeUsage = stream && flag((body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage, false)
     const model = typeof body.model === 'string' && body.model.trim() ? body.model : options.modelName
     const run = deps.runs().begin(ctx)
     try {
-      const plan = await planSession(deps, { head: turn.history.length ? chatHead(turn.history) : undefined, context: turn.history, extra: [], persist: true })
+      const plan = await planSession(deps, { head: turn.history.length ? chatHead(turn.history) : undefined, context: turn.history, extra: turn.results, persist: true })
       const { continuable, ...session } = plan
-      const request: RunRequest = { input: turn.input, systemPrompt: turn.systemPrompt, ...session, source: { platform: 'api_server' } }
-      const outcome = stream ? await streamed(ctx, deps, run, request, model) : await deps.runs().execute(run, request).then((result) => ({ result, delivered: result.answer }))
+      const request = runRequest(turn, requestOptions, { systemPrompt: turn.systemPrompt, ...session, source: { platform: 'api_server' } })
+      const format = requestOptions.sampling?.responseFormat
+      const outcome = stream
+        ? await streamed(ctx, deps, run, request, model, { includeUsage, check: (answer) => checkStructuredAnswer(format, answer) })
+        : await deps.runs().execute(run, request).then((result) => ({ result, delivered: result.answer }))
       if (!outcome) return
       const { result } = outcome
       if (continuable) rememberHead(deps, turn, result, outcome.delivered)
       if (stream) return
+      if (result.exitReason === 'completed') await checkStructuredAnswer(format, result.answer)
       ctx.set('X-Agent-Session-Id', result.sessionId)
+      const pending = result.pendingToolCalls ?? []
       ctx.body = {
         id: newId('chatcmpl-', 15),
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: result.answer }, logprobs: null, finish_reason: finishReason(result) }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: pending.length && !result.answer ? null : result.answer, refusal: null, ...(pending.length ? { tool_calls: wireCalls(pending) } : {}) },
+            logprobs: null,
+            finish_reason: finishReason(result),
+          },
+        ],
         usage: chatUsage(result.usage),
       }
     } finally {
@@ -79,16 +116,25 @@ export function chatCompletions(deps: HandlerDeps) {
  * client received (all streamed text, interim text before tool calls included).
  */
 function rememberHead(deps: HandlerDeps, turn: Turn, result: RunResult, delivered: string): void {
-  if (!result.sessionId || result.exitReason !== 'completed' || !delivered) return
+  const pending = result.pendingToolCalls
+  if (!result.sessionId || (result.exitReason !== 'completed' && !pending) || (!delivered && !pending)) return
+  const answer: ChatMessage = { role: 'assistant', content: delivered, ...(pending ? { toolCalls: pending } : {}) }
   try {
-    deps.store().setHead(chatHead([...turn.history, turn.inputMessage, { role: 'assistant', content: delivered }]), result.sessionId)
+    deps.store().setHead(chatHead([...turn.history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), answer]), result.sessionId)
   } catch (error) {
     deps.warn(`chat session mapping failed: ${errorMessage(error)}`)
   }
 }
 
 /** Streams the run; resolves with its result and the text sent, or undefined when the stream failed. */
-async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, request: RunRequest, model: string): Promise<{ result: RunResult; delivered: string } | undefined> {
+interface StreamOptions {
+  /** `stream_options.include_usage`: a last chunk with empty choices and the usage, as the API has it. */
+  includeUsage: boolean
+  /** Structured-output check of the final answer (throws an HttpError when it fails). */
+  check: (answer: string) => Promise<void>
+}
+
+async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, request: RunRequest, model: string, options: StreamOptions): Promise<{ result: RunResult; delivered: string } | undefined> {
   const sse = new SseStream(ctx, deps.options().keepaliveMs, {}, true)
   const id = newId('chatcmpl-', 15)
   const created = Math.floor(Date.now() / 1000)
@@ -122,6 +168,7 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
   try {
     result = await deps.runs().execute(run, request)
     sse.session(result.sessionId)
+    if (result.exitReason === 'completed') await options.check(result.answer)
   } catch (error) {
     if (!run.clientGone) {
       const message = HttpError.isInstance(error) ? error.message : deps.runs().redact(errorMessage(error))
@@ -135,7 +182,13 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
     delivered = result.answer
     sse.data(chunk({ content: result.answer }))
   }
-  sse.data({ ...chunk({}, finishReason(result)), usage: chatUsage(result.usage) })
+  const pending = result.pendingToolCalls
+  if (pending) sse.data(chunk({ tool_calls: wireCalls(pending).map((call, index) => ({ index, ...call })) }))
+  // The finish chunk carries usage whether asked or not (what this server always did); asked, the
+  // API's own usage chunk with empty choices follows it.
+  const usage = chatUsage(result.usage)
+  sse.data({ ...chunk({}, finishReason(result)), usage })
+  if (options.includeUsage) sse.data({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })
   sse.end('data: [DONE]\n\n')
   return { result, delivered }
 }

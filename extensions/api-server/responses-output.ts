@@ -1,10 +1,12 @@
-// The output of a /v1/responses run, built from the runtime's events: message items for text,
-// function_call items for the tools the agent ran. When streaming, the same steps go out as the
-// responses-API events (output_item.added, content_part.added, output_text.delta …) in the order and
-// shapes the official client's stream accumulator expects, each with a rising sequence_number.
+// The output of a /v1/responses run, built from the runtime's events: message items for text, and
+// function_call items for the client's own tools the model called (the client runs those). Tools the
+// agent ran itself are not listed: a client would take a function_call item for a call to run. When
+// streaming, the same steps go out as the responses-API events (output_item.added,
+// content_part.added, output_text.delta …) in the order and shapes the official client's stream
+// accumulator expects, each with a rising sequence_number.
 
-import type { RunEvent, Usage } from 'agent/sdk'
-import { newId } from './session-key.ts'
+import type { RunEvent, ToolCall, Usage } from 'agent/sdk'
+import { itemId } from './items.ts'
 
 type Emit = (type: string, payload: Record<string, unknown>) => void
 
@@ -30,7 +32,7 @@ export type OutputItem = MessageItem | FunctionCallItem
 export function responsesUsage(usage: Usage): Record<string, unknown> {
   return {
     input_tokens: usage.inputTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
     output_tokens: usage.outputTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.totalTokens,
@@ -40,12 +42,14 @@ export function responsesUsage(usage: Usage): Record<string, unknown> {
 export class OutputBuilder {
   readonly items: OutputItem[] = []
   #message: { item: MessageItem; index: number } | undefined
-  readonly #calls = new Map<string, number>()
   #sequence = 0
   readonly #emit: Emit | undefined
 
   /** `emit` receives each streaming event (type + payload); omit it for a plain JSON answer. */
-  constructor(emit?: (event: Record<string, unknown>) => void) {
+  constructor(
+    private readonly responseId: string,
+    emit?: (event: Record<string, unknown>) => void,
+  ) {
     this.#emit = emit ? (type, payload) => emit({ type, ...payload, sequence_number: this.#sequence++ }) : undefined
   }
 
@@ -56,8 +60,8 @@ export class OutputBuilder {
 
   on(event: RunEvent): void {
     if (event.type === 'delta') this.text(event.text)
-    else if (event.type === 'tool.start' && !event.name.startsWith('_')) this.#toolStart(event.callId, event.name, event.input)
-    else if (event.type === 'tool.end') this.#toolEnd(event.callId, event.ok)
+    // Text before an agent tool run is its own message; text after it opens a new one.
+    else if (event.type === 'tool.start') this.#closeMessage('completed')
   }
 
   text(delta: string): void {
@@ -68,7 +72,7 @@ export class OutputBuilder {
   }
 
   #openMessage(): { item: MessageItem; index: number } {
-    const item: MessageItem = { type: 'message', id: newId('msg_'), status: 'in_progress', role: 'assistant', content: [] }
+    const item: MessageItem = { type: 'message', id: itemId(this.responseId, 'message', this.items.length), status: 'in_progress', role: 'assistant', content: [] }
     const index = this.items.push(item) - 1
     this.#emit?.('response.output_item.added', { output_index: index, item: structuredClone(item) })
     item.content.push({ type: 'output_text', text: '', annotations: [], logprobs: [] })
@@ -88,38 +92,28 @@ export class OutputBuilder {
     this.#emit?.('response.output_item.done', { output_index: open.index, item: structuredClone(open.item) })
   }
 
-  #toolStart(callId: string, name: string, input: unknown): void {
-    // Text before a tool call is its own message; text after it opens a new one.
-    this.#closeMessage('completed')
-    const args = typeof input === 'string' ? input : JSON.stringify(input ?? {})
-    const item: FunctionCallItem = { type: 'function_call', id: newId('fc_'), call_id: callId, name, arguments: '', status: 'in_progress' }
+  /** A call of a client tool, for the client to run. */
+  #clientCall(call: ToolCall): void {
+    const item: FunctionCallItem = { type: 'function_call', id: itemId(this.responseId, 'function_call', this.items.length), call_id: call.id, name: call.name, arguments: '', status: 'in_progress' }
     const index = this.items.push(item) - 1
-    this.#calls.set(callId, index)
     this.#emit?.('response.output_item.added', { output_index: index, item: { ...item } })
-    item.arguments = args
-    this.#emit?.('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: args })
-    this.#emit?.('response.function_call_arguments.done', { item_id: item.id, output_index: index, name, arguments: args })
-  }
-
-  #toolEnd(callId: string, ok: boolean): void {
-    const index = this.#calls.get(callId)
-    if (index === undefined) return
-    this.#calls.delete(callId)
-    const item = this.items[index] as FunctionCallItem
-    item.status = ok ? 'completed' : 'incomplete'
+    item.arguments = call.arguments
+    this.#emit?.('response.function_call_arguments.delta', { item_id: item.id, output_index: index, delta: call.arguments })
+    this.#emit?.('response.function_call_arguments.done', { item_id: item.id, output_index: index, name: call.name, arguments: call.arguments })
+    item.status = 'completed'
     this.#emit?.('response.output_item.done', { output_index: index, item: { ...item } })
   }
 
   /**
-   * Closes whatever is open. If the run produced an answer that no delta carried (a runtime that did
-   * not stream), it becomes the message.
+   * Closes whatever is open and adds the client tool calls the run ended with. If the run produced
+   * an answer that no delta carried (a runtime that did not stream), it becomes the message.
    */
-  finish(answer: string, complete: boolean): OutputItem[] {
+  finish(answer: string, complete: boolean, clientCalls: readonly ToolCall[] = []): OutputItem[] {
     const status = complete ? 'completed' : 'incomplete'
     const hasText = this.items.some((i) => i.type === 'message' && i.content.some((c) => c.text))
     if (!hasText && answer) this.text(answer)
     this.#closeMessage(status)
-    for (const callId of [...this.#calls.keys()]) this.#toolEnd(callId, complete)
+    for (const call of clientCalls) this.#clientCall(call)
     return this.items
   }
 }

@@ -3,10 +3,12 @@
 // 400); it continues the stored transcript, inherits `instructions`, and is one agent session.
 // `store` (default true) keeps the response in state.db for retrieval and chaining.
 
-import { HttpError, readJson, type HttpContext, type RunRequest, type RunResult } from 'agent/sdk'
-import { planSession, type HandlerDeps } from './chat-completions.ts'
+import { HttpError, readJson, type ChatMessage, type HttpContext, type RunResult } from 'agent/sdk'
+import { agentToolNames, planSession, runRequest, type HandlerDeps } from './chat-completions.ts'
+import { inputItems, itemResolver } from './items.ts'
 import { badRequest, flag, parseResponsesInput } from './messages.ts'
 import { JSON_BOUNDS } from './options.ts'
+import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
 import { OutputBuilder, responsesUsage, type OutputItem } from './responses-output.ts'
 import { newId } from './session-key.ts'
 import { SseStream } from './sse.ts'
@@ -31,11 +33,35 @@ function notFound(id: string, param: string, what: string): HttpError {
   return new HttpError(404, `${what} not found: ${id}`, { param, code: 'response_not_found' })
 }
 
+/** The request's options as a Response echoes them. */
+function echoed(options: RequestOptions, body: Record<string, unknown>): Record<string, unknown> {
+  const sampling = options.sampling ?? {}
+  const format = sampling.responseFormat
+  return {
+    metadata: options.metadata ?? {},
+    temperature: sampling.temperature ?? null,
+    top_p: sampling.topP ?? null,
+    max_output_tokens: sampling.maxTokens ?? null,
+    tool_choice: options.toolChoice === undefined ? 'auto' : typeof options.toolChoice === 'string' ? options.toolChoice : { type: 'function', name: options.toolChoice.name },
+    tools: (options.clientTools ?? []).map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: null })),
+    parallel_tool_calls: body.parallel_tool_calls !== false,
+    text: { format: format?.type === 'json_schema' ? { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict ?? null, ...(format.description ? { description: format.description } : {}) } : format ?? { type: 'text' } },
+  }
+}
+
+/** A run's exit as a Response status: max_iterations is the budget running out (`max_output_tokens`, the API's word for it); an interrupted run is cancelled. */
+function statusOf(result: RunResult): { status: string; incomplete_details: { reason: string } | null } {
+  if (result.exitReason === 'max_iterations') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }
+  if (result.exitReason === 'interrupted') return { status: 'cancelled', incomplete_details: null }
+  return { status: 'completed', incomplete_details: null }
+}
+
 export function createResponse(deps: HandlerDeps) {
   return async (ctx: HttpContext): Promise<void> => {
     const options = deps.options()
     const body = await readJson(ctx, options.maxRequestBytes, JSON_BOUNDS)
-    const turn = parseResponsesInput(body.input)
+    const turn = parseResponsesInput(body.input, itemResolver(deps.store()))
+    const requestOptions = parseRequestOptions(body, 'responses', () => agentToolNames(deps))
     const instructionsIn = optionalString(body, 'instructions')
     const previousId = optionalString(body, 'previous_response_id')
     const conversation = conversationName(body.conversation)
@@ -52,14 +78,18 @@ export function createResponse(deps: HandlerDeps) {
       if (!previous) throw notFound(previousId, 'previous_response_id', 'Previous response')
     } else if (conversation !== undefined) {
       const head = deps.store().conversationHead(conversation)
+      if (head === 'lost') throw new HttpError(404, `Conversation "${conversation}" lost its latest response (deleted or evicted from the store); start a new conversation`, { param: 'conversation', code: 'conversation_not_found' })
       previous = head ? deps.store().get(head) : undefined
     }
     const instructions = [instructionsIn ?? previous?.instructions, turn.systemPrompt].filter(Boolean).join('\n') || undefined
     const history = previous ? [...previous.transcript, ...turn.history] : turn.history
+    // Client tool results continue the run that asked for them; they follow the history.
+    const extra = turn.results.length ? [...turn.history, ...turn.results] : turn.history
 
     const run = deps.runs().begin(ctx)
     try {
       const id = newId('resp_')
+      const echo = echoed(requestOptions, body)
       const createdAt = Math.floor(Date.now() / 1000)
       const envelope = (status: string, output: OutputItem[], extra: Record<string, unknown> = {}) => ({
         id,
@@ -74,49 +104,43 @@ export function createResponse(deps: HandlerDeps) {
         store,
         error: null,
         incomplete_details: null,
-        metadata: {},
-        parallel_tool_calls: true,
-        temperature: null,
-        top_p: null,
-        tool_choice: 'auto',
-        tools: [],
-        text: { format: { type: 'text' } },
+        ...echo,
         truncation: 'disabled',
         usage: null,
         ...extra,
       })
-      const plan = await planSession(deps, { head: previous?.id, context: previous?.transcript ?? [], extra: turn.history, persist: store })
+      const plan = await planSession(deps, { head: previous?.id, context: previous?.transcript ?? [], extra, persist: store })
       const { continuable, ...session } = plan
-      const request: RunRequest = { input: turn.input, systemPrompt: instructions, ...session, persist: store, source: { platform: 'api_server' } }
+      const request = runRequest(turn, requestOptions, { systemPrompt: instructions, ...session, persist: store, source: { platform: 'api_server' } })
 
       // What a finished run leaves: the response object, stored (when asked) with the transcript it continues.
-      const conclude = (result: RunResult, builder: OutputBuilder): Record<string, unknown> => {
-        const complete = result.exitReason === 'completed'
-        const output = builder.finish(result.answer, complete)
-        const response = envelope(complete ? 'completed' : 'incomplete', output, {
-          usage: responsesUsage(result.usage),
-          ...(complete ? {} : { incomplete_details: { reason: result.exitReason } }),
-        })
+      const conclude = async (result: RunResult, builder: OutputBuilder): Promise<Record<string, unknown>> => {
+        const pending = result.pendingToolCalls ?? []
+        const { status, incomplete_details } = statusOf(result)
+        if (result.exitReason === 'completed') await checkStructuredAnswer(requestOptions.sampling?.responseFormat, result.answer)
+        const output = builder.finish(result.answer, status === 'completed', pending)
+        const response = envelope(status, output, { usage: responsesUsage(result.usage), incomplete_details })
         if (store) {
-          const transcript = [...history, turn.inputMessage, ...(result.answer ? [{ role: 'assistant' as const, content: result.answer }] : [])]
-          deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation }, createdAt)
+          const answer: ChatMessage[] = result.answer || pending.length ? [{ role: 'assistant', content: result.answer || null, ...(pending.length ? { toolCalls: pending } : {}) }] : []
+          const transcript = [...history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), ...answer]
+          deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
           // The session's transcript now ends at this response: chaining from it continues the session.
-          if (continuable && complete && result.answer) deps.store().setHead(id, result.sessionId)
+          if (continuable && status === 'completed' && answer.length) deps.store().setHead(id, result.sessionId)
         }
         return response
       }
 
       if (!stream) {
-        const builder = new OutputBuilder()
+        const builder = new OutputBuilder(id)
         request.onEvent = (event) => builder.on(event)
         const result = await deps.runs().execute(run, request)
-        ctx.body = conclude(result, builder)
+        ctx.body = await conclude(result, builder)
         ctx.set('X-Agent-Session-Id', result.sessionId)
         return
       }
 
       const sse = new SseStream(ctx, options.keepaliveMs, {}, true)
-      const builder = new OutputBuilder((event) => sse.event(event.type as string, event))
+      const builder = new OutputBuilder(id, (event) => sse.event(event.type as string, event))
       const lifecycle = (type: string, response: Record<string, unknown>) => sse.event(type, { type, response, sequence_number: builder.nextSequence() })
       lifecycle('response.created', envelope('in_progress', []))
       lifecycle('response.in_progress', envelope('in_progress', []))
@@ -124,7 +148,7 @@ export function createResponse(deps: HandlerDeps) {
       try {
         const result = await deps.runs().execute(run, request)
         sse.session(result.sessionId)
-        const response = conclude(result, builder)
+        const response = await conclude(result, builder)
         lifecycle(response.status === 'completed' ? 'response.completed' : 'response.incomplete', response)
       } catch (error) {
         if (!run.clientGone) {
@@ -156,5 +180,17 @@ export function deleteResponse(deps: HandlerDeps) {
     const id = String(ctx.params.id ?? '')
     if (!deps.store().delete(id)) throw notFound(id, 'response_id', 'Response')
     ctx.body = { id, object: 'response', deleted: true }
+  }
+}
+
+export function listInputItems(deps: HandlerDeps) {
+  return (ctx: HttpContext): void => {
+    const id = String(ctx.params.id ?? '')
+    const items = deps.store().inputItems(id)
+    if (!items) throw notFound(id, 'response_id', 'Response')
+    const data = ctx.query.order === 'asc' ? items : [...items].reverse()
+    const first = data[0] as { id?: string } | undefined
+    const last = data.at(-1) as { id?: string } | undefined
+    ctx.body = { object: 'list', data, first_id: first?.id ?? null, last_id: last?.id ?? null, has_more: false }
   }
 }

@@ -6,7 +6,7 @@ import { DATABASE_SERVICE, errorMessage, HTTP_SERVICE, knownSecretsRedactor, RUN
 import { chatCompletions, type HandlerDeps } from './chat-completions.ts'
 import { IdempotencyStore } from './idempotency.ts'
 import type { ApiServerConfig, ServerOptions } from './options.ts'
-import { createResponse, deleteResponse, getResponse } from './responses.ts'
+import { createResponse, deleteResponse, getResponse, listInputItems } from './responses.ts'
 import { Runs } from './runs.ts'
 import { ApiStore } from './store.ts'
 
@@ -17,6 +17,7 @@ export interface ApiServer {
   createResponse: Handler
   getResponse: Handler
   deleteResponse: Handler
+  listInputItems: Handler
   /** Admits runs again, opens state.db, makes sure the listener is up. */
   start(ctx: AdapterContext): Promise<void>
   /** Refuses new runs, interrupts the running ones, writes pending heads. */
@@ -38,6 +39,7 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
     createResponse: idempotency.wrap(createResponse(deps)),
     getResponse: getResponse(deps),
     deleteResponse: deleteResponse(deps),
+    listInputItems: listInputItems(deps),
     async start(ctx) {
       runs.resume()
       if (!ctx.services.has(RUNTIME_SERVICE)) ctx.log.warn('api_server: no agent runtime is loaded; requests that run the agent will fail')

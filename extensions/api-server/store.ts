@@ -42,6 +42,19 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_server_heads_used ON api_server_heads(used);
     `,
   },
+  {
+    // The input items of each response (GET /v1/responses/{id}/input_items, item_reference), and the
+    // names of conversations whose latest response was deleted or evicted: continuing one is a 404
+    // naming it, not a silent new chain.
+    version: 2,
+    up: `
+      ALTER TABLE api_server_responses ADD COLUMN input TEXT;
+      CREATE TABLE api_server_lost_conversations (name TEXT PRIMARY KEY);
+      CREATE TRIGGER api_server_conversation_lost BEFORE DELETE ON api_server_responses BEGIN
+        INSERT OR IGNORE INTO api_server_lost_conversations (name) SELECT name FROM api_server_conversations WHERE response_id = OLD.id;
+      END;
+    `,
+  },
 ]
 
 /** Session heads kept; older ones are pruned (a conversation idle that long is re-seeded into a new session). */
@@ -59,6 +72,8 @@ export interface StoredResponse {
   instructions?: string
   sessionId?: string
   conversation?: string
+  /** The input items as the client sent them (ids filled in), for input_items and item_reference. */
+  input?: unknown[]
 }
 
 interface Prepared {
@@ -70,6 +85,8 @@ interface Prepared {
   evict: Statement
   remove: Statement
   conversationHead: Statement
+  lost: Statement
+  input: Statement
   setConversation: Statement
   peek: Statement
   advance: Statement
@@ -110,13 +127,15 @@ export class ApiStore {
       get: db.prepare('SELECT response, transcript, instructions, session_id, conversation FROM api_server_responses WHERE id = ?'),
       touch: db.prepare('UPDATE api_server_responses SET used = ? WHERE id = ?'),
       insert: db.prepare(
-        'INSERT OR REPLACE INTO api_server_responses (id, response, transcript, instructions, session_id, conversation, created_at, used) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO api_server_responses (id, response, transcript, instructions, session_id, conversation, created_at, used, input) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       count: db.prepare('SELECT COUNT(*) AS n FROM api_server_responses'),
       evict: db.prepare('DELETE FROM api_server_responses WHERE id IN (SELECT id FROM api_server_responses ORDER BY used ASC LIMIT ?)'),
       remove: db.prepare('DELETE FROM api_server_responses WHERE id = ?'),
       // A mapping whose response is gone (evicted) is no head: the name then starts a new chain.
       conversationHead: db.prepare('SELECT c.response_id AS id FROM api_server_conversations c JOIN api_server_responses r ON r.id = c.response_id WHERE c.name = ?'),
+      lost: db.prepare('SELECT 1 FROM api_server_lost_conversations WHERE name = ?'),
+      input: db.prepare('SELECT input FROM api_server_responses WHERE id = ?'),
       setConversation: db.prepare('INSERT OR REPLACE INTO api_server_conversations (name, response_id) VALUES (?, ?)'),
       peek: db.prepare('SELECT session_id FROM api_server_heads WHERE head = ?'),
       // One head per session: replacing by either key drops the session's previous head.
@@ -148,6 +167,7 @@ export class ApiStore {
         record.conversation ?? null,
         createdAt,
         ++this.#clock,
+        record.input === undefined ? null : JSON.stringify(record.input),
       )
       if (record.conversation) p.setConversation.run(record.conversation, record.id)
       const { n } = p.count.get() as { n: number }
@@ -207,7 +227,13 @@ export class ApiStore {
   put(record: StoredResponse, createdAt: number): void {
     // What the client sent (history, input, instructions) may hold a secret the agent knows: never stored.
     const redact = this.redactor()
-    const cleared = { ...record, response: redactDeep(record.response, redact), transcript: redactDeep(record.transcript, redact), instructions: record.instructions === undefined ? undefined : redact(record.instructions) }
+    const cleared = {
+      ...record,
+      response: redactDeep(record.response, redact),
+      transcript: redactDeep(record.transcript, redact),
+      instructions: record.instructions === undefined ? undefined : redact(record.instructions),
+      input: record.input === undefined ? undefined : redactDeep(record.input, redact),
+    }
     this.#stmts().putTx(cleared, createdAt)
   }
 
@@ -216,9 +242,23 @@ export class ApiStore {
     return this.#stmts().remove.run(id).changes > 0
   }
 
-  /** Latest response id of a named conversation, if it still exists. */
-  conversationHead(name: string): string | undefined {
-    return (this.#stmts().conversationHead.get(name) as { id: string } | undefined)?.id
+  /** Latest response id of a named conversation; `lost` when that response was deleted or evicted. */
+  conversationHead(name: string): string | 'lost' | undefined {
+    const s = this.#stmts()
+    const id = (s.conversationHead.get(name) as { id: string } | undefined)?.id
+    return id ?? (s.lost.get(name) ? 'lost' : undefined)
+  }
+
+  /** The input items stored with a response (undefined when unknown or stored before they were kept). */
+  inputItems(id: string): unknown[] | undefined {
+    const row = this.#stmts().input.get(id) as { input: string | null } | undefined
+    if (!row?.input) return undefined
+    try {
+      const items = JSON.parse(row.input)
+      return Array.isArray(items) ? items : undefined
+    } catch {
+      return undefined
+    }
   }
 
   /** The session whose transcript ends at `head`, without taking it (runs that store nothing). */

@@ -79,6 +79,14 @@ class CompatClient implements ModelClient {
     if (tools) body.tools = tools
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
     if (request.temperature !== undefined) body.temperature = request.temperature
+    if (request.topP !== undefined) body.top_p = request.topP
+    if (request.stop?.length) body.stop = request.stop
+    // Only with tools: an endpoint may refuse tool_choice on a request that offers none.
+    if (request.toolChoice && tools) body.tool_choice = typeof request.toolChoice === 'string' ? request.toolChoice : { type: 'function', function: { name: request.toolChoice.name } }
+    if (request.responseFormat && request.responseFormat.type !== 'text') {
+      const f = request.responseFormat
+      body.response_format = f.type === 'json_schema' ? { type: 'json_schema', json_schema: { name: f.name, schema: f.schema, ...(f.strict === undefined ? {} : { strict: f.strict }), ...(f.description ? { description: f.description } : {}) } } : { type: 'json_object' }
+    }
     if (request.reasoningEffort) {
       if (this.options.reasoning === 'openrouter') body.reasoning = request.reasoningEffort === 'none' ? { enabled: false } : { effort: request.reasoningEffort }
       else if (this.options.reasoning === 'openai') body.reasoning_effort = request.reasoningEffort

@@ -67,8 +67,8 @@ function separate(messages: readonly ChatMessage[]): { summaries: string[]; rest
   return { summaries, rest }
 }
 
-/** Loads or creates the run's session. A new session is created with `input` as its first message, in one commit. */
-export async function openConversation(api: ExtensionApi<any>, request: RunRequest, defaults: { cwd: string; model: string; provider: string; input: ChatMessage }): Promise<Conversation> {
+/** Loads or creates the run's session. A new session is created with `input` (if any: a resumed run has none) as its first message, in one commit. */
+export async function openConversation(api: ExtensionApi<any>, request: RunRequest, defaults: { cwd: string; model: string; provider: string; input: ChatMessage | undefined }): Promise<Conversation> {
   const persist = request.persist !== false
   const store = api.services.get<SessionStore>(SESSIONS_SERVICE)
   if (!store && request.sessionId) throw new AgentError('E_STATE', 'cannot continue a session: the sessions extension is not loaded')
@@ -104,11 +104,11 @@ export async function openConversation(api: ExtensionApi<any>, request: RunReque
         provider: defaults.provider,
         personality: request.personality || undefined,
         cwd: defaults.cwd,
-        messages: [defaults.input],
+        messages: defaults.input ? [defaults.input] : [],
       })
       conversation.session = created
       conversation.sessionId = created.id
-      conversation.messages.push(defaults.input)
+      if (defaults.input) conversation.messages.push(defaults.input)
       conversation.inputStored = true
     }
   }

@@ -18,6 +18,9 @@ import {
   type RunEvent,
   type RunRequest,
   type RunResult,
+  type ToolCall,
+  type ToolChoice,
+  type ToolSchema,
   type ToolTraceEntry,
   type Usage,
 } from 'agent/sdk'
@@ -92,7 +95,7 @@ export async function runConversation(api: ExtensionApi<any>, request: RunReques
 }
 
 async function converse(api: ExtensionApi<any>, request: RunRequest, signal: AbortSignal): Promise<RunResult> {
-  if (typeof request.input !== 'string' && !Array.isArray(request.input)) throw new UsageError('a run needs an input (text or content parts)')
+  if (!request.resume && typeof request.input !== 'string' && !Array.isArray(request.input)) throw new UsageError('a run needs an input (text or content parts)')
   const config = runtimeSettings(api.settings)
   const compression = compressionSettings(api.settings)
   const maxIterations = request.maxIterations ?? config.maxIterations
@@ -104,14 +107,16 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   // Bad input fails here, before a session is created or anything is stored.
   if (request.personality) personalityPrompt(api.settings, request.personality)
   const tools = offeredTools(api, { toolsets: request.toolsets, enableTools: request.enableTools, disableTools: request.disableTools })
-  const schemas = toolSchemas(tools)
+  const client_ = clientToolPlan(tools, request)
+  const schemas = client_ ? [...toolSchemas(tools), ...client_.schemas] : toolSchemas(tools)
   const skills = skillsPrompt(api, request.skills, tools.some((t) => t.definition.name === 'skill_view'))
 
   const cwd = request.cwd ?? process.cwd()
   // What is stored and what the model reads carries no known secret (the model request is cleared
   // again as a whole below, so a beforeModelRequest tap cannot bring one back).
   const redaction = runRedaction(api)
-  const input: ChatMessage = redaction.message({ role: 'user', content: request.input })
+  // Resuming after client tool calls there is no new user message.
+  const input: ChatMessage | undefined = request.resume ? undefined : redaction.message({ role: 'user', content: request.input })
   const history = request.history?.map((m) => redaction.message(m))
   const conv = await openConversation(api, history ? { ...request, history } : request, { cwd, model: client.model, provider: client.provider, input })
   // A session stored before a secret was known (or before this rule) is cleared as it is loaded, so
@@ -156,13 +161,15 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   let answer = ''
   let lastReasoning: string | undefined
   let exitReason: RunResult['exitReason'] = 'completed'
+  let pendingToolCalls: ToolCall[] | undefined
   // Prompt tokens the provider reported for the last call, and how many messages that call saw.
   let measured: { tokens: number; messages: number } | undefined
 
   observe({ type: 'run.start', sessionId: conv.sessionId, provider: client.provider, model: client.model })
   // Streaming frontends (the API server's X-Agent-Session-Id) learn the session before any text.
   emit({ type: 'session', sessionId: conv.sessionId })
-  if (!conv.inputStored) await persist([input])
+  if (input && !conv.inputStored) await persist([input])
+  if (request.resume && conv.messages.at(-1)?.role !== 'tool') throw new UsageError('nothing to resume: the conversation does not end with tool results')
 
   const maybeCompress = async () => {
     if (!compression.enabled) return
@@ -196,6 +203,9 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
       }
       await maybeCompress()
       const base: ModelRequest = { model: client.model, messages: [systemMessage(), ...conv.messages], ...(schemas.length ? { tools: schemas } : {}), ...(reasoningEffort ? { reasoningEffort } : {}) }
+      if (request.sampling) Object.assign(base, request.sampling)
+      const choice = toolChoiceFor(request.toolChoice, apiCalls)
+      if (choice) base.toolChoice = choice
       const modelRequest = redaction.request((await api.hooks.beforeModelRequest.promise(base, { sessionId: conv.sessionId, source })) ?? base)
       emit({ type: 'model.call', iteration: apiCalls + 1 })
       // Streamed text is cleared as it goes (a tail that may begin a secret waits for the next delta).
@@ -241,7 +251,10 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
         exitReason = 'completed'
         break
       }
-      const outcomes = await runBatch(calls, {
+      // Calls of the caller's own tools are handed back; the agent's run here first.
+      const pending = client_ ? calls.filter((c) => client_.names.has(c.name)) : []
+      const agentCalls = pending.length ? calls.filter((c) => !client_!.names.has(c.name)) : calls
+      const outcomes = agentCalls.length === 0 ? [] : await runBatch(agentCalls, {
         api,
         tools,
         session: { id: conv.sessionId, cwd, ...(request.source ? { source: request.source } : {}), extra: { ...request.extra } },
@@ -253,7 +266,12 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
         observe,
       })
       for (const o of outcomes) trace.push(o.trace)
-      await persist(outcomes.map((o) => ({ role: 'tool', toolCallId: o.call.id, name: o.call.name, content: o.result })))
+      if (outcomes.length) await persist(outcomes.map((o) => ({ role: 'tool', toolCallId: o.call.id, name: o.call.name, content: o.result })), undefined, undefined, pending.length ? 'tool_calls' : undefined)
+      if (pending.length) {
+        exitReason = 'tool_calls'
+        pendingToolCalls = pending
+        break
+      }
     }
   } catch (error) {
     if (store) await store.update(conv.sessionId, { lastExitReason: 'error' }).catch(() => undefined)
@@ -265,7 +283,23 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   observe({ type: 'run.end', sessionId: conv.sessionId, exitReason, apiCalls, usage })
   const result: RunResult = { sessionId: conv.sessionId, answer, exitReason, usage, apiCalls, model: client.model, provider: client.provider, toolTrace: trace }
   if (lastReasoning !== undefined) result.lastReasoning = lastReasoning
+  if (pendingToolCalls) result.pendingToolCalls = pendingToolCalls
   return result
 }
 
 export type { Conversation }
+
+/** The caller's own tools (RunRequest.clientTools), or undefined when there are none. */
+function clientToolPlan(tools: readonly { definition: { name: string } }[], request: RunRequest): { schemas: ToolSchema[]; names: Set<string> } | undefined {
+  if (!request.clientTools?.length) return undefined
+  const names = new Set(request.clientTools.map((t) => t.name))
+  const clash = tools.find((t) => names.has(t.definition.name))
+  if (clash) throw new UsageError(`client tool "${clash.definition.name}" has the name of one of the agent's tools`)
+  return { schemas: request.clientTools, names }
+}
+
+/** `none` and `auto` hold for every call; `required` and a named tool for the first call only (else the run never ends). */
+function toolChoiceFor(choice: ToolChoice | undefined, callsSoFar: number): ToolChoice | undefined {
+  if (choice === undefined || choice === 'none' || choice === 'auto') return choice
+  return callsSoFar === 0 ? choice : 'auto'
+}

@@ -92,12 +92,12 @@ test('streamed responses: the official stream helper accumulates the events into
   assert.equal(types[0], 'response.created')
   assert.equal(types.at(-1), 'response.completed')
   assert.deepEqual(sequence, sequence.map((_, i) => i), 'sequence numbers rise by one from 0')
-  assert.ok(types.includes('response.output_text.delta') && types.includes('response.function_call_arguments.done'))
-  assert.deepEqual(final.output.map((o) => o.type), ['message', 'function_call', 'message'])
-  const call = final.output[1] as any
-  assert.equal(call.name, 'count_words')
-  assert.deepEqual(JSON.parse(call.arguments), { text: 'a b c' })
-  assert.equal((final.output[2] as any).content[0].text, 'There are three words.')
+  assert.ok(types.includes('response.output_text.delta'))
+  // The agent ran count_words itself: no function_call item a client would try to run.
+  assert.ok(!types.includes('response.function_call_arguments.done'))
+  assert.deepEqual(final.output.map((o) => o.type), ['message', 'message'])
+  assert.equal((final.output[0] as any).content[0].text, 'Let me count.')
+  assert.equal((final.output[1] as any).content[0].text, 'There are three words.')
   assert.ok(final.usage && final.usage.total_tokens > 0)
   // What was streamed is what is stored.
   const stored = await server.client().responses.retrieve(final.id)
@@ -133,15 +133,16 @@ test('stored responses survive a restart; past the capacity the least recently u
   const four = await again.responses.create({ model: 'agent', input: 'four' })
   await assert.rejects(again.responses.retrieve(ids[1]!), (e: unknown) => e instanceof OpenAI.NotFoundError)
   for (const id of [ids[0]!, ids[2]!, four.id]) assert.equal((await again.responses.retrieve(id)).id, id)
-  // The evicted response's conversation name silently starts a new chain.
-  const restarted = await again.responses.create({ model: 'agent', input: 'fresh', conversation: 'c-two' } as any)
-  assert.equal(restarted.previous_response_id, null)
+  // The evicted response's conversation name is a 404 naming it, not a silent new chain.
+  await assert.rejects(again.responses.create({ model: 'agent', input: 'fresh', conversation: 'c-two' } as any), (e: any) => e instanceof OpenAI.NotFoundError && /c-two/.test(e.message) && e.code === 'conversation_not_found')
+  // A name never used starts a chain.
+  assert.equal((await again.responses.create({ model: 'agent', input: 'fresh', conversation: 'c-new' } as any)).previous_response_id, null)
   // A surviving name still continues its chain after the restart.
   const continued = await again.responses.create({ model: 'agent', input: 'more', conversation: 'c-three' } as any)
   assert.equal(continued.previous_response_id, ids[2])
 })
 
-test('a streamed response whose client disconnects is interrupted and stored as incomplete', async (t) => {
+test('a streamed response whose client disconnects is interrupted and stored as cancelled', async (t) => {
   let aborted = false
   const tools = defineExtension({
     name: 'test-wait',
@@ -164,7 +165,7 @@ test('a streamed response whose client disconnects is interrupted and stored as 
   const res = await fetch(`${server.url}/v1/responses`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'take your time', stream: true }) })
   const reader = res.body!.getReader()
   let seen = ''
-  while (!seen.includes('response.function_call_arguments.done')) seen += Buffer.from((await reader.read()).value!).toString()
+  while (!seen.includes('response.output_text.done')) seen += Buffer.from((await reader.read()).value!).toString()
   const id = /"id":"(resp_[0-9a-f]+)"/.exec(seen)![1]!
   controller.abort()
   for (let i = 0; i < 250 && !aborted; i++) await new Promise((r) => setTimeout(r, 20))
@@ -175,7 +176,8 @@ test('a streamed response whose client disconnects is interrupted and stored as 
     if (stored) break
     await new Promise((r) => setTimeout(r, 20))
   }
-  assert.equal(stored?.status, 'incomplete')
+  assert.equal(stored?.status, 'cancelled')
+  assert.equal(stored.incomplete_details, null)
   assert.equal(stored.output[0].content[0].text, 'Working on it.')
   // It can still be chained from.
   const next = await server.client().responses.create({ model: 'agent', input: 'go on', previous_response_id: id })
