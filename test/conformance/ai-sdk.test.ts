@@ -59,7 +59,7 @@ test('the AI SDK 6 against `agent gateway run`', { timeout: 180_000 }, async (t)
   })
 
   // The SDK resends its own earlier answers as `item_reference` items (the stored response's output).
-  await t.test('@ai-sdk/openai responses: a conversation continued from its own result messages', { todo: 'issue 15: item_reference input items (helper apiitems)' }, async () => {
+  await t.test('@ai-sdk/openai responses: a conversation continued from its own result messages', async () => {
     const model = openai.responses('agent')
     const first = await generateText({ model, prompt: 'remember the colour blue', maxRetries: 0 })
     const messages: ModelMessage[] = [{ role: 'user', content: 'remember the colour blue' }, ...first.response.messages, { role: 'user', content: 'which colour?' }]
