@@ -56,13 +56,25 @@ function cut(line: string, columns: number): string[] {
   return [...rows, row]
 }
 
+/** Wrapped lines by width and text: a streaming answer is wrapped again on every delta, and measuring
+ *  (string-width) is the costly part, so lines that did not change are not measured again. */
+const wrapped = new Map<string, string[]>()
+const WRAP_CACHE_LINES = 4000
+
 /** Text broken into rows of at most `columns` columns: at spaces, long words cut; styles carried over. */
 export function wrapRows(text: string, columns: number): string[] {
   return text.split('\n').flatMap((raw) => {
+    if (raw === '') return ['']
+    const key = `${columns}\0${raw}`
+    const known = wrapAnsi && wrapped.get(key)
+    if (known) return known
     // A carriage return would move the cursor within a row the screen believes it drew.
     const line = expandTabs(raw.replace(/\r/g, ''))
-    if (line === '' || width(line) <= columns) return [line]
-    return wrapAnsi ? wrapAnsi(line, columns, { hard: true, trim: false }).split('\n') : cut(line, columns)
+    if (!wrapAnsi) return width(line) <= columns ? [line] : cut(line, columns)
+    const rows = width(line) <= columns ? [line] : wrapAnsi(line, columns, { hard: true, trim: false }).split('\n')
+    if (wrapped.size >= WRAP_CACHE_LINES) wrapped.clear()
+    wrapped.set(key, rows)
+    return rows
   })
 }
 
