@@ -1,8 +1,8 @@
 // Checkpoints: before every file-modifying tool call (ToolCallEvent.modifiesFiles, or the terminal),
 // a snapshot of the working directory in a shadow git repository of its own; `/rollback` lists and
 // restores them. Quietly disabled where it cannot run (no git, home or root, too many files); it
-// never blocks a tool: every failure is logged and the call goes on. A snapshot that takes more than
-// a second says so (a progress line on the tool's status, and an info log line).
+// never blocks a tool: every failure is logged and the call goes on. A snapshot slower than
+// `report_slower_than` (1 s) says so (a progress line on the tool's status, and an info log line).
 
 import { join, resolve } from 'node:path'
 import { defineExtension, errorMessage, type ToolCallEvent } from 'agent/sdk'
@@ -16,13 +16,12 @@ interface CheckpointsConfig {
   max_snapshots: number
   max_files: number
   git_timeout: number
+  report_slower_than: number
 }
 
 /** After approvals (a refused command needs no snapshot). */
 export const CHECKPOINTS_STAGE = 50
 const ELIGIBILITY_TTL_MS = 60_000
-/** A snapshot slower than this is reported. */
-const SLOW_MS = 1000
 
 export default defineExtension<CheckpointsConfig>({
   name: 'checkpoints',
@@ -35,6 +34,8 @@ export default defineExtension<CheckpointsConfig>({
       max_snapshots: { type: 'integer', minimum: 1, default: 50 },
       max_files: { type: 'integer', minimum: 1, default: 50_000 },
       git_timeout: { type: 'number', minimum: 1, maximum: 600, default: 30 },
+      // Seconds: a snapshot slower than this is reported (0: every one).
+      report_slower_than: { type: 'number', minimum: 0, maximum: 600, default: 1 },
     },
     additionalProperties: false,
   },
@@ -83,7 +84,7 @@ export default defineExtension<CheckpointsConfig>({
       })
       queues.set(dir, run.catch(() => undefined))
       const outcome = await run
-      if (outcome.ms > SLOW_MS) {
+      if (outcome.ms >= config.report_slower_than * 1000) {
         const files = outcome.files === undefined ? '' : `, ${outcome.files.toLocaleString('en-US')} files`
         const line = `checkpoint of ${dir} took ${(outcome.ms / 1000).toFixed(1)} s${files} (.gitignore what it need not keep)`
         api.log.info(line)

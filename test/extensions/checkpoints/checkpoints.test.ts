@@ -220,3 +220,23 @@ test('a working directory inside the agent home is not checkpointed; a look-alik
   await k.call('test_write_file', { path: 'a.txt', content: 'x' }, { id: 's-out', cwd: sibling })
   assert.equal(k.shadowRepos().length, 1)
 })
+
+test('a snapshot at or above report_slower_than is reported on the tool’s status with its file count; below it, nothing is', async (t) => {
+  const dir = realpathSync(makeTempHome('agent-ckpt-cost-'))
+  t.after(() => execFileSync('rm', ['-rf', dir]))
+  git(dir, 'init', '-q')
+  writeFileSync(join(dir, 'a.txt'), 'a\n')
+  writeFileSync(join(dir, 'b.txt'), 'b\n')
+  const always = await kernel({ config: { checkpoints: { report_slower_than: 0 } } })
+  t.after(() => always.close())
+  const lines: string[] = []
+  await always.call('test_write_file', { path: 'a.txt', content: 'x' }, { id: 's-cost', cwd: dir, progress: (line) => lines.push(line) })
+  assert.equal(lines.length, 1, lines.join('\n'))
+  assert.match(lines[0]!, new RegExp(`^checkpoint of ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} took \\d+\\.\\d s, 2 files `))
+  // Far below the threshold: nothing (no timing assumed: the threshold is ten minutes).
+  const quiet = await kernel({ config: { checkpoints: { report_slower_than: 600 } } })
+  t.after(() => quiet.close())
+  const none: string[] = []
+  await quiet.call('test_write_file', { path: 'b.txt', content: 'y' }, { id: 's-quiet', cwd: dir, progress: (line) => none.push(line) })
+  assert.deepEqual(none, [])
+})
