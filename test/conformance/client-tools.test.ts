@@ -14,11 +14,6 @@ import { generateText, jsonSchema, stepCountIs, tool } from 'ai'
 import OpenAI from 'openai'
 import { API_KEY, startApiGateway, type ApiGateway } from './api-gateway.ts'
 
-const CLIENT_TOOLS = 'issue 15: client tools, both ways (helper apiitems)'
-const HISTORY_ITEMS = 'issue 15: function_call / function_call_output input items (helper apiitems)'
-const SAMPLING = 'issue 15: sampling parameters forwarded (helper apiitems)'
-const STRUCTURED = 'issue 15: structured output (helper apiitems)'
-
 const WEATHER_PARAMETERS = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }
 const WEATHER_SCHEMA = { type: 'object', properties: { city: { type: 'string' }, sunny: { type: 'boolean' } }, required: ['city', 'sunny'], additionalProperties: false }
 
@@ -41,7 +36,7 @@ test('client tools, history items, sampling and structured output through real c
   const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: API_KEY, maxRetries: 0, timeout: 30_000 })
   const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'The weather in a city', parameters: WEATHER_PARAMETERS } }
 
-  await t.test('openai-node chat: a client tool call goes back to the client, its result continues the run', { todo: CLIENT_TOOLS }, async () => {
+  await t.test('openai-node chat: a client tool call goes back to the client, its result continues the run', async () => {
     const question = { role: 'user' as const, content: 'weather in Paris?' }
     const first = await client.chat.completions.create({ model: 'agent', messages: [question], tools: [weatherTool] })
     assert.equal(first.choices[0]!.finish_reason, 'tool_calls')
@@ -56,7 +51,7 @@ test('client tools, history items, sampling and structured output through real c
     assert.equal(second.choices[0]!.message.content, 'tool said: sunny, 21 C')
   })
 
-  await t.test('openai-node responses: function_call out, function_call_output back with previous_response_id', { todo: CLIENT_TOOLS }, async () => {
+  await t.test('openai-node responses: function_call out, function_call_output back with previous_response_id', async () => {
     const tools = [{ type: 'function' as const, name: 'get_weather', description: 'The weather in a city', parameters: WEATHER_PARAMETERS, strict: true }]
     const first = await client.responses.create({ model: 'agent', input: 'weather in Paris?', tools })
     const call = first.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall | undefined
@@ -65,7 +60,7 @@ test('client tools, history items, sampling and structured output through real c
     assert.equal(second.output_text, 'tool said: sunny, 21 C')
   })
 
-  await t.test('openai-node responses: a resent history with function_call and function_call_output items', { todo: HISTORY_ITEMS }, async () => {
+  await t.test('openai-node responses: a resent history with function_call and function_call_output items', async () => {
     const response = await client.responses.create({
       model: 'agent',
       store: false,
@@ -79,7 +74,7 @@ test('client tools, history items, sampling and structured output through real c
   })
 
   for (const kind of ['responses', 'chat'] as const) {
-    await t.test(`the AI SDK (${kind}) runs its own tool and finishes with its result`, { todo: CLIENT_TOOLS }, async () => {
+    await t.test(`the AI SDK (${kind}) runs its own tool and finishes with its result`, async () => {
       const provider = createOpenAI({ baseURL: `${gateway.url}/v1`, apiKey: API_KEY })
       let ran = 0
       const result = await generateText({
@@ -94,7 +89,7 @@ test('client tools, history items, sampling and structured output through real c
     })
   }
 
-  await t.test('LangChain bindTools: the tool call reaches the client, a ToolMessage continues', { todo: CLIENT_TOOLS }, async () => {
+  await t.test('LangChain bindTools: the tool call reaches the client, a ToolMessage continues', async () => {
     const model = new ChatOpenAI({ model: 'agent', apiKey: API_KEY, configuration: { baseURL: `${gateway.url}/v1` }, maxRetries: 0 }).bindTools([weatherTool])
     const question = new HumanMessage('weather in Paris?')
     const first = (await model.invoke([question])) as AIMessage
@@ -103,7 +98,7 @@ test('client tools, history items, sampling and structured output through real c
     assert.equal(second.text, 'tool said: windy, 15 C')
   })
 
-  await t.test('sampling parameters reach the model', { todo: SAMPLING }, async () => {
+  await t.test('sampling parameters reach the model', async () => {
     await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'sample' }], temperature: 0.2, top_p: 0.9, max_completion_tokens: 50, stop: ['END'] })
     const sent = gateway.model.requests.at(-1)!.body as any
     assert.equal(sent.temperature, 0.2)
@@ -112,7 +107,7 @@ test('client tools, history items, sampling and structured output through real c
     assert.deepEqual(sent.stop, ['END'])
   })
 
-  await t.test('structured output: response_format json_schema on chat, text.format on responses', { todo: STRUCTURED }, async () => {
+  await t.test('structured output: response_format json_schema on chat, text.format on responses', async () => {
     const format = { type: 'json_schema' as const, json_schema: { name: 'weather', schema: WEATHER_SCHEMA, strict: true } }
     const chat = await client.chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'weather as JSON' }], response_format: format })
     assert.deepEqual(JSON.parse(chat.choices[0]!.message.content!), { city: 'Paris', sunny: true })
