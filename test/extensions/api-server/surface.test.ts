@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { makeTempHome, startScriptedModel } from '../../../sdk/testing/index.ts'
-import type { DatabaseService } from '../../../sdk/index.ts'
+import { defineExtension, type DatabaseService } from '../../../sdk/index.ts'
 import { post, startServer } from './harness.ts'
 
 async function sse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string }> {
@@ -123,16 +123,30 @@ test('Idempotency-Key: a streamed answer is replayed whole; a failed one is not 
 })
 
 test('Idempotency-Key: 409 while the first request runs', async (t) => {
-  const server = await startServer(t)
-  server.model.enqueue({ text: 'slow answer', delayMs: 400 })
+  // The first run waits in an agent tool until released: deterministic, whatever the machine's load.
+  let started = false
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const gate = defineExtension({
+    name: 'test-idempotency-gate',
+    setup(api) {
+      api.tools.register({ name: 'wait_gate', description: 'Waits', parameters: { type: 'object' }, execute: async () => ((started = true), await released, 'released') })
+    },
+  })
+  const server = await startServer(t, { extensions: [gate] })
+  server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] }, { text: 'slow answer' })
   const url = `${server.url}/v1/chat/completions`
   const body = { messages: [{ role: 'user', content: 'slow' }] }
   const first = post(url, body, { 'idempotency-key': 'key-slow' })
-  for (let i = 0; i < 100 && server.model.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+  for (let i = 0; i < 500 && !started; i++) await new Promise((r) => setTimeout(r, 10))
+  assert.ok(started, 'the first run reached its tool')
   const during = await post(url, body, { 'idempotency-key': 'key-slow' })
   assert.equal(during.status, 409)
   assert.equal(during.body.error.code, 'idempotency_key_in_flight')
   assert.equal(during.headers.get('retry-after'), '1')
+  // Another body under the running key is 422, as it would be after.
+  assert.equal((await post(url, { messages: [{ role: 'user', content: 'other' }] }, { 'idempotency-key': 'key-slow' })).status, 422)
+  release()
   assert.equal((await first).status, 200)
   const after = await post(url, body, { 'idempotency-key': 'key-slow' })
   assert.equal(after.body.choices[0].message.content, 'slow answer')
