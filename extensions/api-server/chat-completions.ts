@@ -9,7 +9,7 @@ import { flag, parseChatBody, type Turn } from './messages.ts'
 import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
 import type { ApiStore } from './store.ts'
 import { JSON_BOUNDS, type ServerOptions } from './options.ts'
-import type { ActiveRun, Runs } from './runs.ts'
+import { withoutUrls, type ActiveRun, type Runs } from './runs.ts'
 import { conversationKey, newId } from './session-key.ts'
 import { linkSession, type LinkRequest, type SessionPlan } from './session-link.ts'
 import { SseStream } from './sse.ts'
@@ -171,7 +171,7 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
     if (result.exitReason === 'completed') await options.check(result.answer)
   } catch (error) {
     if (!run.clientGone) {
-      const message = HttpError.isInstance(error) ? error.message : deps.runs().redact(errorMessage(error))
+      const message = HttpError.isInstance(error) ? error.message : withoutUrls(deps.runs().redact(errorMessage(error)))
       sse.data({ ...chunk({}, 'error'), error: { message, type: 'server_error', code: HttpError.isInstance(error) ? error.code : 'agent_error' } })
     }
     sse.end('data: [DONE]\n\n')
