@@ -4,11 +4,12 @@
 // streaming) is rendered again on each delta, without highlighting until it is complete.
 
 import { terminalSafe } from 'agent/sdk'
+import { drawTable, type Align } from './table.ts'
 import type { ThemeMode } from './theme.ts'
 
 export interface MarkdownRenderer {
-  /** The answer so far as terminal text; `final` once the answer is complete. */
-  render(source: string, final: boolean): string
+  /** The answer so far as terminal text for rows of `columns`; `final` once the answer is complete. */
+  render(source: string, final: boolean, columns: number): string
 }
 
 type Style = (text: string) => string
@@ -54,8 +55,7 @@ function palette(mode: ThemeMode) {
       deletion: fg(dark ? 203 : 160),
       default: plain,
     } as Record<string, Style>,
-    /** cli-table3 colour names (its own colouring). */
-    table: { head: [dark ? 'cyan' : 'blue'], border: [dark ? 'grey' : 'grey'] },
+    table: { head: sgr(`1;38;5;${dark ? 117 : 25}`, '22;39'), border: fg(dark ? 240 : 248) },
   }
 }
 
@@ -84,28 +84,41 @@ export async function loadMarkdown(mode: ThemeMode): Promise<MarkdownRenderer> {
     showSectionPrefix: false,
     reflowText: false,
     tab: 2,
-    tableOptions: { style: colours.table },
   }
+  /** The width tables are drawn for: set by each render (a table is the one block that depends on it). */
+  let columns = 80
   const highlighted = new Marked({ gfm: true })
   highlighted.use(markedTerminal(options, { theme: colours.syntax, ignoreIllegals: true }))
   // Links as "text (url)": marked-terminal would emit OSC 8 hyperlinks on some terminals, which the
   // screen's wrapping and a plain transcript do not carry.
   const link = {
     renderer: {
-      link(this: { parser: { parseInline(tokens: unknown[]): string } }, token: { href: string; text: string; tokens: unknown[] }) {
+      link(this: Inline, token: { href: string; text: string; tokens: unknown[] }) {
         const text = this.parser.parseInline(token.tokens)
         const href = terminalSafe(token.href)
         return text && text !== href ? `${text} (${colours.href(href)})` : colours.href(href)
       },
       // A rule of fixed length: the screen wraps lines to the terminal, and the width may change.
       hr: () => `${colours.hr('─'.repeat(40))}\n\n`,
+      table(this: Inline, token: { header: { tokens: unknown[] }[]; rows: { tokens: unknown[] }[][]; align: Align[] }) {
+        const cells = (row: { tokens: unknown[] }[]) => row.map((c) => this.parser.parseInline(c.tokens))
+        return `${drawTable(cells(token.header), token.rows.map(cells), token.align, columns, colours.table)}\n\n`
+      },
     },
   }
   highlighted.use(link as never)
-  const renderer = blockRenderer(highlighted)
+  const blocks = blockRenderer(highlighted)
+  const renderer: MarkdownRenderer = {
+    render(source, final, width) {
+      columns = width
+      return blocks.render(source, final, width)
+    },
+  }
   renderers.set(mode, renderer)
   return renderer
 }
+
+type Inline = { parser: { parseInline(tokens: unknown[]): string } }
 
 interface Token {
   type: string
@@ -117,11 +130,12 @@ interface MarkedLike {
   parser(tokens: Token[]): string
 }
 
-/** Renders top-level blocks one at a time, caching finished ones by their source. */
+/** Renders top-level blocks one at a time, caching finished ones by their source (and width, for tables). */
 function blockRenderer(marked: MarkedLike): MarkdownRenderer {
   const cache = new Map<string, string>()
-  const one = (tokens: Token[] & { links?: unknown }, token: Token, live: boolean): string => {
-    const key = token.raw
+  const one = (tokens: Token[] & { links?: unknown }, token: Token, live: boolean, columns: number): string => {
+    // Tables are laid out for the width; every other block is the same at any width.
+    const key = token.type === 'table' ? `${columns}\0${token.raw}` : token.raw
     const cached = live ? undefined : cache.get(key)
     if (cached !== undefined) return cached
     // A code block still streaming is shown without highlighting (auto-detection on every delta
@@ -141,14 +155,14 @@ function blockRenderer(marked: MarkedLike): MarkdownRenderer {
     return text
   }
   return {
-    render(source, final) {
+    render(source, final, columns) {
       const tokens = marked.lexer(source)
       let last = tokens.length - 1
       while (last >= 0 && tokens[last]!.type === 'space') last--
       let out = ''
       tokens.forEach((token, i) => {
         if (token.type === 'space') return
-        out += one(tokens, token, !final && i === last)
+        out += one(tokens, token, !final && i === last, columns)
       })
       return out.replace(/\n+$/, '').replace(/^\n+/, '')
     },

@@ -12,7 +12,7 @@ export interface TtyOut {
   readonly rows?: number
 }
 
-/** Output whose text can change after it was shown (a streaming answer); `text` is read at each paint. */
+/** Output whose text can change after it was shown (a streaming answer); its text is read at each paint. */
 export interface Block {
   /** The block changed: repaint what of it is visible. */
   update(): void
@@ -82,7 +82,8 @@ export function wrapRows(text: string, columns: number): string[] {
 export const wordWrapReady = (): Promise<void> => loadWrap()
 
 interface Entry {
-  text: () => string
+  /** The text for a row width (a block may lay itself out for it, e.g. a table). */
+  text: (columns: number) => string
   /** Bumped on change; the wrapped rows are cached per width and version. */
   version: number
   cache?: { width: number; version: number; rows: string[] }
@@ -167,7 +168,7 @@ export class Screen {
   }
 
   /** Adds output whose text may change (it starts on a fresh line; output after it does too). */
-  block(text: () => string): Block {
+  block(text: (columns: number) => string): Block {
     if (this.open) this.print('\n')
     const entry: Entry = { text, version: 0 }
     this.entries.splice(this.entries.length - 1, 0, entry)
@@ -234,7 +235,7 @@ export class Screen {
   private rowsOf(entry: Entry): string[] {
     const c = entry.cache
     if (c && c.width === this.cols && c.version === entry.version) return c.rows
-    const rows = wrapRows(entry.text(), this.cols)
+    const rows = wrapRows(entry.text(this.cols), this.cols)
     entry.cache = { width: this.cols, version: entry.version, rows }
     return rows
   }

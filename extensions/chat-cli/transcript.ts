@@ -55,11 +55,11 @@ export class Transcript {
     )
   }
 
-  private render(answer: Answer): string {
+  private render(answer: Answer, columns: number): string {
     const renderer = markdownRenderer(this.theme.mode)
     if (!renderer) return answer.source
     try {
-      const text = renderer.render(answer.source, answer.final)
+      const text = renderer.render(answer.source, answer.final, columns)
       return this.theme.color ? text : stripAnsi(text)
     } catch {
       return answer.source
@@ -70,7 +70,7 @@ export class Transcript {
   private startAnswer(text: string, final: boolean): Answer {
     this.loadMarkdown()
     const answer: Answer = { source: terminalSafe(text), final, block: undefined as unknown as Block }
-    answer.block = this.screen.block(() => this.render(answer))
+    answer.block = this.screen.block((columns) => this.render(answer, columns))
     this.atLineStart = true
     return answer
   }

@@ -163,6 +163,11 @@ describe('the chat screen in a terminal', { skip: hasTmux() ? false : 'tmux is n
     // Highlighted: the code's keyword has a colour of its own.
     assert.match(t.capture(true), /38;5;176m\s*const/)
 
+    // At 45 columns the table is laid out again, inside the width.
+    t.resize(45, 40)
+    const narrow = await t.waitFor((s) => lines(s).some((l) => /^┌─/.test(l)) && lines(s).every((l) => l.length <= 45) && MODEL.test(lines(s)[39]!), 5_000, 'the table at 45 columns')
+    assert.match(narrow, /│ alpha\s+│ 1\s+│/)
+    t.resize(100, 40)
     t.type('plain please')
     t.send('Enter')
     const plain = await t.waitFor(answered('plain please'), 15_000, 'the plain answer')
