@@ -8,6 +8,7 @@ import { errorMessage, HttpError, readJson, RUNTIME_SERVICE, type ChatMessage, t
 import { flag, parseChatBody, type Turn } from './messages.ts'
 import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
 import type { ApiStore } from './store.ts'
+import type { BackgroundRuns } from './background.ts'
 import { JSON_BOUNDS, type ServerOptions } from './options.ts'
 import { withoutUrls, type ActiveRun, type Runs } from './runs.ts'
 import { conversationKey, newId } from './session-key.ts'
@@ -18,6 +19,7 @@ export interface HandlerDeps {
   options: () => ServerOptions
   runs: () => Runs
   store: () => ApiStore
+  background: () => BackgroundRuns
   services: Services
   warn: (message: string) => void
 }

@@ -56,6 +56,7 @@ export default defineExtension<ApiServerConfig>({
     route('GET', '/v1/responses/:id', 'api-key', lazy((s) => s.getResponse))
     route('DELETE', '/v1/responses/:id', 'api-key', lazy((s) => s.deleteResponse))
     route('GET', '/v1/responses/:id/input_items', 'api-key', lazy((s) => s.listInputItems))
+    route('POST', '/v1/responses/:id/cancel', 'api-key', lazy((s) => s.cancelResponse))
 
     // Runs in flight end (interrupted) before the runtime and the listener go away; pending head
     // writes reach state.db before it closes (state-db unloads after us: we depend on it).

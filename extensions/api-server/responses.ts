@@ -6,6 +6,7 @@
 import { HttpError, readJson, type ChatMessage, type HttpContext, type RunResult } from 'agent/sdk'
 import { agentToolNames, planSession, runRequest, type HandlerDeps } from './chat-completions.ts'
 import { inputItems, itemResolver } from './items.ts'
+import { BUSY } from './background.ts'
 import { badRequest, flag, parseResponsesInput } from './messages.ts'
 import { JSON_BOUNDS } from './options.ts'
 import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
@@ -45,6 +46,7 @@ function echoed(options: RequestOptions, body: Record<string, unknown>): Record<
     tool_choice: options.toolChoice === undefined ? 'auto' : typeof options.toolChoice === 'string' ? options.toolChoice : { type: 'function', name: options.toolChoice.name },
     tools: (options.clientTools ?? []).map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: null })),
     parallel_tool_calls: body.parallel_tool_calls !== false,
+    background: flag(body.background, false),
     text: { format: format?.type === 'json_schema' ? { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict ?? null, ...(format.description ? { description: format.description } : {}) } : format ?? { type: 'text' } },
   }
 }
@@ -70,23 +72,29 @@ export function createResponse(deps: HandlerDeps) {
     }
     const store = flag(body.store, true)
     const stream = flag(body.stream, false)
+    const background = flag(body.background, false)
+    if (background && !store) throw badRequest('"background": true needs "store": true (the outcome is polled from the store)', 'background', 'invalid_parameter')
+    if (background && stream) throw badRequest('"background" with "stream" is not supported; poll GET /v1/responses/{id}', 'stream', 'unsupported_parameter')
     const model = typeof body.model === 'string' && body.model.trim() ? body.model : options.modelName
 
     let previous: StoredResponse | undefined
     if (previousId !== undefined) {
       previous = deps.store().get(previousId)
       if (!previous) throw notFound(previousId, 'previous_response_id', 'Previous response')
+      if (BUSY.has(previous.response.status as string)) throw badRequest(`Response ${previousId} is still ${previous.response.status}`, 'previous_response_id', 'response_in_progress')
     } else if (conversation !== undefined) {
       const head = deps.store().conversationHead(conversation)
       if (head === 'lost') throw new HttpError(404, `Conversation "${conversation}" lost its latest response (deleted or evicted from the store); start a new conversation`, { param: 'conversation', code: 'conversation_not_found' })
       previous = head ? deps.store().get(head) : undefined
+      if (previous && BUSY.has(previous.response.status as string)) throw badRequest(`Conversation "${conversation}" has a response still ${previous.response.status}`, 'conversation', 'response_in_progress')
     }
     const instructions = [instructionsIn ?? previous?.instructions, turn.systemPrompt].filter(Boolean).join('\n') || undefined
     const history = previous ? [...previous.transcript, ...turn.history] : turn.history
     // Client tool results continue the run that asked for them; they follow the history.
     const extra = turn.results.length ? [...turn.history, ...turn.results] : turn.history
 
-    const run = deps.runs().begin(ctx)
+    const run = deps.runs().begin(ctx, background)
+    let detached = false
     try {
       const id = newId('resp_')
       const echo = echoed(requestOptions, body)
@@ -130,6 +138,27 @@ export function createResponse(deps: HandlerDeps) {
         return response
       }
 
+      if (background) {
+        const input = inputItems(id, body.input)
+        const record = (response: Record<string, unknown>) => ({ id, response, transcript: history, instructions, conversation, input })
+        deps.store().put(record(envelope('in_progress', [])), createdAt)
+        detached = true
+        deps.background().start(id, run, async () => {
+          const builder = new OutputBuilder(id)
+          request.onEvent = (event) => builder.on(event)
+          try {
+            await conclude(await deps.runs().execute(run, request), builder)
+          } catch (error) {
+            const message = HttpError.isInstance(error) ? error.message : 'The server failed to complete the response'
+            deps.warn(`background response ${id} failed: ${deps.runs().redact(message)}`)
+            deps.store().put(record(envelope('failed', builder.finish('', false), { error: { code: 'server_error', message } })), createdAt)
+          }
+        })
+        ctx.body = envelope('queued', [])
+        if (plan.sessionId) ctx.set('X-Agent-Session-Id', plan.sessionId)
+        return
+      }
+
       if (!stream) {
         const builder = new OutputBuilder(id)
         request.onEvent = (event) => builder.on(event)
@@ -161,7 +190,7 @@ export function createResponse(deps: HandlerDeps) {
         sse.end()
       }
     } finally {
-      run.finish()
+      if (!detached) run.finish()
     }
   }
 }

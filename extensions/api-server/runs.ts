@@ -25,10 +25,11 @@ export class ActiveRun {
     this.controller.abort(new Error('client disconnected'))
   }
 
-  constructor(ctx: HttpContext, release: () => void) {
+  /** `detached`: the run outlives the request (a background response); a closed connection does not interrupt it. */
+  constructor(ctx: HttpContext, release: () => void, detached = false) {
     this.#release = release
     this.#res = ctx.res
-    this.#res.once('close', this.#onClose)
+    if (!detached) this.#res.once('close', this.#onClose)
   }
 
   get signal(): AbortSignal {
@@ -57,7 +58,7 @@ export class Runs {
   }
 
   /** Admits a run for this request, or throws 503 (stopping) / 429 (cap reached). */
-  begin(ctx: HttpContext): ActiveRun {
+  begin(ctx: HttpContext, detached = false): ActiveRun {
     if (this.#stopping) throw new HttpError(503, 'The server is shutting down', { code: 'shutting_down', headers: { 'Retry-After': '1' } })
     if (this.max > 0 && this.#active.size >= this.max) {
       throw new HttpError(429, `Too many concurrent runs (limit ${this.max}); retry shortly`, {
@@ -68,10 +69,14 @@ export class Runs {
     }
     let settle!: () => void
     const settled = new Promise<void>((resolve) => (settle = resolve))
-    const run: ActiveRun = new ActiveRun(ctx, () => {
-      this.#active.delete(run)
-      settle()
-    })
+    const run: ActiveRun = new ActiveRun(
+      ctx,
+      () => {
+        this.#active.delete(run)
+        settle()
+      },
+      detached,
+    )
     this.#active.set(run, settled)
     return run
   }

@@ -7,6 +7,7 @@ import { chatCompletions, type HandlerDeps } from './chat-completions.ts'
 import { IdempotencyStore } from './idempotency.ts'
 import type { ApiServerConfig, ServerOptions } from './options.ts'
 import { createResponse, deleteResponse, getResponse, listInputItems } from './responses.ts'
+import { BackgroundRuns, cancelResponse } from './background.ts'
 import { Runs } from './runs.ts'
 import { ApiStore } from './store.ts'
 
@@ -18,6 +19,7 @@ export interface ApiServer {
   getResponse: Handler
   deleteResponse: Handler
   listInputItems: Handler
+  cancelResponse: Handler
   /** Admits runs again, opens state.db, makes sure the listener is up. */
   start(ctx: AdapterContext): Promise<void>
   /** Refuses new runs, interrupts the running ones, writes pending heads. */
@@ -32,7 +34,8 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
     (error) => api.log.warn(`could not record session heads: ${errorMessage(error)}`),
     () => knownSecretsRedactor(api.settings),
   )
-  const deps: HandlerDeps = { options, runs: () => runs, store: () => store, services: api.services, warn: (message) => api.log.warn(message) }
+  const background = new BackgroundRuns()
+  const deps: HandlerDeps = { options, runs: () => runs, store: () => store, background: () => background, services: api.services, warn: (message) => api.log.warn(message) }
   const idempotency = new IdempotencyStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE), () => options().maxRequestBytes, deps.warn)
   return {
     chatCompletions: idempotency.wrap(chatCompletions(deps)),
@@ -40,6 +43,7 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
     getResponse: getResponse(deps),
     deleteResponse: deleteResponse(deps),
     listInputItems: listInputItems(deps),
+    cancelResponse: cancelResponse(deps),
     async start(ctx) {
       runs.resume()
       if (!ctx.services.has(RUNTIME_SERVICE)) ctx.log.warn('api_server: no agent runtime is loaded; requests that run the agent will fail')

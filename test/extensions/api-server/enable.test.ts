@@ -28,7 +28,7 @@ test('disabled by default: the adapter is listed but no endpoint is registered',
 
 test('enabled by platforms.api_server.enabled or API_SERVER_ENABLED', async (t) => {
   const byConfig = await startServer(t, { env: { API_SERVER_ENABLED: undefined }, config: { platforms: { api_server: { enabled: true } } }, noStart: true })
-  const expected = ['DELETE /v1/responses/:id', 'GET /health', 'GET /v1/health', 'GET /v1/models', 'GET /v1/models/:model', 'GET /v1/responses/:id', 'GET /v1/responses/:id/input_items', 'POST /v1/chat/completions', 'POST /v1/responses']
+  const expected = ['DELETE /v1/responses/:id', 'GET /health', 'GET /v1/health', 'GET /v1/models', 'GET /v1/models/:model', 'GET /v1/responses/:id', 'GET /v1/responses/:id/input_items', 'POST /v1/chat/completions', 'POST /v1/responses', 'POST /v1/responses/:id/cancel']
   assert.deepEqual(apiEndpoints(byConfig), expected)
   assert.equal(byConfig.test.kernel.registries.adapters.get('api_server')!.enabled(byConfig.test.kernel.settings), true)
   const byEnv = await startServer(t, { env: { API_SERVER_ENABLED: 'yes' }, noStart: true })

@@ -1,0 +1,90 @@
+// `background: true` responses: answered at once as queued, polled through GET (in_progress, then
+// completed), cancelled with POST /v1/responses/{id}/cancel; what cannot be backgrounded is a 400.
+
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { defineExtension } from '../../../sdk/index.ts'
+import { post, startServer } from './harness.ts'
+
+/** A tool that waits until released or until its run is interrupted. */
+function gate() {
+  const state = { started: 0, aborted: 0 }
+  let open!: () => void
+  const released = new Promise<void>((resolve) => (open = resolve))
+  const extension = defineExtension({
+    name: 'test-bg-gate',
+    setup(api) {
+      api.tools.register({
+        name: 'wait_gate',
+        description: 'Waits',
+        parameters: { type: 'object' },
+        async execute({ signal }) {
+          state.started++
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 10_000)
+            const done = () => (clearTimeout(timer), resolve())
+            released.then(done)
+            signal.addEventListener('abort', () => (state.aborted++, done()), { once: true })
+          })
+          return 'done'
+        },
+      })
+    },
+  })
+  return { state, release: open, extension }
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let waited = 0; !(await check()); waited += 20) {
+    if (waited > 5_000) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+test('background: queued at once, in_progress while it runs, completed when polled after; a chain waits for it', async (t) => {
+  const g = gate()
+  const server = await startServer(t, { extensions: [g.extension] })
+  const client = server.client()
+  server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] }, { text: 'finished' })
+  const created = await client.responses.create({ model: 'agent', input: 'slow job', background: true })
+  assert.equal(created.status, 'queued')
+  assert.equal(created.background, true)
+  await until(() => g.state.started === 1, 'the run to reach its tool')
+  assert.equal((await client.responses.retrieve(created.id)).status, 'in_progress')
+  const early = await post(`${server.url}/v1/responses`, { input: 'next', previous_response_id: created.id })
+  assert.equal(early.status, 400)
+  assert.equal(early.body.error.code, 'response_in_progress')
+  g.release()
+  await until(async () => (await client.responses.retrieve(created.id)).status === 'completed', 'completion')
+  const done = await client.responses.retrieve(created.id)
+  assert.equal(done.output_text, 'finished')
+  assert.equal(done.usage!.total_tokens > 0, true)
+  const next = await client.responses.create({ model: 'agent', input: 'and then?', previous_response_id: created.id })
+  assert.equal(next.status, 'completed')
+})
+
+test('background: cancel interrupts the run and stores it as cancelled; a plain response cannot be cancelled', async (t) => {
+  const g = gate()
+  const server = await startServer(t, { extensions: [g.extension] })
+  const client = server.client()
+  server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] })
+  const created = await client.responses.create({ model: 'agent', input: 'long job', background: true })
+  await until(() => g.state.started === 1, 'the run to reach its tool')
+  const cancelled = await client.responses.cancel(created.id)
+  assert.equal(cancelled.status, 'cancelled')
+  assert.equal(g.state.aborted, 1)
+  assert.equal((await client.responses.retrieve(created.id)).status, 'cancelled')
+  // Cancelling again answers the same.
+  assert.equal((await client.responses.cancel(created.id)).status, 'cancelled')
+
+  const plain = await client.responses.create({ model: 'agent', input: 'quick' })
+  const refused = await post(`${server.url}/v1/responses/${plain.id}/cancel`, {})
+  assert.equal(refused.status, 400)
+  assert.equal(refused.body.error.code, 'not_background')
+  assert.equal((await post(`${server.url}/v1/responses/resp_unknown/cancel`, {})).status, 404)
+  const noStore = await post(`${server.url}/v1/responses`, { input: 'x', background: true, store: false })
+  assert.equal(noStore.status, 400)
+  assert.equal(noStore.body.error.param, 'background')
+  const streamed = await post(`${server.url}/v1/responses`, { input: 'x', background: true, stream: true })
+  assert.equal(streamed.status, 400)
+})
