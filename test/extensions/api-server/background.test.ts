@@ -3,46 +3,10 @@
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { defineExtension } from '../../../sdk/index.ts'
-import { post, startServer } from './harness.ts'
-
-/** A tool that waits until released or until its run is interrupted. */
-function gate() {
-  const state = { started: 0, aborted: 0 }
-  let open!: () => void
-  const released = new Promise<void>((resolve) => (open = resolve))
-  const extension = defineExtension({
-    name: 'test-bg-gate',
-    setup(api) {
-      api.tools.register({
-        name: 'wait_gate',
-        description: 'Waits',
-        parameters: { type: 'object' },
-        async execute({ signal }) {
-          state.started++
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 10_000)
-            const done = () => (clearTimeout(timer), resolve())
-            released.then(done)
-            signal.addEventListener('abort', () => (state.aborted++, done()), { once: true })
-          })
-          return 'done'
-        },
-      })
-    },
-  })
-  return { state, release: open, extension }
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let waited = 0; !(await check()); waited += 20) {
-    if (waited > 5_000) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+import { gateTool, post, startServer, until } from './harness.ts'
 
 test('background: queued at once, in_progress while it runs, completed when polled after; a chain waits for it', async (t) => {
-  const g = gate()
+  const g = gateTool()
   const server = await startServer(t, { extensions: [g.extension] })
   const client = server.client()
   server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] }, { text: 'finished' })
@@ -54,7 +18,7 @@ test('background: queued at once, in_progress while it runs, completed when poll
   const early = await post(`${server.url}/v1/responses`, { input: 'next', previous_response_id: created.id })
   assert.equal(early.status, 400)
   assert.equal(early.body.error.code, 'response_in_progress')
-  g.release()
+  g.state.release()
   await until(async () => (await client.responses.retrieve(created.id)).status === 'completed', 'completion')
   const done = await client.responses.retrieve(created.id)
   assert.equal(done.output_text, 'finished')
@@ -64,7 +28,7 @@ test('background: queued at once, in_progress while it runs, completed when poll
 })
 
 test('background: cancel interrupts the run and stores it as cancelled; a plain response cannot be cancelled', async (t) => {
-  const g = gate()
+  const g = gateTool()
   const server = await startServer(t, { extensions: [g.extension] })
   const client = server.client()
   server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] })

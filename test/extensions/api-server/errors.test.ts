@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import OpenAI from 'openai'
-import { defineExtension } from '../../../sdk/index.ts'
-import { post, startServer } from './harness.ts'
+import { gateTool, post, startServer, until } from './harness.ts'
 
 function assertEnvelope(body: any, code?: string): void {
   assert.equal(typeof body?.error?.message, 'string', JSON.stringify(body))
@@ -23,42 +22,6 @@ async function assertHealthy(url: string): Promise<void> {
   const ok = await post(`${url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'still there?' }] })
   assert.equal(ok.status, 200)
   assert.equal(ok.body.choices[0].message.content, 'echo: still there?')
-}
-
-/** A tool that waits until released or until its run is interrupted. */
-function gateTool() {
-  const state = { started: 0, aborted: 0, release: () => {} }
-  let open!: () => void
-  const released = new Promise<void>((resolve) => (open = resolve))
-  state.release = open
-  const extension = defineExtension({
-    name: 'test-gate',
-    setup(api) {
-      api.tools.register({
-        name: 'wait_gate',
-        description: 'Waits',
-        parameters: { type: 'object' },
-        async execute({ signal }) {
-          state.started++
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 10_000)
-            const done = () => (clearTimeout(timer), resolve())
-            released.then(done)
-            signal.addEventListener('abort', () => ((state.aborted++), done()), { once: true })
-          })
-          return 'done'
-        },
-      })
-    },
-  })
-  return { state, extension }
-}
-
-async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > ms) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 test('bad bodies: 400 with the envelope (malformed JSON, not an object, missing or empty messages, no user message, bad parts, bad input)', async (t) => {

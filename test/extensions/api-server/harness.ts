@@ -3,7 +3,7 @@
 
 import type { TestContext } from 'node:test'
 import OpenAI from 'openai'
-import type { AdapterContext, ExtensionDefinition, HttpService, Services } from '../../../sdk/index.ts'
+import { defineExtension, type AdapterContext, type ExtensionDefinition, type HttpService, type Services } from '../../../sdk/index.ts'
 import { createTestKernel, startScriptedModel, type ScriptedModelOptions, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
 
 export interface ServerOptions {
@@ -85,4 +85,40 @@ export async function post(url: string, body: unknown, headers: Record<string, s
     parsed = JSON.parse(text)
   } catch {}
   return { status: res.status, headers: res.headers, body: parsed }
+}
+
+/** A tool that waits until released or until its run is interrupted. */
+export function gateTool() {
+  const state = { started: 0, aborted: 0, release: () => {} }
+  let open!: () => void
+  const released = new Promise<void>((resolve) => (open = resolve))
+  state.release = open
+  const extension = defineExtension({
+    name: 'test-gate',
+    setup(api) {
+      api.tools.register({
+        name: 'wait_gate',
+        description: 'Waits',
+        parameters: { type: 'object' },
+        async execute({ signal }) {
+          state.started++
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 10_000)
+            const done = () => (clearTimeout(timer), resolve())
+            released.then(done)
+            signal.addEventListener('abort', () => ((state.aborted++), done()), { once: true })
+          })
+          return 'done'
+        },
+      })
+    },
+  })
+  return { state, extension }
+}
+
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5_000): Promise<void> {
+  for (let waited = 0; !(await check()); waited += 20) {
+    if (waited > ms) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
 }
