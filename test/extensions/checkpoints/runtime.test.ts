@@ -5,7 +5,8 @@ import { readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { RUNTIME_SERVICE, type AgentRuntime, type SlashContext } from 'agent/sdk'
-import { createTestKernel, makeTempHome, startScriptedModel } from 'agent/sdk/testing'
+import { createTestKernel, startScriptedModel } from 'agent/sdk/testing'
+import { tempDir } from '../../helpers/temp.ts'
 
 test('a write_file edit made by the model is rolled back by /rollback 1, and the rollback undone', async (t) => {
   const model = await startScriptedModel()
@@ -15,7 +16,7 @@ test('a write_file edit made by the model is rolled back by /rollback 1, and the
     env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test-ckpt' },
   })
   t.after(() => k.close())
-  const work = realpathSync(makeTempHome('agent-ckpt-rt-'))
+  const work = realpathSync(tempDir(t, 'agent-ckpt-rt-'))
   writeFileSync(join(work, 'app.txt'), 'version 1\n')
   model.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: 'app.txt', content: 'version 2\n' } }] }, { text: 'Edited.' })
   const result = await k.kernel.services.require<AgentRuntime>(RUNTIME_SERVICE).run({ input: 'bump the version', cwd: work })
