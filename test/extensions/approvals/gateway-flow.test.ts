@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { test } from 'node:test'
-import { makeTempHome } from 'agent/sdk/testing'
+import { test, type TestContext } from 'node:test'
+import { tempDir } from '../../helpers/temp.ts'
 import { approvalsKernel } from './harness.ts'
 
 const chat = { platform: 'fakechat', chatId: 'room-1', userId: 'alice', chatType: 'dm' as const }
 
-function workdir(): string {
-  const dir = makeTempHome('agent-appr-')
+function workdir(t: TestContext): string {
+  const dir = tempDir(t, 'agent-appr-')
   mkdirSync(join(dir, 'build'))
   return dir
 }
@@ -18,7 +18,7 @@ function workdir(): string {
 test('a dangerous command waits for /approve in the chat, then runs', async (t) => {
   const k = await approvalsKernel()
   t.after(() => k.close())
-  const dir = workdir()
+  const dir = workdir(t)
   const running = k.runTerminal('rm -rf build', { id: 'sess-1', cwd: dir, source: chat })
   const [request] = await k.messages(1)
   assert.equal(request!.chatId, 'room-1')
@@ -36,7 +36,7 @@ test('a dangerous command waits for /approve in the chat, then runs', async (t) 
 test('/deny stops it, with the reason passed to the model', async (t) => {
   const k = await approvalsKernel()
   t.after(() => k.close())
-  const dir = workdir()
+  const dir = workdir(t)
   const running = k.runTerminal('rm -rf build', { id: 'sess-2', cwd: dir, source: chat })
   await k.messages(1)
   // Another user of another chat cannot answer it.
@@ -50,7 +50,7 @@ test('/deny stops it, with the reason passed to the model', async (t) => {
 test('no answer before approvals.timeout denies', async (t) => {
   const k = await approvalsKernel({ config: { approvals: { timeout: 0.2 } } })
   t.after(() => k.close())
-  const dir = workdir()
+  const dir = workdir(t)
   const outcome = await k.runTerminal('rm -rf build', { id: 'sess-3', cwd: dir, source: chat })
   assert.match(outcome.blocked!, /no answer within/)
   assert.ok(existsSync(join(dir, 'build')))
@@ -59,7 +59,7 @@ test('no answer before approvals.timeout denies', async (t) => {
 test('/approve session allows the same kind for the session; /approve always persists to config', async (t) => {
   const k = await approvalsKernel()
   t.after(() => k.close())
-  const dir = workdir()
+  const dir = workdir(t)
   mkdirSync(join(dir, 'b2'))
   const first = k.runTerminal('rm -rf build', { id: 'sess-4', cwd: dir, source: chat })
   await k.messages(1)
@@ -82,7 +82,7 @@ test('/approve session allows the same kind for the session; /approve always per
 test('never-allowed commands are blocked in every mode, even off; off runs other dangerous commands', async (t) => {
   const k = await approvalsKernel({ config: { approvals: { mode: 'off' } } })
   t.after(() => k.close())
-  const dir = workdir()
+  const dir = workdir(t)
   const root = await k.runTerminal('rm -rf /', { id: 's', cwd: dir, source: chat })
   assert.match(root.blocked!, /never allowed/)
   assert.equal((await k.runTerminal('rm -rf build', { id: 's', cwd: dir, source: chat })).blocked, undefined)
@@ -92,7 +92,7 @@ test('never-allowed commands are blocked in every mode, even off; off runs other
 test('CLI without a TTY, unattended platforms and missing delivery all deny at once', async (t) => {
   const k = await approvalsKernel()
   t.after(() => k.close())
-  const dir = workdir()
+  const dir = workdir(t)
   const cli = await k.runTerminal('rm -rf build', { id: 'c1', cwd: dir })
   assert.match(cli.blocked!, /no interactive terminal/)
   const cron = await k.runTerminal('rm -rf build', { id: 'c2', cwd: dir, source: { platform: 'cron' } })

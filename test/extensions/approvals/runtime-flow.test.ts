@@ -6,14 +6,15 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { createTestKernel, fakeAdapter, makeTempHome, startScriptedModel } from 'agent/sdk/testing'
+import { createTestKernel, fakeAdapter, startScriptedModel } from 'agent/sdk/testing'
+import { tempDir } from '../../helpers/temp.ts'
 
 const BUILTINS = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'sessions', 'runtime', 'model-resolver', 'provider-openai-compat', 'tools-terminal', 'approvals', 'checkpoints', 'slash-commands']
 
 async function chatFixture(t: import('node:test').TestContext, approvals: Record<string, unknown> = {}) {
   const model = await startScriptedModel()
   t.after(() => model.close())
-  const work = makeTempHome('agent-appr-e2e-')
+  const work = tempDir(t, 'agent-appr-e2e-')
   mkdirSync(join(work, 'build'))
   const fake = fakeAdapter({ name: 'fake' })
   const k = await createTestKernel({

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { makeTempHome, startScriptedModel } from 'agent/sdk/testing'
+import { startScriptedModel } from 'agent/sdk/testing'
+import { tempDir } from '../../helpers/temp.ts'
 import { approvalsKernel } from './harness.ts'
 
 const chat = { platform: 'fakechat', chatId: 'room-9', userId: 'bob', chatType: 'dm' as const }
@@ -19,7 +20,7 @@ async function smartKernel(t: import('node:test').TestContext) {
     env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test-judge' },
   })
   t.after(() => k.close())
-  const dir = makeTempHome('agent-smart-')
+  const dir = tempDir(t, 'agent-smart-')
   mkdirSync(join(dir, 'build'))
   return { model, k, dir }
 }

@@ -4,7 +4,7 @@
 // tool list.
 
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
@@ -49,6 +49,7 @@ describe('MCP tools bridged into a running agent', () => {
   after(async () => {
     await t.close()
     await model.close()
+    rmSync(t.home, { recursive: true, force: true })
   })
 
   it('registers nothing before the first connect, then the tools after ready (cache written, extension reloaded)', async () => {

@@ -4,7 +4,7 @@
 // the workspace.
 
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { RUNTIME_SERVICE, type AgentRuntime, type CommandDefinition } from 'agent/sdk'
@@ -36,6 +36,7 @@ describe('skills in runs', () => {
   after(async () => {
     await t.close()
     await model.close()
+    for (const dir of [t.home, workspace]) rmSync(dir, { recursive: true, force: true })
   })
 
   it('loads the named skills into the system prompt of the run', async () => {

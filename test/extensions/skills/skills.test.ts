@@ -46,7 +46,11 @@ describe('skills extension', () => {
     t = await createTestKernel({ home, builtins: ['skills'], config: { skills: { external_dirs: [external] } } })
     skills = t.kernel.services.require<SkillsService>(SKILLS_SERVICE)
   })
-  after(async () => t.close())
+  after(async () => {
+    await t.close()
+    // A home handed to createTestKernel is the caller's to remove.
+    for (const dir of [t.home, external]) rmSync(dir, { recursive: true, force: true })
+  })
 
   it('finds user, external and bundled skills, first directory wins, problems reported', () => {
     const byName = new Map(skills.list().map((s) => [s.name, s]))
@@ -119,7 +123,10 @@ describe('skills catalog reuse', () => {
     writeSkill(user, 'alpha', '---\nname: alpha\ndescription: first version\n---\nA.\n')
     writeSkill(join(user, 'tools'), 'beta', '---\nname: beta\ndescription: Beta\n---\nB.\n')
     const t = await createTestKernel({ home, builtins: ['skills'] })
-    after(() => t.close())
+    after(async () => {
+      await t.close()
+      rmSync(home, { recursive: true, force: true })
+    })
     const skills = t.kernel.services.require<SkillsService>(SKILLS_SERVICE)
     // Age every folder and file so the scan is trusted (nothing changed within the racy window).
     const past = new Date(Date.now() - 60_000)
