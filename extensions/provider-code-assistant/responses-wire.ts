@@ -30,6 +30,12 @@ export function toResponsesBody(model: string, request: Omit<ModelRequest, 'mode
   if (request.reasoningEffort) body.reasoning = { effort: request.reasoningEffort, summary: 'auto' }
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens
   if (request.temperature !== undefined && !request.reasoningEffort) body.temperature = request.temperature
+  if (request.topP !== undefined && !request.reasoningEffort) body.top_p = request.topP
+  if (request.toolChoice && request.tools?.length) body.tool_choice = typeof request.toolChoice === 'string' ? request.toolChoice : { type: 'function', name: request.toolChoice.name }
+  const format = request.responseFormat
+  if (format && format.type !== 'text') {
+    body.text = { format: format.type === 'json_schema' ? { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict ?? false } : { type: 'json_object' } }
+  }
   if (stream) body.stream = true
   return body
 }

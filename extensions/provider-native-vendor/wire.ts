@@ -63,6 +63,13 @@ export function toWireBody(model: string, request: Omit<ModelRequest, 'model'>, 
   // Extended thinking requires the default temperature.
   if (budget) body.thinking = { type: 'enabled', budget_tokens: budget }
   else if (request.temperature !== undefined) body.temperature = request.temperature
+  if (request.topP !== undefined && !budget) body.top_p = request.topP
+  if (request.stop?.length) body.stop_sequences = request.stop
+  // With thinking on, the API allows only auto and none.
+  const choice = request.toolChoice
+  if (choice && request.tools?.length && (!budget || choice === 'auto' || choice === 'none')) {
+    body.tool_choice = choice === 'required' ? { type: 'any' } : typeof choice === 'string' ? { type: choice } : { type: 'tool', name: choice.name }
+  }
   if (stream) body.stream = true
   return body
 }
