@@ -98,6 +98,11 @@ export async function loadMarkdown(mode: ThemeMode): Promise<MarkdownRenderer> {
         const href = terminalSafe(token.href)
         return text && text !== href ? `${text} (${colours.href(href)})` : colours.href(href)
       },
+      // Text of a tight list item is a block token with inline children; marked-terminal prints it
+      // raw ("`code`", "**bold**"), so its children are rendered here. Plain inline text falls through.
+      text(this: Inline, token: { tokens?: unknown[] }) {
+        return token.tokens ? this.parser.parseInline(token.tokens) : false
+      },
       // A rule of fixed length: the screen wraps lines to the terminal, and the width may change.
       hr: () => `${colours.hr('─'.repeat(40))}\n\n`,
       table(this: Inline, token: { header: { tokens: unknown[] }[]; rows: { tokens: unknown[] }[][]; align: Align[] }) {

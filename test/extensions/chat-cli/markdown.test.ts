@@ -14,6 +14,7 @@ test('headings, emphasis, lists, code, tables and links lose their markup', asyn
   assert.match(out, /^Title$/m)
   assert.match(out, /^Some bold and code, see docs \(https:\/\/example\.com\)\.$/m)
   assert.match(out, /^ {2}\* one$/m)
+  assert.match(stripAnsi(md.render('- a **bold** item with `code`\n- two', true, 80)), /^ {2}\* a bold item with code$/m, 'inline markup in a tight list')
   assert.match(out, /^ {2}const x = 1$/m)
   assert.match(out, /│ 1 +│ 2 +│/)
   assert.doesNotMatch(out, /[#`]|\*\*|\|---/)

@@ -20,7 +20,7 @@ const MARKDOWN = [
   'Some **bold words** and a [link](https://example.com/docs).',
   '',
   '- first item',
-  '- second item',
+  '- second **item** with `code`',
   '',
   '```js',
   'const answer = 42',
@@ -155,6 +155,8 @@ describe('the chat screen in a terminal', { skip: hasTmux() ? false : 'tmux is n
     assert.doesNotMatch(screen, /\*\*/, 'no raw bold markers')
     assert.match(screen, /Some bold words and a link \(https:\/\/example\.com\/docs\)/)
     assert.match(screen, /^\s+\* first item$/m)
+    assert.match(screen, /^\s+\* second item with code$/m)
+    assert.doesNotMatch(screen, /`/, 'no raw code marks')
     assert.match(screen, /^\s+const answer = 42$/m, 'the code without its fence')
     assert.doesNotMatch(screen, /```/)
     assert.doesNotMatch(screen, /\|---/, 'no raw table')
