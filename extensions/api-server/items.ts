@@ -30,17 +30,24 @@ export function inputItems(responseId: string, input: unknown): unknown[] {
   })
 }
 
-/** Finds an item of a stored response by id; undefined when the response or the item is gone. */
+/**
+ * Finds an item of a stored response by id; undefined when the response or the item is gone. One
+ * resolver serves one request: each response is read once however many of its items are referenced.
+ */
 export function itemResolver(store: ApiStore): ItemResolver {
+  const read = new Map<string, unknown[] | undefined>()
+  const items = (key: string, load: () => unknown) => {
+    if (!read.has(key)) {
+      const list = load()
+      read.set(key, Array.isArray(list) ? list : undefined)
+    }
+    return read.get(key)
+  }
   return (id) => {
     const match = ITEM_ID.exec(id)
     if (!match) return undefined
     const responseId = `resp_${match[1]}`
-    if (match[2]) {
-      const item = store.inputItems(responseId)?.[Number(match[3])] as Record<string, unknown> | undefined
-      return item?.id === id ? item : undefined
-    }
-    const output = store.get(responseId)?.response.output
-    return Array.isArray(output) ? (output.find((item) => (item as { id?: unknown })?.id === id) as Record<string, unknown> | undefined) : undefined
+    const list = match[2] ? items(`in:${responseId}`, () => store.inputItems(responseId)) : items(`out:${responseId}`, () => store.get(responseId)?.response.output)
+    return list?.find((item) => (item as { id?: unknown } | null)?.id === id) as Record<string, unknown> | undefined
   }
 }

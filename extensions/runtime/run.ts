@@ -118,6 +118,8 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   // Resuming after client tool calls there is no new user message.
   const input: ChatMessage | undefined = request.resume ? undefined : redaction.message({ role: 'user', content: request.input })
   const history = request.history?.map((m) => redaction.message(m))
+  // Refused before a session is created for it; a stored session is checked once loaded.
+  if (request.resume && !request.sessionId && history?.at(-1)?.role !== 'tool') throw new UsageError('nothing to resume: the conversation does not end with tool results')
   const conv = await openConversation(api, history ? { ...request, history } : request, { cwd, model: client.model, provider: client.provider, input })
   // A session stored before a secret was known (or before this rule) is cleared as it is loaded, so
   // the summary model of compression sees no secret either.
