@@ -110,3 +110,18 @@ test('GET /v1/responses/{id}/input_items lists what was sent, newest first by de
   assert.deepEqual(convo(server.model.requests.at(-1)!.body).map((m) => m.content), ['one'])
   await assert.rejects(client.responses.inputItems.list('resp_unknown'), (e: unknown) => e instanceof OpenAI.NotFoundError)
 })
+
+test('a conversation whose latest response was deleted is a 404 naming it; another name still chains', async (t) => {
+  const server = await startServer(t)
+  const client = server.client()
+  const first = await client.responses.create({ model: 'agent', input: 'one', conversation: 'trip-a' } as any)
+  await client.responses.create({ model: 'agent', input: 'one', conversation: 'trip-b' } as any)
+  await client.responses.delete(first.id)
+  const lost = await post(`${server.url}/v1/responses`, { input: 'two', conversation: 'trip-a' })
+  assert.equal(lost.status, 404)
+  assert.equal(lost.body.error.code, 'conversation_not_found')
+  assert.equal(lost.body.error.param, 'conversation')
+  assert.match(lost.body.error.message, /"trip-a"/)
+  const kept = await client.responses.create({ model: 'agent', input: 'two', conversation: 'trip-b' } as any)
+  assert.notEqual(kept.previous_response_id, null)
+})
