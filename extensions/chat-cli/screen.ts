@@ -19,6 +19,8 @@ export interface Block {
 }
 
 const ESC = '\x1b'
+/** Output lines and blocks kept: many screens' worth, so a resize always has enough to draw. */
+const MAX_ENTRIES = 2000
 const at = (row: number, col = 1) => `${ESC}[${row};${col}H`
 
 type Wrap = (text: string, columns: number, options: { hard: boolean; trim: boolean }) => string
@@ -164,7 +166,17 @@ export class Screen {
       this.open = part
       this.entries.push(this.openEntry())
     }
+    this.forget()
     this.paint()
+  }
+
+  /** Drops the oldest output once there is far more than a screen can show (it cannot be scrolled to). */
+  private forget(): void {
+    const excess = this.entries.length - MAX_ENTRIES
+    if (excess <= 0) return
+    const dropped = this.entries.splice(0, excess)
+    // The rows still count as drawn-and-gone, so the next paint does not mistake this for a change.
+    this.shownTotal -= dropped.reduce((sum, e) => sum + this.rowsOf(e).length, 0)
   }
 
   /** Adds output whose text may change (it starts on a fresh line; output after it does too). */

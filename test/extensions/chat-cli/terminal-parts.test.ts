@@ -133,4 +133,12 @@ test('the screen repaints from its model: a resize redraws every row, only chang
   for (const n of [11, 12]) assert.ok(text.includes(`line ${n}`), text)
   assert.ok(text.includes('more') && text.includes('STATUS'), text)
   assert.ok(written.includes('\x1b[1;4r'), 'the region is fenced again for 6 rows (input and status below)')
+  // Old output is dropped after 2000 lines; what is shown stays the tail, and appends still scroll.
+  for (let i = 13; i <= 2500; i++) screen.print(`line ${i}\n`)
+  written = ''
+  screen.print('end\n')
+  assert.ok(stripAnsi(written).includes('end') && !stripAnsi(written).includes('line 2498'), 'an append after the drop writes only the new row')
+  written = ''
+  screen.redraw()
+  assert.ok(stripAnsi(written).includes('line 2500'), stripAnsi(written))
 })
