@@ -119,3 +119,30 @@ test('tool_choice: forwarded, required binding the first call only; "none" is ke
   assert.equal(similar.status, 200)
   assert.equal(server.model.requests.length, calls + 1, 'refused requests never reached the model')
 })
+
+test('openai-node runTools: the client runs its function and the agent finishes the answer in one session', async (t) => {
+  const server = await startServer(t, { extensions: [agentTools] })
+  server.model.enqueue({ toolCalls: [{ id: 'call_rt', name: 'get_weather', arguments: { city: 'Bergen' } }] }, { text: 'Rainy in Bergen, as usual.' })
+  const asked: string[] = []
+  const runner = server.client().chat.completions.runTools({
+    model: 'agent',
+    messages: [{ role: 'user', content: 'Weather in Bergen?' }],
+    tools: [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          parse: JSON.parse,
+          function: (args: { city: string }) => (asked.push(args.city), 'rain'),
+        },
+      },
+    ],
+  })
+  assert.equal(await runner.finalContent(), 'Rainy in Bergen, as usual.')
+  assert.deepEqual(asked, ['Bergen'])
+  const sent = server.model.requests.at(-1)!.body.messages.filter((m: any) => m.role !== 'system')
+  assert.deepEqual(sent.map((m: any) => m.role), ['user', 'assistant', 'tool'])
+  assert.equal(sent[2].content, 'rain')
+})
