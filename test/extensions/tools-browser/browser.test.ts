@@ -16,7 +16,12 @@ const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y c
 
 async function startChromium(t: import('node:test').TestContext): Promise<{ endpoint: string; child: ChildProcess }> {
   const profile = mkdtempSync(join(tmpdir(), 'agent-chromium-'))
-  const child = spawn(CHROMIUM!, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check', '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true })
+  const child = spawn(CHROMIUM!, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check', '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+    // Its singleton socket folder (org.chromium.Chromium.*) goes to TMPDIR and outlives a SIGKILL: inside the profile, it is removed with it.
+    env: { ...process.env, TMPDIR: profile },
+  })
   t.after(async () => {
     // Chromium's helper processes share its process group: end them all, then remove the profile.
     const exited = new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)))
