@@ -34,7 +34,8 @@ export async function planSession(deps: HandlerDeps, request: LinkRequest): Prom
   }
 }
 
-const chatHead = (messages: readonly ChatMessage[]) => `chat:${conversationKey(messages)}`
+/** The head key of a conversation a client resends whole (chat, and responses without a chain). */
+export const chatHead = (messages: readonly ChatMessage[]) => `chat:${conversationKey(messages)}`
 
 /** Names of the agent's own tools (asked only when a request brings tools of its own). */
 export function agentToolNames(deps: HandlerDeps): string[] {

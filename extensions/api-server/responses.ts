@@ -4,7 +4,7 @@
 // `store` (default true) keeps the response in state.db for retrieval and chaining.
 
 import { HttpError, readJson, type ChatMessage, type HttpContext, type RunResult } from 'agent/sdk'
-import { agentToolNames, planSession, runRequest, type HandlerDeps } from './chat-completions.ts'
+import { agentToolNames, chatHead, planSession, runRequest, type HandlerDeps } from './chat-completions.ts'
 import { inputItems, itemResolver } from './items.ts'
 import { BUSY } from './background.ts'
 import { badRequest, flag, parseResponsesInput } from './messages.ts'
@@ -51,6 +51,21 @@ function echoed(options: RequestOptions, body: Record<string, unknown>): Record<
   }
 }
 
+/**
+ * The session head a request continues. A chain continues its previous response; a response that was
+ * itself created without a chain (the first of one, or a client resending its whole history, as
+ * the AI SDK does) is recorded under the key of its conversation instead, which both kinds of
+ * follow-up can find.
+ */
+function headOf(deps: HandlerDeps, previous: StoredResponse | undefined, keyed: boolean, history: readonly ChatMessage[]): string | undefined {
+  if (!previous) return keyed && history.length ? chatHead(history) : undefined
+  try {
+    return deps.store().peekHead(previous.id) === undefined ? chatHead(previous.transcript) : previous.id
+  } catch {
+    return previous.id
+  }
+}
+
 /** A run's exit as a Response status: max_iterations is the budget running out (`max_output_tokens`, the API's word for it); an interrupted run is cancelled. */
 function statusOf(result: RunResult): { status: string; incomplete_details: { reason: string } | null } {
   if (result.exitReason === 'max_iterations') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }
@@ -92,6 +107,7 @@ export function createResponse(deps: HandlerDeps) {
     const history = previous ? [...previous.transcript, ...turn.history] : turn.history
     // Client tool results continue the run that asked for them; they follow the history.
     const extra = turn.results.length ? [...turn.history, ...turn.results] : turn.history
+    const keyed = previous === undefined && conversation === undefined
 
     const run = deps.runs().begin(ctx, background)
     let detached = false
@@ -117,7 +133,8 @@ export function createResponse(deps: HandlerDeps) {
         usage: null,
         ...extra,
       })
-      const plan = await planSession(deps, { head: previous?.id, context: previous?.transcript ?? [], extra, persist: store })
+      const head = headOf(deps, previous, keyed, turn.history)
+      const plan = await planSession(deps, previous || !head ? { head, context: previous?.transcript ?? [], extra, persist: store } : { head, context: turn.history, extra: turn.results, persist: store })
       const { continuable, ...session } = plan
       const request = runRequest(turn, requestOptions, { systemPrompt: instructions, ...session, persist: store, source: { platform: 'api_server' } })
 
@@ -133,7 +150,7 @@ export function createResponse(deps: HandlerDeps) {
           const transcript = [...history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), ...answer]
           deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
           // The session's transcript now ends at this response: chaining from it continues the session.
-          if (continuable && status === 'completed' && answer.length) deps.store().setHead(id, result.sessionId)
+          if (continuable && status === 'completed' && answer.length) deps.store().setHead(keyed ? chatHead(transcript) : id, result.sessionId)
         }
         return response
       }

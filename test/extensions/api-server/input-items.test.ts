@@ -125,3 +125,25 @@ test('a conversation whose latest response was deleted is a 404 naming it; anoth
   const kept = await client.responses.create({ model: 'agent', input: 'two', conversation: 'trip-b' } as any)
   assert.notEqual(kept.previous_response_id, null)
 })
+
+test('responses: a client resending its whole history (item_reference, no chain) stays in one session, client tool round trip included', async (t) => {
+  const server = await startServer(t)
+  const client = server.client()
+  const tool = { type: 'function' as const, name: 'get_time', description: 'Time', parameters: { type: 'object', properties: {} }, strict: false }
+  const r1 = await client.responses.create({ model: 'agent', input: 'first' }).withResponse()
+  const session = r1.response.headers.get('x-agent-session-id')
+  const history: any[] = [{ role: 'user', content: 'first' }, { type: 'item_reference', id: r1.data.output[0]!.id }]
+  server.model.enqueue({ toolCalls: [{ id: 'call_t', name: 'get_time', arguments: {} }] })
+  const r2 = await client.responses.create({ model: 'agent', input: [...history, { role: 'user', content: 'what time?' }], tools: [tool] } as any).withResponse()
+  assert.equal(r2.response.headers.get('x-agent-session-id'), session)
+  history.push({ role: 'user', content: 'what time?' }, { type: 'item_reference', id: r2.data.output[0]!.id }, { type: 'function_call_output', call_id: 'call_t', output: 'noon' })
+  server.model.enqueue({ text: 'It is noon.' })
+  const r3 = await client.responses.create({ model: 'agent', input: history, tools: [tool] } as any).withResponse()
+  assert.equal(r3.data.output_text, 'It is noon.')
+  assert.equal(r3.response.headers.get('x-agent-session-id'), session)
+  const sent = convo(server.model.requests.at(-1)!.body).map((m: any) => m.role)
+  assert.deepEqual(sent, ['user', 'assistant', 'user', 'assistant', 'tool'])
+  // Chaining from the last of them by id continues the same session too.
+  const r4 = await client.responses.create({ model: 'agent', input: 'thanks', previous_response_id: r3.data.id }).withResponse()
+  assert.equal(r4.response.headers.get('x-agent-session-id'), session)
+})
