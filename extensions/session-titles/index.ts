@@ -15,10 +15,12 @@ interface TitlesConfig {
 /** A session with more stored messages than this is past its first exchange (or too big to read for a title). */
 const MAX_MESSAGES = 400
 /**
- * Sources that run one prompt again and again (a schedule, a webhook route): a title would be the
- * same each time, numbered (2), (3) … without telling the sessions apart.
+ * Sources left untitled: those that run one prompt again and again (a schedule, a webhook route),
+ * where a title would be the same each time, numbered (2), (3) … without telling the sessions
+ * apart; and the API server, whose client keeps its own conversation list (a title there is a
+ * write per request that nobody reads).
  */
-const REPEATING_SOURCES = new Set(['cron', 'webhook'])
+const UNTITLED_SOURCES = new Set(['cron', 'webhook', 'api_server'])
 /** How long shutdown waits for the fallback writes once the model calls are stopped. */
 const FINAL_WRITE_MS = 2000
 
@@ -59,7 +61,7 @@ export default defineExtension<TitlesConfig>({
       const store = api.services.get<SessionStore>(SESSIONS_SERVICE)
       if (!store) return
       const session = await store.get(sessionId)
-      if (!session || session.title || session.lineage === 'compression' || REPEATING_SOURCES.has(session.source) || session.messageCount > MAX_MESSAGES) return
+      if (!session || session.title || session.lineage === 'compression' || UNTITLED_SOURCES.has(session.source) || session.messageCount > MAX_MESSAGES) return
       const messages = await store.messages(sessionId)
       const users = messages.filter((m) => m.role === 'user')
       // Only after the first exchange: a title cleared by hand later stays cleared.

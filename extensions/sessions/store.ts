@@ -309,13 +309,29 @@ export class SqliteSessionStore implements SessionStore {
     return this.write((db) => {
       const row = this.row(sessionId)
       if (!row || row.title !== null) return undefined
-      const taken = new Set(this.sql(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`, true, db).all(base, `${escapeLike(base)} (%)`) as string[])
-      let title = base
-      for (let n = 2; taken.has(title); n++) title = counted(base, n)
+      const title = this.freeCountedTitle(base, db)
+      if (!title) return undefined
       // Only while untitled: a title set by hand in the meantime wins.
       const changed = this.sql('UPDATE sessions SET title = ?, updated_at = ? WHERE id = ? AND title IS NULL', false, db).run(title, Date.now(), sessionId).changes
       return changed ? title : undefined
     })
+  }
+
+  /**
+   * `base`, else `base (n)` past the ones already taken. Index lookups only: `base (…)` titles sort
+   * together on the title index, so one range count says where to start (a LIKE would read every
+   * session, on every automatic title).
+   */
+  private freeCountedTitle(base: string, db: SqliteDatabase): string | undefined {
+    const taken = (title: string) => this.sql('SELECT 1 FROM sessions WHERE title = ?', true, db).get(title) !== undefined
+    if (!taken(base)) return base
+    const numberedSoFar = this.sql('SELECT count(*) FROM sessions WHERE title >= ? AND title < ?', true, db).get(`${base} (`, `${base} )`) as number
+    // Gaps (a renamed or deleted session) are stepped over; bounded for a pathological table.
+    for (let n = numberedSoFar + 2, tries = 0; tries < 1000; n++, tries++) {
+      const title = counted(base, n)
+      if (!taken(title)) return title
+    }
+    return undefined
   }
 
   async nextTitle(raw: string): Promise<string> {
