@@ -90,6 +90,6 @@ export function isSecretConfigKey(key: string): boolean {
  * Reads the current set on each call (the matcher is cached while the set stays the same); throws
  * when the secrets cannot be read, so a caller can withhold what it was about to pass on.
  */
-export function knownSecretsRedactor(settings: { secretEntries(): SecretEntry[] }): (text: string) => string {
-  return secretMatcher(settings.secretEntries()).redact
+export function knownSecretsRedactor(settings: { secretEntries(options?: { fresh?: boolean }): SecretEntry[] }, options?: { fresh?: boolean }): (text: string) => string {
+  return secretMatcher(settings.secretEntries(options)).redact
 }

@@ -136,8 +136,10 @@ export interface Settings {
    * Every secret the agent knows, with its name: secret-named variables of the environment and of
    * .env, credential-shaped .env values, and credentials in the config (api_key, token, secret,
    * password keys; key_env targets; passwords inside URLs). Too short or common values are left out.
+   * `fresh`: look at .env on disk now (a tool's output, read right after the tool could have
+   * written it); otherwise a change to .env is seen within 100 ms.
    */
-  secretEntries(): SecretEntry[]
+  secretEntries(options?: { fresh?: boolean }): SecretEntry[]
   /** The values of secretEntries(), for redaction in logs and errors. */
   secretValues(): string[]
 }

@@ -7,6 +7,8 @@ import { knownSecretsRedactor, redactDeep, secretMatcher, type ChatMessage, type
 export interface RunRedaction {
   /** Text with every known secret replaced by `[REDACTED:NAME]`; throws when the secrets cannot be read. */
   text(text: string): string
+  /** The same for a tool's output, with .env looked at now: the tool may have just written it. */
+  toolText(text: string): string
   message<M extends ChatMessage>(message: M): M
   /** The messages of a model request (the system prompt and whatever beforeModelRequest added included). */
   request(request: ModelRequest): ModelRequest
@@ -14,10 +16,13 @@ export interface RunRedaction {
   stream(): SecretStream
 }
 
+/** Made once per run: .env is looked at as the run starts (it may have changed since the last). */
 export function runRedaction(api: ExtensionApi<any>): RunRedaction {
+  api.settings.secretEntries({ fresh: true })
   const redactor = () => knownSecretsRedactor(api.settings)
   return {
     text: (text) => redactor()(text),
+    toolText: (text) => knownSecretsRedactor(api.settings, { fresh: true })(text),
     message: (message) => redactDeep(message, redactor()),
     request: (request) => {
       const messages = redactDeep(request.messages, redactor())

@@ -262,7 +262,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
         session: { id: conv.sessionId, cwd, ...(request.source ? { source: request.source } : {}), extra: { ...request.extra } },
         signal,
         maxResultChars: config.toolResultMaxChars,
-        redact: redaction.text,
+        redact: redaction.toolText,
         abortGraceMs: config.toolAbortGraceMs,
         emit,
         observe,

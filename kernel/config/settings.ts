@@ -117,6 +117,7 @@ export class FileSettings implements Settings {
   private merged: Record<string, unknown> = {}
   private dotenv: Record<string, string> | undefined
   private dotenvStamp = ''
+  private dotenvCheckedAt = 0
   private secrets: { config: object; dotenv: object; at: number; entries: SecretEntry[]; values: string[] } | undefined
   private project: Record<string, unknown> = {}
   private projectRaw: Record<string, unknown> | undefined
@@ -225,12 +226,18 @@ export class FileSettings implements Settings {
   }
 
   /** Every secret the agent knows, named (kernel/config/secrets.ts says which), for redaction. */
-  secretEntries(): SecretEntry[] {
-    // .env may be edited behind our back (by the agent's own terminal, too): a changed file is re-read.
-    const stamp = envFileStamp(this.envPath)
-    if (stamp !== this.dotenvStamp) {
-      this.dotenv = undefined
-      this.dotenvStamp = stamp
+  secretEntries(options: { fresh?: boolean } = {}): SecretEntry[] {
+    // .env may be edited behind our back (by the agent's own terminal, too): a changed file is
+    // re-read. Its stamp is taken on a fresh ask, else at most every 100 ms (a stat per log line
+    // and stored message was a tenth of an API request's CPU).
+    const now = Date.now()
+    if (options.fresh || now - this.dotenvCheckedAt >= 100) {
+      this.dotenvCheckedAt = now
+      const stamp = envFileStamp(this.envPath)
+      if (stamp !== this.dotenvStamp) {
+        this.dotenv = undefined
+        this.dotenvStamp = stamp
+      }
     }
     this.dotenv ??= readEnvFile(this.envPath)
     // Every log line, stored message and tool result asks: collect again only when the config or

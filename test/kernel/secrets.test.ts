@@ -41,12 +41,16 @@ test('secretEntries names every credential of the environment, .env and config.y
   assert.deepEqual(new Set(settings.secretValues()), new Set(byValue.keys()))
 })
 
-test('a .env changed on disk is seen by the next secretEntries call', (t) => {
+test('a .env changed on disk is seen by the next fresh call, and by any call 100 ms on', async (t) => {
   const home = tempDir(t)
   const settings = new FileSettings({ home, env: {} })
   assert.deepEqual(settings.secretEntries(), [])
   writeFileSync(join(home, '.env'), 'LATE_TOKEN=late-token-0123456789\n')
-  assert.deepEqual(settings.secretEntries(), [{ name: 'LATE_TOKEN', value: 'late-token-0123456789' }])
+  const late = [{ name: 'LATE_TOKEN', value: 'late-token-0123456789' }]
+  assert.deepEqual(settings.secretEntries({ fresh: true }), late)
+  writeFileSync(join(home, '.env'), 'LATER_TOKEN=later-token-0123456789\n')
+  await new Promise((resolve) => setTimeout(resolve, 120))
+  assert.deepEqual(settings.secretEntries(), [{ name: 'LATER_TOKEN', value: 'later-token-0123456789' }])
 })
 
 test('the kernel logger masks .env and config.yaml credentials, never short or common values', (t) => {
