@@ -60,6 +60,7 @@ function palette(mode: ThemeMode) {
 }
 
 let loading: Promise<unknown> | undefined
+
 const renderers = new Map<ThemeMode, MarkdownRenderer>()
 
 /** The renderer for this background if already loaded (or undefined: call `loadMarkdown`). */
@@ -71,8 +72,8 @@ export function markdownRenderer(mode: ThemeMode): MarkdownRenderer | undefined 
 export async function loadMarkdown(mode: ThemeMode): Promise<MarkdownRenderer> {
   const ready = renderers.get(mode)
   if (ready) return ready
-  loading ??= Promise.all([import('marked'), import('marked-terminal')])
-  const [{ Marked }, { markedTerminal }] = (await loading) as [typeof import('marked'), typeof import('marked-terminal')]
+  loading ??= Promise.all([import('marked'), import('marked-terminal'), import('cli-highlight')])
+  const [{ Marked }, { markedTerminal }, { highlight }] = (await loading) as [typeof import('marked'), typeof import('marked-terminal'), typeof import('cli-highlight')]
   const colours = palette(mode)
   const options = {
     ...colours,
@@ -102,6 +103,19 @@ export async function loadMarkdown(mode: ThemeMode): Promise<MarkdownRenderer> {
       // raw ("`code`", "**bold**"), so its children are rendered here. Plain inline text falls through.
       text(this: Inline, token: { tokens?: unknown[] }) {
         return token.tokens ? this.parser.parseInline(token.tokens) : false
+      },
+      // Code is highlighted here, not by marked-terminal: it leaves code plain whenever its chalk
+      // finds no colour support in the environment (CI=true, say), while the chat decides colour
+      // itself (NO_COLOR strips what is rendered).
+      code(token: { text: string; lang?: string }) {
+        const text = terminalSafe(token.text.replace(/\t/g, '  '))
+        let shown: string
+        try {
+          shown = highlight(text, { language: token.lang || undefined, theme: colours.syntax, ignoreIllegals: true })
+        } catch {
+          shown = text
+        }
+        return `${shown.split('\n').map((line) => `  ${line}`).join('\n')}\n\n`
       },
       // A rule of fixed length: the screen wraps lines to the terminal, and the width may change.
       hr: () => `${colours.hr('─'.repeat(40))}\n\n`,
