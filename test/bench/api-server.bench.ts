@@ -5,11 +5,15 @@
 //   server RSS warm ≤ 150 MiB, and growth over the next 1,000 requests ≤ 20 MiB.
 // A second server with an instant stand-in runtime (no model call, nothing stored) shows what the
 // HTTP layer itself adds, apart from the agent run. `--stub-host` is that server (spawned by this file).
+// Side by side, the thinnest Node proxy (`--proxy <model url>`, also spawned by this file): a bare
+// node:http server forwarding the same request to the same model with fetch (keep-alive), for issue 15's
+// targets: server CPU per request ≤ 1.3 × the proxy's, added p50 latency over the model ≤ 0.6 ms.
 // BENCH_SYNC=full runs the gateway with state_db.synchronous: full (fsync per commit; default normal).
 
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs'
-import { Agent, request } from 'node:http'
+import { Agent, createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,6 +39,26 @@ if (process.argv.includes('--stub-host')) {
   await host.kernel.registries.adapters.get('api_server')!.start(ctx)
   console.log(`listening: api on ${host.kernel.services.require<HttpService>('http').address('api')!.url}`)
   process.on('SIGINT', () => void host.close().then(() => process.exit(0)))
+  await new Promise(() => {})
+}
+
+if (process.argv.includes('--proxy')) {
+  // The thinnest Node proxy: read the body, forward it with fetch (undici's pool keeps connections
+  // alive, as the agent's provider client does), return the model's answer.
+  const upstream = process.argv[process.argv.indexOf('--proxy') + 1]!
+  const proxy = createServer(async (req, res) => {
+    try {
+      const chunks: Buffer[] = []
+      for await (const c of req) chunks.push(c as Buffer)
+      const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+      const text = await answer.text()
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text)
+    } catch (error) {
+      res.writeHead(502).end(String(error))
+    }
+  })
+  proxy.listen(0, '127.0.0.1', () => console.log(`listening: proxy on http://127.0.0.1:${(proxy.address() as AddressInfo).port}`))
+  process.on('SIGINT', () => process.exit(0))
   await new Promise(() => {})
 }
 
@@ -100,6 +124,26 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
+/** This file again as a child process with `args`; resolves once it prints the URL it listens on. */
+async function spawnSelf(args: string[]): Promise<{ pid: number, url: string, stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT')
+    await exited
+  }
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d) => {
+      out += d
+      const match = /listening: \w+ on (\S+)/.exec(out)
+      if (match) resolve(match[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`${args[0]} child exited (${code})`)))
+  }).catch(async (error) => { await stop(); throw error })
+  return { pid: child.pid!, url, stop }
+}
+
 function rss(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!
   return (Number(/(\d+)/.exec(line)![1]) * 1024) / MiB
@@ -109,6 +153,7 @@ const home = mkdtempSync(join(tmpdir(), 'agent-bench-api-'))
 const sync = process.env.BENCH_SYNC === 'full' ? 'full' : 'normal'
 const model = await startScriptedModel({ record: false, respond: () => ({ text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
 writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64 } } }, state_db: { synchronous: sync } }))
+let proxyHost: Awaited<ReturnType<typeof spawnSelf>> | undefined
 const agent = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'bench-key', AGENT_MODEL: 'scripted-model' } })
 try {
   const [, base] = await agent.waitFor(/listening: api on (http:\/\/\S+)/, 30_000)
@@ -118,12 +163,16 @@ try {
   // The process serving the requests: `gateway run` may relaunch itself (V8 flags), so take the pid
   // the gateway records rather than the one spawned here.
   const pid = (JSON.parse(readFileSync(join(home, 'gateway.pid'), 'utf8')) as { pid: number }).pid
+  proxyHost = await spawnSelf(['--proxy', direct.href])
+  const proxy = new URL(`${proxyHost.url}/v1/chat/completions`)
 
   await warmUp(direct)
+  await warmUp(proxy)
   await warmUp(server)
   const rssWarm = rss(pid)
 
   const directTimes = await sequential(direct, SEQUENTIAL)
+  const proxyTimes = await sequential(proxy, SEQUENTIAL)
   const serverTimes = await sequential(server, SEQUENTIAL)
   await throughput(server, CONCURRENT_REQUESTS)
   const rssAfter = rss(pid)
@@ -132,42 +181,43 @@ try {
   await throughput(server, CONCURRENT_REQUESTS)
   const rssAfter2000 = rss(pid)
 
-  // Throughput: rounds alternating direct and server, the median of each (a single short round
-  // varies by ±15 % on a shared 2-core machine). The server's CPU time per request is the steadier
-  // figure to follow from one change to the next.
+  // Throughput: rounds alternating direct, proxy and server, the median of each (a single short round
+  // varies by ±15 % on a shared 2-core machine). CPU time per request, of the server and of the bare
+  // proxy, is the steadier figure to follow from one change to the next.
   const directRounds: number[] = []
+  const proxyRounds: number[] = []
   const serverRounds: number[] = []
+  let proxyCpuMs = 0
   let serverCpuMs = 0
   for (let round = 0; round < ROUNDS; round++) {
     directRounds.push(await throughput(direct, ROUND_REQUESTS))
-    const cpuBefore = cpuMs(pid)
+    let cpuBefore = cpuMs(proxyHost.pid)
+    proxyRounds.push(await throughput(proxy, ROUND_REQUESTS))
+    proxyCpuMs += cpuMs(proxyHost.pid) - cpuBefore
+    cpuBefore = cpuMs(pid)
     serverRounds.push(await throughput(server, ROUND_REQUESTS))
     serverCpuMs += cpuMs(pid) - cpuBefore
   }
+  await proxyHost.stop()
   const directRps = percentile(directRounds, 50)
+  const proxyRps = percentile(proxyRounds, 50)
   const serverRps = percentile(serverRounds, 50)
   const cpuPerRequestUs = (serverCpuMs * 1000) / (ROUNDS * ROUND_REQUESTS)
+  const proxyCpuPerRequestUs = (proxyCpuMs * 1000) / (ROUNDS * ROUND_REQUESTS)
 
   // The HTTP layer alone: the same requests against the server over an instant runtime.
-  const stubHost = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--stub-host'], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const stubUrl = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    stubHost.stdout!.on('data', (d) => {
-      out += d
-      const match = /listening: api on (\S+)/.exec(out)
-      if (match) resolve(match[1]!)
-    })
-    stubHost.on('exit', (code) => reject(new Error(`stub host exited (${code})`)))
-  })
-  const stub = new URL(`${stubUrl}/v1/chat/completions`)
+  const stubHost = await spawnSelf(['--stub-host'])
+  const stub = new URL(`${stubHost.url}/v1/chat/completions`)
   await warmUp(stub)
-  const stubRssWarm = rss(stubHost.pid!)
+  const stubRssWarm = rss(stubHost.pid)
   const stubTimes = await sequential(stub, SEQUENTIAL)
   const stubRps = await throughput(stub, CONCURRENT_REQUESTS)
-  const stubGrowth = rss(stubHost.pid!) - stubRssWarm
-  stubHost.kill('SIGINT')
+  const stubGrowth = rss(stubHost.pid) - stubRssWarm
+  await stubHost.stop()
 
   const added50 = percentile(serverTimes, 50) - percentile(directTimes, 50)
+  const proxyAdded50 = percentile(proxyTimes, 50) - percentile(directTimes, 50)
+  const cpuRatio = cpuPerRequestUs / proxyCpuPerRequestUs
   const added99 = percentile(serverTimes, 99) - percentile(directTimes, 99)
   const ratio = serverRps / directRps
   const growth = rssAfter - rssWarm
@@ -179,11 +229,15 @@ try {
     `  throughput at ${CONCURRENCY} clients (median of ${ROUNDS} rounds of ${ROUND_REQUESTS}): direct ${Math.round(directRps)} req/s, server ${Math.round(serverRps)} req/s, ratio ${ratio.toFixed(2)} (target ≥ 0.3: ${verdict(ratio >= 0.3)}); rounds: direct ${directRounds.map(Math.round).join(', ')}, server ${serverRounds.map(Math.round).join(', ')}`,
     `  server CPU per request (user + system, all threads): ${Math.round(cpuPerRequestUs)} µs`,
     `  of which the HTTP layer (server over an instant runtime, no model call): p50 ${percentile(stubTimes, 50).toFixed(2)} ms, p99 ${percentile(stubTimes, 99).toFixed(2)} ms, ${Math.round(stubRps)} req/s at ${CONCURRENCY} clients, RSS growth over the 1,000 requests ${stubGrowth.toFixed(1)} MiB; the rest is the agent run (runtime, session store, provider client)`,
+    `  against the bare Node proxy (node:http + fetch, same model, same load): proxy p50 ${percentile(proxyTimes, 50).toFixed(2)} ms, p99 ${percentile(proxyTimes, 99).toFixed(2)} ms, ${Math.round(proxyRps)} req/s (rounds ${proxyRounds.map(Math.round).join(', ')})`,
+    `    CPU per request: proxy ${Math.round(proxyCpuPerRequestUs)} µs, server ${Math.round(cpuPerRequestUs)} µs, ratio ${cpuRatio.toFixed(2)} × (target ≤ 1.3: ${verdict(cpuRatio <= 1.3)})`,
+    `    added p50 latency over the model: proxy ${proxyAdded50.toFixed(2)} ms, server ${added50.toFixed(2)} ms (target ≤ 0.6 ms: ${verdict(added50 <= 0.6)})`,
     `  server RSS: warm ${rssWarm.toFixed(1)} MiB (target ≤ 150: ${verdict(rssWarm <= 150)}), after ${SEQUENTIAL + CONCURRENT_REQUESTS} more requests ${rssAfter.toFixed(1)} MiB, growth ${growth.toFixed(1)} MiB (target ≤ 20: ${verdict(growth <= 20)}); after another 1,000: ${rssAfter2000.toFixed(1)} MiB`,
   ]
   console.log(lines.join('\n'))
 } finally {
   agentPool.destroy()
+  await proxyHost?.stop()
   await agent.stop('SIGINT')
   await model.close()
   rmSync(home, { recursive: true, force: true })
