@@ -65,3 +65,20 @@ export function isLocalAlias(host: string): boolean {
   const canonical = canonicalHost(host)
   return canonical === 'localhost' || canonical.endsWith('.localhost') || canonical === '0.0.0.0' || canonical === '::'
 }
+
+/**
+ * Whether a bind address or host name means this machine only: `localhost`, or an address that
+ * parses (as the OS parses it: `127.1`, `0x7f.1`, `::ffff:127.0.0.1`) into 127.0.0.0/8 or ::1.
+ * Anything else, including names that merely resolve to loopback, is not. Only the mapped IPv6
+ * form counts, not NAT64 or 6to4: those leave the machine.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().replace(/^\[|\]$/g, '').toLowerCase()
+  if (h === 'localhost') return true
+  if (!ipaddr().isValid(h)) return false
+  try {
+    return ipaddr().process(h).range() === 'loopback'
+  } catch {
+    return false
+  }
+}

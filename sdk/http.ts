@@ -2,7 +2,6 @@
 // reading, never after), bounded JSON parsing with a clear 400 and constant-time secret comparison.
 
 import { createHash, timingSafeEqual } from 'node:crypto'
-import ipaddr from 'ipaddr.js'
 import { HttpError } from './http-error.ts'
 import { parseJsonObject, type JsonBounds } from './json-intake.ts'
 import type { HttpContext } from './types.ts'
@@ -60,22 +59,6 @@ export function bearerToken(ctx: HttpContext): string | undefined {
   const header = ctx.get('authorization')
   const match = /^Bearer\s+(.+)$/i.exec(header)
   return match?.[1]?.trim()
-}
-
-/**
- * Whether a bind address or host name means this machine only: `localhost`, or
- * an address that parses (as the OS parses it: `127.1`, `0x7f.1`, `::ffff:127.0.0.1`) into
- * 127.0.0.0/8 or ::1. Anything else, including names that merely resolve to loopback, is not.
- */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().replace(/^\[|\]$/g, '').toLowerCase()
-  if (h === 'localhost') return true
-  if (!ipaddr.isValid(h)) return false
-  try {
-    return ipaddr.process(h).range() === 'loopback'
-  } catch {
-    return false
-  }
 }
 
 /** The host part of a Host header (`name`, `name:port`, `[v6]:port`), or undefined if malformed. */
