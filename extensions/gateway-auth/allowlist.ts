@@ -8,9 +8,13 @@ export function envPrefix(platform: string): string {
   return platform.toUpperCase().replace(/[^A-Z0-9]/g, '_')
 }
 
-/** Ids compared as the platform gives them, except phone numbers, which lose their punctuation. */
+/**
+ * Ids compared as the platform gives them, except phone numbers, which lose their punctuation, and
+ * Signal's `group.<id>` form of a group id, which compares equal to the raw id.
+ */
 export function normaliseId(id: string): string {
   const trimmed = id.trim()
+  if (/^group\.[A-Za-z0-9+/_=-]{8,}$/.test(trimmed)) return trimmed.slice('group.'.length)
   return /^\+?[\d\s().-]{5,}$/.test(trimmed) ? trimmed.replace(/[^\d+]/g, '') : trimmed
 }
 
@@ -44,10 +48,13 @@ export function checkAllowlists(settings: Settings, source: MessageSource): Allo
   const inList = (list: IdList | undefined) => Boolean(list && (list.any || (userId !== undefined && list.ids.has(userId))))
 
   if (source.chatType === 'group' || source.chatType === 'channel') {
-    // Groups: unset disables them, `*` opens them, a list of ids allows those senders.
+    // Groups: unset disables them, `*` opens them, a list of ids allows those senders and those
+    // groups (a group id in the list opens that group to its members).
     const groupList = parseList(settings.env(`${prefix}_GROUP_ALLOWED_USERS`))
     if (!groupList) return { allowed: false, reason: 'group chats are disabled (no group allowlist)', configured: true }
-    return inList(groupList) ? { allowed: true, reason: 'group allowlist', configured: true } : { allowed: false, reason: 'not in the group allowlist', configured: true }
+    if (inList(groupList)) return { allowed: true, reason: 'group allowlist', configured: true }
+    if (source.chatId && groupList.ids.has(normaliseId(source.chatId))) return { allowed: true, reason: 'group allowlist (the group)', configured: true }
+    return { allowed: false, reason: 'not in the group allowlist', configured: true }
   }
   if (envSwitchOn(settings.env(`${prefix}_ALLOW_ALL_USERS`))) return { allowed: true, reason: `${prefix}_ALLOW_ALL_USERS`, configured: true }
   if (envSwitchOn(settings.env('GATEWAY_ALLOW_ALL_USERS'))) return { allowed: true, reason: 'GATEWAY_ALLOW_ALL_USERS', configured: true }
