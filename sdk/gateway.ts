@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto'
 import type { ChatConversation } from './chat.ts'
-import type { AdapterDefinition, MessageSource, Settings } from './types.ts'
+import type { AdapterDefinition, CliSubcommand, MessageSource, Settings } from './types.ts'
 
 export const GATEWAY_SERVICE = 'gateway'
 export const DELIVERY_SERVICE = 'delivery'
@@ -30,6 +30,8 @@ export interface GatewayAdapter extends AdapterDefinition {
    * platform with one natural destination (a smart-home hub's notifications).
    */
   defaultChatId?: string
+  /** `agent gateway <name>` subcommands the platform adds (`slack-manifest` …); the gateway's own names win. */
+  cliSubcommands?: Record<string, CliSubcommand>
 }
 
 /** `1`, `true`, `yes` or `on` (any case): an environment switch that is on. */

@@ -133,24 +133,29 @@ export default defineExtension<GatewayConfig>({
     }
     api.services.provide<GatewayService>(GATEWAY_SERVICE, service)
 
+    const own = gatewaySubcommands(
+      {
+        async startAdapters() {
+          stateWanted = true
+          return lifecycle.startAll()
+        },
+        stopAdapters: () => lifecycle.stopAll(),
+        adapterNames: () => lifecycle.running(),
+        enabledNames: () => lifecycle.status().map((s) => s.name),
+        writeState,
+      },
+      adapters,
+    )
     api.commands.register({
       name: 'gateway',
       category: 'Gateway',
       description: 'Run the messaging gateway; control its service; approve DM pairing',
       cli: {
-        subcommands: gatewaySubcommands(
-          {
-            async startAdapters() {
-              stateWanted = true
-              return lifecycle.startAll()
-            },
-            stopAdapters: () => lifecycle.stopAll(),
-            adapterNames: () => lifecycle.running(),
-            enabledNames: () => lifecycle.status().map((s) => s.name),
-            writeState,
-          },
-          adapters,
-        ),
+        // A getter: the adapters' own subcommands (slack-manifest …) are read when the CLI is built,
+        // after every extension registered its adapter.
+        get subcommands() {
+          return { ...Object.assign({}, ...adapters().map((a) => a.cliSubcommands ?? {})), ...own }
+        },
       },
     })
 
