@@ -1,0 +1,154 @@
+// The `signal` gateway adapter: checks the signal-cli daemon (`daemon --http`), keeps its event
+// stream open (stream.ts), hands messages to the gateway (envelope.ts decides which), shows typing
+// and renews it while a turn runs, and sends answers with JSON-RPC `send`, remembering their
+// timestamps so their echoes (Note to Self, linked devices) are not read as new messages.
+
+import {
+  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactPhonesIn,
+  type AdapterContext, type GatewayAdapter, type GatewayService, type Logger, type Settings,
+} from 'agent/sdk'
+import { describeAttachments } from './attachments.ts'
+import { envelopeOf, readEnvelope, SentTimestamps, type Identity } from './envelope.ts'
+import { redacted, targetOf, type Target } from './ids.ts'
+import { checkDaemon, rpc } from './rpc.ts'
+import { daemonFrom, PLATFORM, signalEnabled, type Daemon, type SignalConfig } from './settings.ts'
+import { openEventStream, type EventStream } from './stream.ts'
+
+export const MAX_MESSAGE_LENGTH = 8000
+/** Signal clients hide a typing indicator after about 15 s: renewed before that, for at most this long. */
+const TYPING_RENEW_MS = 10_000
+const TYPING_MAX_MS = 5 * 60_000
+
+interface Running {
+  daemon: Daemon
+  me: Identity
+  gateway: GatewayService
+  log: Logger
+  home: string
+  controller: AbortController
+  stream: EventStream
+}
+
+const params = (target: Target) => ('groupId' in target ? { groupId: target.groupId } : { recipient: [target.recipient] })
+
+export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Settings, fallbackLog: Logger): GatewayAdapter & { stop(): Promise<void> } {
+  const extra = config.extra
+  let running: Running | undefined
+  let starting: Promise<void> | undefined
+  const sent = new SentTimestamps()
+  const typingTimers = new Map<string, { timer: NodeJS.Timeout; until: number }>()
+  const log = () => running?.log ?? fallbackLog
+
+  function stopTyping(chatId: string): void {
+    const entry = typingTimers.get(chatId)
+    if (!entry) return
+    clearInterval(entry.timer)
+    typingTimers.delete(chatId)
+  }
+
+  async function onEvent(state: Running, event: unknown): Promise<void> {
+    const envelope = envelopeOf(event)
+    if (!envelope) return state.log.debug('ignored a Signal event without an envelope')
+    // Our own UUID, learnt from our own sync messages: the echo rules then recognise it too.
+    if (envelope.syncMessage && envelope.sourceNumber === state.me.account && envelope.sourceUuid) state.me.uuid = envelope.sourceUuid.toLowerCase()
+    const reading = readEnvelope(envelope, state.me, sent)
+    const from = redacted(envelope.sourceNumber || envelope.sourceUuid || envelope.source)
+    if (!reading.ok) return state.log.debug(`ignored a Signal envelope from ${from}: ${reading.reason}`)
+    const message = reading.message
+    let text = message.text
+    if (message.attachments.length) {
+      const lines = await describeAttachments(state.daemon, state.home, message.attachments, extra.max_attachment_bytes)
+      text = [text, ...lines].filter(Boolean).join('\n')
+    }
+    const result = await state.gateway.dispatch({
+      source: {
+        platform: PLATFORM,
+        userId: message.sender,
+        ...(message.senderName ? { userName: message.senderName } : {}),
+        chatId: message.chatId,
+        chatType: message.chatType,
+      },
+      text,
+      messageId: `${message.sender}:${message.timestamp}`,
+      receivedAt: message.timestamp,
+    })
+    state.log.debug(`Signal ${message.kind} from ${redacted(message.sender)} in ${message.chatType} ${redacted(message.chatId)} (${text.length} characters): ${result.status}`)
+  }
+
+  async function start(ctx: AdapterContext): Promise<void> {
+    if (running) return
+    const daemon = daemonFrom(ctx.settings)
+    const gateway = ctx.services.get<GatewayService>(GATEWAY_SERVICE)
+    if (!gateway) throw new ConfigError('the Signal adapter needs the gateway service')
+    await checkDaemon(daemon, { firstCheck: true, signal: ctx.signal })
+    const controller = new AbortController()
+    const stopWith = () => controller.abort()
+    ctx.signal.addEventListener('abort', stopWith, { once: true })
+    const me: Identity = { account: daemon.account }
+    const state = { daemon, me, gateway, log: ctx.log, home: ctx.settings.home, controller } as Running
+    state.stream = openEventStream({
+      daemon,
+      log: ctx.log,
+      onEvent: (event) => onEvent(state, event),
+      initialDelayMs: extra.reconnect_initial_ms,
+      maxDelayMs: extra.reconnect_max_ms,
+      staleAfterMs: extra.stale_after_seconds * 1000,
+      signal: controller.signal,
+    })
+    try {
+      await state.stream.connected
+    } catch (error) {
+      controller.abort()
+      ctx.signal.removeEventListener('abort', stopWith)
+      throw new AgentError('E_UNAVAILABLE', errorMessage(error), { cause: error })
+    }
+    running = state
+    ctx.log.info(`connected to the signal-cli daemon at ${daemon.url} as ${redacted(daemon.account)}`)
+  }
+
+  return {
+    name: PLATFORM,
+    description: 'Signal through the signal-cli daemon\'s HTTP interface (event stream in, JSON-RPC out)',
+    enabled: signalEnabled,
+    maxMessageLength: MAX_MESSAGE_LENGTH,
+    async start(ctx) {
+      starting ??= start(ctx).finally(() => (starting = undefined))
+      return starting
+    },
+    async stop() {
+      await starting?.catch(() => undefined)
+      const state = running
+      running = undefined
+      for (const chatId of [...typingTimers.keys()]) stopTyping(chatId)
+      if (!state) return
+      state.controller.abort()
+      await state.stream.done
+      state.log.info('disconnected from the signal-cli daemon')
+    },
+    async typing(chatId) {
+      const state = running
+      if (!state) return
+      const target = targetOf(chatId)
+      const show = () => rpc(state.daemon, 'sendTyping', params(target), { timeoutMs: 10_000 }).catch((error: unknown) => state.log.debug(`typing in ${redacted(chatId)} failed: ${errorMessage(error)}`))
+      stopTyping(chatId)
+      const until = Date.now() + TYPING_MAX_MS
+      const timer = setInterval(() => {
+        if (running !== state || Date.now() > until) return stopTyping(chatId)
+        void show()
+      }, TYPING_RENEW_MS)
+      timer.unref()
+      typingTimers.set(chatId, { timer, until })
+      await show()
+    },
+    async send(chatId, text) {
+      const target = targetOf(chatId)
+      const daemon = running?.daemon ?? daemonFrom(settings)
+      stopTyping(chatId)
+      const result = await rpc<{ timestamp?: number }>(daemon, 'send', { ...params(target), message: text }).catch((error: unknown) => {
+        throw new AgentError('E_DELIVERY', `cannot send to Signal ${redacted(chatId)}: ${redactPhonesIn(errorMessage(error))}`, { cause: error })
+      })
+      sent.remember(result?.timestamp)
+      log().debug(`sent a Signal message to ${redacted(chatId)} (${text.length} characters)`)
+    },
+  }
+}

@@ -1,0 +1,72 @@
+// In-process harness for the signal adapter: a real test kernel (gateway, gateway-auth, delivery,
+// state-db, signal) with a recording runtime, a loopback fake signal-cli daemon, and the adapter
+// started with a logger that keeps every line.
+
+import type { TestContext } from 'node:test'
+import { type AdapterContext, type GatewayAdapter, type RunRequest } from '../../../sdk/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime, type TestKernel } from '../../../sdk/testing/index.ts'
+import { ACCOUNT, ALICE, startFakeDaemon, type FakeDaemon } from './fake-daemon.ts'
+
+export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'signal']
+
+export interface Harness {
+  daemon: FakeDaemon
+  k: TestKernel
+  adapter: GatewayAdapter
+  runs: RunRequest[]
+  lines: string[]
+  context(): AdapterContext
+  /** Starts the adapter (stopped in t.after). */
+  start(): Promise<void>
+  inputs(): string[]
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string | undefined>
+  extra?: Record<string, unknown>
+  config?: Record<string, unknown>
+  daemon?: FakeDaemon
+}
+
+/** The fast-moving settings tests use: short reconnect delays, a short silence limit. */
+export const FAST = { reconnect_initial_ms: 50, reconnect_max_ms: 200, stale_after_seconds: 600 }
+
+export async function harness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
+  const daemon = options.daemon ?? (await startFakeDaemon())
+  if (!options.daemon) t.after(() => daemon.close())
+  const runtime = recordingRuntime({ answer: (input) => `**Answer** to: ${input}` })
+  const k = await createTestKernel({
+    builtins: CORE,
+    extensions: [runtime.definition],
+    config: {
+      platforms: { signal: { enabled: true, extra: { ...FAST, ...options.extra } } },
+      gateway: { human_delay: { min_ms: 1, max_ms: 2 } },
+      ...options.config,
+    },
+    env: { SIGNAL_HTTP_URL: daemon.url, SIGNAL_ACCOUNT: ACCOUNT, SIGNAL_ALLOWED_USERS: ALICE, WEBHOOK_PORT: '0', API_SERVER_PORT: '0', ...options.env },
+  })
+  t.after(() => k.close())
+  const adapter = k.kernel.registries.adapters.get('signal') as GatewayAdapter | undefined
+  if (!adapter) throw new Error(`the signal adapter is not registered: ${JSON.stringify(k.kernel.extensions().filter((e) => e.state !== 'loaded'))}`)
+  const log = recordingLog()
+  const controller = new AbortController()
+  const context = (): AdapterContext => adapterContext(k, { log, signal: controller.signal })
+  return {
+    daemon,
+    k,
+    adapter,
+    runs: runtime.runs,
+    lines: log.lines,
+    context,
+    async start() {
+      t.after(async () => {
+        controller.abort()
+        await adapter.stop()
+      })
+      await adapter.start(context())
+    },
+    inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),
+  }
+}
+
+export { until } from '../../helpers/until.ts'
