@@ -5,7 +5,7 @@
 
 import { existsSync, realpathSync } from 'node:fs'
 import { posix } from 'node:path'
-import { checkPathScope, checkUrlScope, HttpError, isPathVariable, type BaseDirectories, type FrontendInvocation, type ScopeLists } from 'agent/sdk'
+import { checkPathScope, checkUrlScope, HttpError, isPathVariable, mergeScopes, type BaseDirectories, type FrontendInvocation, type ScopeLists } from 'agent/sdk'
 import type { Launcher } from './launcher.ts'
 
 export type CommandHandler = (call: FrontendInvocation) => unknown | Promise<unknown>
@@ -29,7 +29,7 @@ function stringsArg(call: FrontendInvocation, name: string): string[] {
   return value as string[]
 }
 
-const merged = (call: FrontendInvocation): ScopeLists => ({ allow: [...call.commandScope.allow, ...call.globalScope.allow], deny: [...call.commandScope.deny, ...call.globalScope.deny] })
+const merged = (call: FrontendInvocation): ScopeLists => mergeScopes(call.commandScope, call.globalScope)
 
 /** The path a scope is checked against: canonical if it exists (symlinks resolved), else as given. */
 export function canonicalPath(path: string): string {

@@ -22,10 +22,12 @@ type Token =
 
 export class GlobSyntaxError extends Error {
   readonly position: number
+  readonly reason: string
   constructor(position: number, reason: string) {
     super(`Pattern syntax error near position ${position}: ${reason}`)
     this.name = 'GlobSyntaxError'
     this.position = position
+    this.reason = reason
   }
 }
 

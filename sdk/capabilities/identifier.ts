@@ -41,6 +41,15 @@ export function identifierError(id: string): string | undefined {
   return undefined
 }
 
+/**
+ * `core::window`: legal characters, but an empty segment between two colons. The grammar's message
+ * ("a single colon if using a prefix") misleads here, since core ids have two colons; such an id is
+ * reported as an unknown permission, with the nearest known ids.
+ */
+export function hasEmptySegment(id: string): boolean {
+  return id.includes('::') && /^[A-Za-z0-9:-]+$/.test(id)
+}
+
 /** Splits a valid identifier; for `core:` ids the prefix is everything before the last colon. */
 export function parseIdentifier(id: string): ParsedIdentifier {
   const error = identifierError(id)

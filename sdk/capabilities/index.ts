@@ -3,7 +3,7 @@
 // scopes, and the command-layer contract extensions expose frontend commands through.
 
 export * from './types.ts'
-export { identifierError, parseIdentifier, commandToIdentifier, COMMAND_NAME, MAX_IDENTIFIER_LENGTH, type ParsedIdentifier } from './identifier.ts'
+export { identifierError, hasEmptySegment, parseIdentifier, commandToIdentifier, COMMAND_NAME, MAX_IDENTIFIER_LENGTH, type ParsedIdentifier } from './identifier.ts'
 export { Glob, GlobSyntaxError, globError, escapeGlob, type GlobOptions } from './glob.ts'
 export { RemoteUrlPattern, remoteUrlError } from './remote-url.ts'
 export { parseCapabilityFile, formatOf, canonicalJson, describeValue, type ParseResult, type CapabilityFormat } from './parse.ts'
@@ -26,6 +26,7 @@ export {
 export { checkCapabilityFiles, checkCapabilities, type CapabilityFileText, type CheckResult } from './validate.ts'
 export { ResolvedAcl, currentTarget, manifestKeyOf, type ResolveOptions } from './resolve.ts'
 export { PATH_VARIABLES, defaultBaseDirectories, expandPathEntry, isPathVariable, parseUserDirs, type BaseDirectories, type BaseDirectoryInput, type PathVariable } from './base-dirs.ts'
-export { appMatches, asPathEntry, asUrlEntry, checkPathScope, checkUrlScope, type AppSpec, type PathCheckOptions, type PathScopeEntry, type ScopeVerdict, type UrlScopeEntry } from './opener-scope.ts'
+export { mergeScopes, uniqueValues } from './scope-lists.ts'
+export { appMatches, asPathEntry, asUrlEntry, checkPathScope, checkUrlScope, openerScopeError, type AppSpec, type PathCheckOptions, type PathScopeEntry, type ScopeVerdict, type UrlScopeEntry } from './opener-scope.ts'
 export { capabilitySchema } from './schema.ts'
 export * from './command-layer.ts'

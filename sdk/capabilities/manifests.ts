@@ -3,7 +3,8 @@
 // single permissions it stands for, recursively and across manifests.
 
 import { CORE_DEFAULT_MEMBERS, CORE_NAMESPACES } from './core-manifests.ts'
-import { commandToIdentifier, identifierError, parseIdentifier } from './identifier.ts'
+import { commandToIdentifier, hasEmptySegment, identifierError, parseIdentifier } from './identifier.ts'
+import { openerScopeError } from './opener-scope.ts'
 import type { Manifest, PermissionDefinition, PermissionSetDefinition, ScopeValue } from './types.ts'
 
 /** Manifest key of the app's own commands (bare identifiers, bare invoke strings). */
@@ -24,6 +25,8 @@ export interface ManifestInput {
   /** Added after the generated allow-/deny- permissions. */
   permissions?: readonly PermissionDefinition[]
   sets?: readonly PermissionSetDefinition[]
+  scopeError?: Manifest['scopeError']
+  sources?: string[]
 }
 
 export function createManifest(input: ManifestInput): Manifest {
@@ -31,7 +34,9 @@ export function createManifest(input: ManifestInput): Manifest {
   for (const p of [...commandPermissions(input.commands), ...(input.permissions ?? [])]) permissions.set(p.identifier, p)
   const sets = new Map<string, PermissionSetDefinition>()
   for (const s of input.sets ?? []) sets.set(s.identifier, s)
-  return { key: input.key, invoke: input.invoke, permissions, sets, commands: [...input.commands] }
+  const manifest: Manifest = { key: input.key, invoke: input.invoke, permissions, sets, commands: [...input.commands], sources: input.sources ?? ['built-in'] }
+  if (input.scopeError) manifest.scopeError = input.scopeError
+  return manifest
 }
 
 export function coreManifests(): Manifest[] {
@@ -68,6 +73,7 @@ export function openerManifest(): Manifest {
     key: 'opener',
     invoke: (command) => `plugin:opener|${command}`,
     commands: ['open_url', 'open_path', 'reveal_item_in_dir'],
+    scopeError: openerScopeError,
     permissions: [
       {
         identifier: 'allow-default-urls',
@@ -162,6 +168,7 @@ export class ManifestSet {
 
   private expandNow(identifier: string): ExpandResult {
     const error = identifierError(identifier)
+    if (error && hasEmptySegment(identifier)) return { ok: false, kind: 'unknown-permission', message: `unknown permission ${identifier}` }
     if (error) return { ok: false, kind: 'invalid-permission-identifier', message: error }
     const { prefix, base } = parseIdentifier(identifier)
     const key = prefix ?? APP_MANIFEST_KEY

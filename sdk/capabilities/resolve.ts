@@ -3,12 +3,14 @@
 // globs and scope; scope-only permissions feed a per-manifest global scope. A call is denied if any
 // deny entry exists for its command (deny wins across capabilities, labels and origins, as in the
 // released reference); otherwise allowed iff some allow entry matches its origin and its webview or
-// window label.
+// window label — and denied after all when a scope it would receive holds a value the command cannot
+// use. Scope lists keep their order and hold each value once.
 
 import { CORE_NAMESPACES } from './core-manifests.ts'
 import { Glob } from './glob.ts'
 import { APP_MANIFEST_KEY, type ManifestSet } from './manifests.ts'
 import { RemoteUrlPattern } from './remote-url.ts'
+import { mergeScopes } from './scope-lists.ts'
 import type { AccessDecision, AccessRequest, Capability, Grant, ScopeLists, Target } from './types.ts'
 
 interface Entry {
@@ -17,6 +19,8 @@ interface Entry {
   windows: Glob[]
   webviews: Glob[]
   scope?: ScopeLists
+  /** Why the scope cannot be used by the command (a pattern that does not compile): the call is denied. */
+  broken?: string
 }
 
 export interface ResolveOptions {
@@ -44,6 +48,8 @@ export class ResolvedAcl {
   private readonly allowed = new Map<string, Entry[]>()
   private readonly denied = new Map<string, Entry[]>()
   private readonly global = new Map<string, ScopeLists>()
+  /** Manifests whose global scope holds a value their commands cannot use: all their calls are denied. */
+  private readonly globalBroken = new Map<string, string>()
   private readonly manifests: ManifestSet
 
   /** Capabilities must have been checked: entries that do not expand are skipped. */
@@ -59,6 +65,7 @@ export class ResolvedAcl {
       this.active.push(capability)
       this.addCapability(capability)
     }
+    for (const [key, scope] of this.global) this.global.set(key, mergeScopes(scope))
   }
 
   private addCapability(capability: Capability): void {
@@ -76,10 +83,9 @@ export class ResolvedAcl {
         const def = permission.definition
         if (def.platforms && !def.platforms.includes(this.platform)) continue
         // The entry's scope first, then the permission's own; an entry on a set scopes every member.
-        const scope: ScopeLists = {
-          allow: [...(entry.allow ?? []), ...(def.scope?.allow ?? [])],
-          deny: [...(entry.deny ?? []), ...(def.scope?.deny ?? [])],
-        }
+        const scope = mergeScopes({ allow: entry.allow ?? [], deny: entry.deny ?? [] }, { allow: def.scope?.allow ?? [], deny: def.scope?.deny ?? [] })
+        const scopeError = this.manifests.get(permission.key)?.scopeError
+        const broken = scopeError && unusable(scope, scopeError, `${permission.id} in capability "${capability.identifier}"`)
         const allowCommands = def.commands?.allow ?? []
         const denyCommands = def.commands?.deny ?? []
         if (allowCommands.length === 0 && denyCommands.length === 0) {
@@ -87,6 +93,7 @@ export class ResolvedAcl {
           global.allow.push(...scope.allow)
           global.deny.push(...scope.deny)
           this.global.set(permission.key, global)
+          if (broken && !this.globalBroken.has(permission.key)) this.globalBroken.set(permission.key, `${broken} (a global scope of ${permission.key})`)
           continue
         }
         const grant: Grant = {
@@ -100,7 +107,7 @@ export class ResolvedAcl {
         }
         const hasScope = scope.allow.length > 0 || scope.deny.length > 0
         // One entry per context, shared by every command of the permission (entries are read-only).
-        const entries: Entry[] = contexts.map((context) => (hasScope ? { grant, context, windows, webviews, scope } : { grant, context, windows, webviews }))
+        const entries: Entry[] = contexts.map((context) => ({ grant, context, windows, webviews, ...(hasScope ? { scope } : {}), ...(broken ? { broken } : {}) }))
         for (const [commands, table] of [[allowCommands, this.allowed], [denyCommands, this.denied]] as const) {
           for (const command of commands) {
             const invoke = this.manifests.invoke(permission.key, command)
@@ -174,12 +181,10 @@ export class ResolvedAcl {
       const why = originOk ? `not allowed on ${where}` : `not allowed on origin ${origin.kind === 'local' ? 'local' : `remote: ${origin.url}`}`
       return refused(`${command} ${why}; allowed on: ${[...new Set(allowedOn)].join(', ')}`, { nearMisses })
     }
-    const commandScope = emptyScope()
-    for (const e of matched) {
-      if (!e.scope) continue
-      commandScope.allow.push(...e.scope.allow)
-      commandScope.deny.push(...e.scope.deny)
-    }
+    // Fail closed: a scope value the command cannot use is never skipped (that could widen access).
+    const broken = matched.find((e) => e.broken)?.broken ?? this.globalBroken.get(key)
+    if (broken) return refused(`${command} denied: ${broken}`, { overridden: uniqueGrants(matched) })
+    const commandScope = mergeScopes(...matched.flatMap((e) => (e.scope ? [e.scope] : [])))
     const globalScope = this.globalScope(key)
     const grants = uniqueGrants(matched)
     return {
@@ -191,11 +196,22 @@ export class ResolvedAcl {
         const by = new Set(grants.map((g) => `capability "${g.capability}" (permission ${g.entry === g.permission ? g.permission : `${g.permission} via ${g.entry}`})`))
         return `${command} allowed on ${where} by ${[...by].join(', ')}`
       },
-      scopes: { allow: [...commandScope.allow, ...globalScope.allow], deny: [...commandScope.deny, ...globalScope.deny] },
+      scopes: mergeScopes(commandScope, globalScope),
       commandScope,
       globalScope,
     }
   }
+}
+
+/** Why a scope cannot be used (its first unusable value), or undefined. */
+function unusable(scope: ScopeLists, scopeError: (value: unknown) => string | undefined, where: string): string | undefined {
+  for (const list of ['deny', 'allow'] as const) {
+    for (const value of scope[list]) {
+      const error = scopeError(value)
+      if (error !== undefined) return `the scope entry ${JSON.stringify(value)} of ${where} cannot be used (${error})`
+    }
+  }
+  return undefined
 }
 
 /** The normalised page URL, or undefined when it does not parse (it then matches no pattern). */

@@ -47,6 +47,12 @@ export interface Capability {
 // ---------------------------------------------------------------------------------------------
 // Permission manifests
 
+/** Where a permission or set was written: a permission file and line, or the extension that contributed it. */
+export interface DefinitionSource {
+  file: string
+  line?: number
+}
+
 /** A single permission of a manifest: the commands it allows or denies, and an optional scope. */
 export interface PermissionDefinition {
   /** The base name, e.g. `allow-open-url` (the manifest key is the prefix). */
@@ -55,6 +61,8 @@ export interface PermissionDefinition {
   commands?: { allow?: string[]; deny?: string[] }
   scope?: { allow?: ScopeValue[]; deny?: ScopeValue[] }
   platforms?: Target[] | null
+  /** Absent for built-in and generated permissions. */
+  source?: DefinitionSource
 }
 
 /** A named set of permissions: plain names of the same manifest, or prefixed ids of others. */
@@ -62,6 +70,7 @@ export interface PermissionSetDefinition {
   identifier: string
   description?: string
   permissions: string[]
+  source?: DefinitionSource
 }
 
 /** Every permission and set of one key: `core:window`, `opener`, or the app's own commands. */
@@ -75,6 +84,13 @@ export interface Manifest {
   sets: Map<string, PermissionSetDefinition>
   /** Every command the manifest knows (for listings and schema). */
   commands: string[]
+  /**
+   * Why a scope value cannot be used by this manifest's commands (undefined: it can). Only manifests
+   * whose commands the engine knows the scope of have one (the opener); others get values as written.
+   */
+  scopeError?(value: ScopeValue): string | undefined
+  /** Where its permissions come from: `built-in`, permission files, `extension <name>`. */
+  sources?: string[]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -95,10 +111,14 @@ export type ProblemKind = (typeof PROBLEM_KINDS)[number]
 export interface CapabilityProblem {
   kind: ProblemKind
   file: string
+  /** 1-based line in the file, when known (permission files). */
+  line?: number
   /** The capability's identifier, or `#<index>` when it has none. */
   capability?: string
   /** Dot/bracket path of the field inside the capability, e.g. `permissions[2].identifier`. */
   field?: string
+  /** The single permission concerned, e.g. `opener:allow-open-url` (scope problems). */
+  permission?: string
   /** What the field should have been. */
   expected?: string
   /** What is wrong, without the location. */
@@ -108,15 +128,17 @@ export interface CapabilityProblem {
 /** Ignored input worth pointing out (an unknown field is often a typo: `platform` for `platforms`). */
 export interface CapabilityWarning {
   file: string
+  line?: number
   capability?: string
   field?: string
   message: string
 }
 
-/** One line: `file: capability "x": field: message (expected …)`. */
+/** One line: `file[:line]: capability "x": permission p: field: message (expected …)`. */
 export function formatProblem(problem: CapabilityProblem | CapabilityWarning): string {
-  const parts = [problem.file]
+  const parts = [problem.line ? `${problem.file}:${problem.line}` : problem.file]
   if (problem.capability !== undefined) parts.push(`capability "${problem.capability}"`)
+  if ('permission' in problem && problem.permission) parts.push(`permission ${problem.permission}`)
   if (problem.field) parts.push(problem.field)
   const expected = 'expected' in problem && problem.expected ? ` (expected ${problem.expected})` : ''
   return `${parts.join(': ')}: ${problem.message}${expected}`

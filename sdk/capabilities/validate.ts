@@ -1,12 +1,14 @@
 // Checking a whole set of capability files: each file parsed, identifiers unique across all files,
-// and every permission entry naming a known manifest and a permission or set of it. Capabilities
+// every permission entry naming a known manifest and a permission or set of it, and every scope
+// value a command would receive usable by it (a pattern that does not compile denies the command). Capabilities
 // of every platform are checked (our manifests do not vary by build target), so `check` on one
 // machine finds what would fail on another.
 
+import { closestNames } from '../closest.ts'
 import { parseCapabilityFile, type ParseResult } from './parse.ts'
-import { APP_MANIFEST_KEY, type ManifestSet } from './manifests.ts'
-import { parseIdentifier } from './identifier.ts'
-import type { Capability, CapabilityProblem, CapabilityWarning } from './types.ts'
+import { APP_MANIFEST_KEY, type ExpandedPermission, type ManifestSet } from './manifests.ts'
+import { hasEmptySegment, identifierError, parseIdentifier } from './identifier.ts'
+import type { Capability, CapabilityProblem, CapabilityWarning, Manifest, PermissionEntry } from './types.ts'
 
 export interface CapabilityFileText {
   file: string
@@ -43,6 +45,8 @@ export function checkCapabilityFiles(files: readonly CapabilityFileText[], manif
 export function checkCapabilities(capabilities: ReadonlyArray<Capability | { capability: Capability; identified: boolean }>, manifests: ManifestSet): CapabilityProblem[] {
   const problems: CapabilityProblem[] = []
   const firstSeen = new Map<string, Capability>()
+  // A permission reached by many capabilities has its own scope checked once.
+  const brokenDefinitions = new Map<string, string | undefined>()
   for (const item of capabilities) {
     const { capability, identified } = 'capability' in item ? item : { capability: item, identified: true }
     const where = { file: capability.source.file, capability: capability.identifier }
@@ -56,36 +60,98 @@ export function checkCapabilities(capabilities: ReadonlyArray<Capability | { cap
 
     capability.permissions.forEach((entry, i) => {
       const expanded = manifests.expand(entry.identifier)
-      if (expanded.ok) return
       const field = entry.form === 'object' ? `permissions[${i}].identifier` : `permissions[${i}]`
-      problems.push({ kind: expanded.kind === 'invalid-permission-identifier' ? 'invalid-permission-identifier' : expanded.kind, ...where, field, message: `Permission ${entry.identifier} not found: ${expanded.message}`, expected: expectedFor(entry.identifier, manifests) })
+      if (!expanded.ok) {
+        const { expected, suggestions } = hintsFor(entry.identifier, manifests)
+        const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(' or ')}?)` : ''
+        problems.push({ kind: expanded.kind, ...where, field, message: `Permission ${entry.identifier} not found: ${expanded.message}${hint}`, expected })
+        return
+      }
+      problems.push(...scopeProblems(entry, i, expanded.permissions, manifests, where, brokenDefinitions))
     })
   }
   return problems
 }
 
-/** A few known identifiers close to the one written, or the manifest keys when the prefix is unknown. */
-function expectedFor(identifier: string, manifests: ManifestSet): string {
-  const { prefix } = parseIdentifier(identifier)
-  const key = prefix ?? APP_MANIFEST_KEY
-  if (!manifests.get(key)) return `a known prefix: ${manifests.keys().filter((k) => k !== APP_MANIFEST_KEY).sort().join(', ')} (or none for app commands)`
-  const candidates = manifests.identifiers().map((i) => i.id).filter((id) => (key === APP_MANIFEST_KEY ? !id.includes(':') : id.startsWith(`${key}:`) && !id.slice(key.length + 1).includes(':')))
-  if (candidates.length === 0) return key === APP_MANIFEST_KEY ? 'an app command permission, but no command is exposed to frontends' : `a permission of ${key}`
-  const score = (id: string) => similarity(id, identifier)
-  const best = [...candidates].sort((a, b) => score(b) - score(a)).slice(0, 5)
-  return `one of ${best.join(', ')}${candidates.length > best.length ? ` … (${candidates.length} known for ${key === APP_MANIFEST_KEY ? 'the app' : key})` : ''}`
+/**
+ * Scope values a command could not use, which would deny it at run time: those of an object entry
+ * (once per manifest that interprets them), and those of every permission the entry reaches
+ * (a permission file's own scope, through sets and defaults).
+ */
+function scopeProblems(
+  entry: PermissionEntry,
+  index: number,
+  reached: readonly ExpandedPermission[],
+  manifests: ManifestSet,
+  where: { file: string; capability: string },
+  brokenDefinitions: Map<string, string | undefined>,
+): CapabilityProblem[] {
+  const problems: CapabilityProblem[] = []
+  const via = reached.length === 1 && reached[0]!.id === entry.identifier ? '' : ` (reached through ${entry.identifier})`
+  const checkedKeys = new Set<string>()
+  for (const permission of reached) {
+    const scopeError = manifests.get(permission.key)?.scopeError
+    if (!scopeError) continue
+    if (!checkedKeys.has(permission.key)) {
+      checkedKeys.add(permission.key)
+      for (const list of ['allow', 'deny'] as const) {
+        ;(entry[list] ?? []).forEach((value, j) => {
+          const error = scopeError(value)
+          if (error === undefined) return
+          problems.push({ kind: 'parse', ...where, field: `permissions[${index}].${list}[${j}]`, permission: permission.id, message: `scope entry ${JSON.stringify(value)} cannot be compiled: ${error}; ${permission.id}${via} would be denied at run time`, expected: SCOPE_EXPECTED })
+        })
+      }
+    }
+    let broken = brokenDefinitions.get(permission.id)
+    if (!brokenDefinitions.has(permission.id)) brokenDefinitions.set(permission.id, (broken = definitionScopeError(permission, scopeError)))
+    if (broken === undefined) continue
+    const at = permission.definition.source ? ` (defined in ${permission.definition.source.file}${permission.definition.source.line ? `:${permission.definition.source.line}` : ''})` : ''
+    problems.push({ kind: 'parse', ...where, field: entry.form === 'object' ? `permissions[${index}].identifier` : `permissions[${index}]`, permission: permission.id, message: `permission ${permission.id}${via}${at} has a scope entry that cannot be compiled: ${broken}; it would be denied at run time`, expected: SCOPE_EXPECTED })
+  }
+  return problems
 }
 
-/** Shared character bigrams (Dice coefficient): enough to rank a few suggestions. */
-function similarity(a: string, b: string): number {
-  const grams = (s: string) => {
-    const out = new Map<string, number>()
-    for (let i = 0; i < s.length - 1; i++) out.set(s.slice(i, i + 2), (out.get(s.slice(i, i + 2)) ?? 0) + 1)
-    return out
+const SCOPE_EXPECTED = 'scope entries the command can use (opener: `{ url }` or `{ path }` with a valid glob)'
+
+/** The first unusable value of a permission's own scope, as `scope.allow[0]: why`. */
+function definitionScopeError(permission: ExpandedPermission, scopeError: NonNullable<Manifest['scopeError']>): string | undefined {
+  for (const list of ['allow', 'deny'] as const) {
+    const values = permission.definition.scope?.[list] ?? []
+    for (let j = 0; j < values.length; j++) {
+      const error = scopeError(values[j])
+      if (error !== undefined) return `scope.${list}[${j}] ${JSON.stringify(values[j])}: ${error}`
+    }
   }
-  const ga = grams(a)
-  const gb = grams(b)
-  let shared = 0
-  for (const [g, n] of ga) shared += Math.min(n, gb.get(g) ?? 0)
-  return (2 * shared) / Math.max(1, a.length + b.length - 2)
+  return undefined
+}
+
+/** What a capability could have named instead: the nearest known identifiers, and a summary for `expected`. */
+function hintsFor(identifier: string, manifests: ManifestSet): { expected: string; suggestions: string[] } {
+  const all = manifests.identifiers().map((i) => i.id)
+  if (hasEmptySegment(identifier)) {
+    // `core::window` → `core:window`: a manifest key stands for its default set.
+    const tidy = identifier.split(':').filter(Boolean).join(':')
+    const suggestions = manifests.get(tidy) ? [`${tidy}:default`] : all.includes(tidy) ? [tidy] : nearest(tidy, all, 3)
+    return { expected: suggestions.length > 0 ? `one of ${suggestions.join(', ')}` : 'a known permission identifier (`agent capabilities permissions` lists them)', suggestions }
+  }
+  if (identifierError(identifier)) return { expected: 'a permission identifier such as `core:default`, `opener:allow-open-url` or `allow-my-command`', suggestions: [] }
+  const { prefix, base } = parseIdentifier(identifier)
+  const key = prefix ?? APP_MANIFEST_KEY
+  if (!manifests.get(key)) {
+    // Core namespaces need their prefix: `window:allow-close` is `core:window:allow-close`.
+    const suggestions = manifests.get(`core:${key}`) && all.includes(`core:${identifier}`) ? [`core:${identifier}`] : nearest(key, manifests.keys().filter((k) => k !== APP_MANIFEST_KEY), 1).map((k) => `${k}:${base}`)
+    return { expected: `a known prefix: ${manifests.keys().filter((k) => k !== APP_MANIFEST_KEY).sort().join(', ')} (or none for app commands)`, suggestions }
+  }
+  const candidates = all.filter((id) => (key === APP_MANIFEST_KEY ? !id.includes(':') : id.startsWith(`${key}:`) && !id.slice(key.length + 1).includes(':')))
+  if (candidates.length === 0) return { expected: key === APP_MANIFEST_KEY ? 'an app command permission, but no command is exposed to frontends' : `a permission of ${key}`, suggestions: [] }
+  const best = nearest(identifier, candidates, 5, Infinity)
+  return {
+    expected: `one of ${best.join(', ')}${candidates.length > best.length ? ` … (${candidates.length} known for ${key === APP_MANIFEST_KEY ? 'the app' : key})` : ''}`,
+    suggestions: nearest(identifier, candidates, 1),
+  }
+}
+
+/** Up to `count` known names closest to `name` (within 3 edits unless told), closest first. */
+function nearest(name: string, known: readonly string[], count: number, maxDistance = 3): string[] {
+  return closestNames(name, known, maxDistance).slice(0, count)
 }

@@ -184,6 +184,24 @@ describe('agent capabilities check, schema, explain, token', () => {
     assert.match(elsewhere.stdout, /capability "mac" .* would allow it, but is only active on macOS/)
   })
 
+  test('an uncompilable scope pattern: check exits 2 naming it, query and explain deny', async (t) => {
+    const bad = { identifier: 'main', windows: ['main'], permissions: [{ identifier: 'opener:allow-open-url', allow: [{ url: '[' }, { url: 'https://*' }] }] }
+    const h = home(t, { 'bad.json': bad })
+    const check = await runAgent(['capabilities', 'check', h.file('bad.json')], { home: h.home })
+    assert.equal(check.code, 2)
+    assert.match(check.stdout, /bad\.json: capability "main": permission opener:allow-open-url: permissions\[0\]\.allow\[0\]: scope entry \{"url":"\["\} cannot be compiled: .*invalid range pattern.*\[parse\]/)
+    const json = JSON.parse((await runAgent(['capabilities', 'check', h.file('bad.json'), '--json'], { home: h.home })).stdout)
+    assert.deepEqual([json.ok, json.problems[0].permission, json.problems[0].field], [false, 'opener:allow-open-url', 'permissions[0].allow[0]'])
+    const args = ['--file', h.file('bad.json'), '--window', 'main', '--command', 'plugin:opener|open_url', '--scope-url', 'https://x.org']
+    const q = await query(h, args)
+    assert.equal(q.code, 2, 'query refuses a file check refuses')
+    assert.equal(q.json.error.kind, 'parse')
+    // Harmless look-alike: `[[]` is a valid class; the same query answers and the URL is in scope.
+    writeFileSync(h.file('ok.json'), JSON.stringify({ ...bad, permissions: [{ identifier: 'opener:allow-open-url', allow: [{ url: '[[]' }, { url: 'https://*' }] }] }))
+    const ok = await query(h, ['--file', h.file('ok.json'), ...args.slice(2)])
+    assert.deepEqual([ok.code, ok.json.allowed, ok.json.scopeAllowed], [0, true, true])
+  })
+
   test('token: signed for a window label, secret kept 0600 in <agent_home>', async (t) => {
     const h = home(t)
     const before = Date.now()
