@@ -207,6 +207,12 @@ export interface CliCommand {
   run?(ctx: CliContext): Promise<number | void> | number | void
   /** Usage examples shown in --help: [command, description]. */
   examples?: Array<[string, string]>
+  /**
+   * `protocol`: stdout carries a protocol (JSON-RPC on stdio). The CLI gives `run` the real stdout as
+   * `ctx.protocolOut` and sends whatever else is written to stdout, from extension load on, to the
+   * log on stderr.
+   */
+  stdio?: 'protocol'
 }
 
 export interface CliSubcommand extends CliCommand {
@@ -243,6 +249,8 @@ export interface CliContext {
    * prints them above its prompt. Absent where the host cannot route logs.
    */
   routeLogs?(write: (line: string) => void, level?: 'debug' | 'info' | 'warn' | 'error'): () => void
+  /** The real stdout, for a command declared `stdio: 'protocol'` (the only writer that reaches it). */
+  readonly protocolOut?: NodeJS.WritableStream
 }
 
 export type RunMode = 'gateway' | 'chat' | 'command'
@@ -256,6 +264,8 @@ export interface ToolDefinition<I = any> {
   description: string
   /** JSON Schema of the input object. */
   parameters: JsonSchema
+  /** JSON Schema of the object the tool returns, when it always returns one (`agent mcp serve` advertises it). */
+  outputSchema?: JsonSchema
   /** Toolset it belongs to; default the owner extension's name. */
   toolset?: string
   /** Whether the tool modifies files in the working directory (checkpoints snapshot before it). */

@@ -24,6 +24,7 @@ export default defineExtension({
       category: 'Editors',
       description: 'Serve the agent to an editor over ACP (JSON-RPC on stdin/stdout); the editor starts it',
       cli: {
+        stdio: 'protocol',
         options: {
           provider: { type: 'string', describe: 'Provider for every session (default: the configured one)' },
           model: { type: 'string', describe: 'Model for every session (default: the configured one)' },

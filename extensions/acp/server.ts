@@ -81,8 +81,7 @@ function decodeCursor(cursor: string | null | undefined): number {
 /** Serves one editor connection on stdin/stdout until stdin closes or the process is interrupted. */
 export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<void> {
   const { log } = options
-  // stdout belongs to the protocol from here on: taken before anything else can print.
-  const stdio = protocolStdio()
+  const stdio = protocolStdio(process.stdin, ctx.protocolOut)
   try {
     // `chat` mode: MCP servers and plugins come up as for an interactive chat. The editor's
     // initialize is answered meanwhile; every other request waits for it.

@@ -1,6 +1,7 @@
-// The protocol's stdio: web streams over the process's stdin and stdout for the SDK, and stdout kept
-// for protocol lines alone. An editor parses every stdout line as JSON-RPC, so any stray write (an
-// extension's console.log, a library's banner) is sent to stderr while the server runs.
+// The protocol's stdio: web streams over the process's stdin and the protocol's stdout for the SDK.
+// An editor parses every stdout line as JSON-RPC: the command is declared `stdio: 'protocol'`, so the
+// CLI hands it the real stdout (`ctx.protocolOut`) and sends every other write, from extension load
+// on, to the log on stderr.
 
 export interface ProtocolStdio {
   /** Bytes the SDK writes: each one goes to the real stdout. */
@@ -9,22 +10,15 @@ export interface ProtocolStdio {
   input: ReadableStream<Uint8Array>
   /** Resolves when stdin has ended (or failed). */
   readonly ended: Promise<void>
-  /** Gives stdout back to normal writers and stops reading stdin. */
+  /** Stops reading stdin. */
   release(): void
 }
 
-type Write = typeof process.stdout.write
-
-export function protocolStdio(stdin: NodeJS.ReadStream = process.stdin, stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): ProtocolStdio {
-  const ownWrite = Object.prototype.hasOwnProperty.call(stdout, 'write') ? stdout.write : undefined
-  const realWrite: Write = stdout.write.bind(stdout) as Write
-  // Everyone else's stdout writes go to stderr from now on.
-  stdout.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => (stderr.write as (...args: unknown[]) => boolean)(chunk, encoding, callback)) as Write
-
+export function protocolStdio(stdin: NodeJS.ReadStream = process.stdin, stdout: NodeJS.WritableStream = process.stdout): ProtocolStdio {
   const output = new WritableStream<Uint8Array>({
     write: (chunk) =>
       new Promise<void>((resolve, reject) => {
-        realWrite(chunk, (error?: Error | null) => (error ? reject(error) : resolve()))
+        stdout.write(chunk, (error?: Error | null) => (error ? reject(error) : resolve()))
       }),
   })
 
@@ -63,8 +57,6 @@ export function protocolStdio(stdin: NodeJS.ReadStream = process.stdin, stdout: 
     input,
     ended,
     release() {
-      if (ownWrite) stdout.write = ownWrite
-      else delete (stdout as { write?: Write }).write
       for (const [event, fn] of listeners.splice(0)) stdin.off(event, fn)
       // A paused, unreferenced stdin no longer keeps the process alive once the server is done.
       stdin.pause()

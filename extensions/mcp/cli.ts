@@ -242,6 +242,7 @@ export function mcpSubcommands(deps: McpCliDeps): Record<string, CliSubcommand> 
     },
     serve: {
       description: "Expose the agent's own tools as an MCP server over stdio",
+      stdio: 'protocol',
       options: {
         toolsets: { type: 'string', describe: 'Comma list of toolsets to expose (default: every enabled tool)' },
         'include-mcp': { type: 'boolean', describe: 'Also expose tools bridged from other MCP servers' },

@@ -1,10 +1,15 @@
-// `agent mcp serve`: the agent's own tools as an MCP server over stdio. Every call goes through the
-// beforeToolCall / afterToolCall hooks like a call from the agent loop (approvals, blocklists and
-// checkpoints apply; a throwing guard blocks). Bridged MCP tools are left out unless asked, so two
-// agents cannot loop through each other. Nothing but protocol messages is written to stdout.
+// `agent mcp serve`: the agent as an MCP server over stdio — its own tools (structured and image
+// results), resources (sessions, transcripts, skills) and prompts (skills). Every call goes through
+// the beforeToolCall / afterToolCall hooks like a call from the agent loop (approvals, blocklists and
+// checkpoints apply; a throwing guard blocks); a command that needs approval is asked through the
+// client's elicitation when it offers it, else refused. Bridged MCP tools are left out unless asked,
+// so two agents cannot loop through each other. stdout carries the protocol alone: the command is
+// declared `stdio: 'protocol'` and writes to `ctx.protocolOut`.
 
 import { randomUUID } from 'node:crypto'
-import { AgentError, errorMessage, redactSecrets, toolEnabled, type CliContext, type ToolCallEvent, type ToolDefinition } from 'agent/sdk'
+import { AgentError, errorMessage, redactSecrets, toolEnabled, type ApprovalPrompt, type CliContext, type ToolCallEvent, type ToolDefinition } from 'agent/sdk'
+import { NotServed, ServeCatalog } from './serve-catalog.ts'
+import { servedResult } from './serve-results.ts'
 
 export interface ServeOptions {
   toolsets?: string[]
@@ -31,10 +36,43 @@ export function servedTools(ctx: CliContext, options: ServeOptions): Entry[] {
     .sort((a, b) => a.value.name.localeCompare(b.value.name))
 }
 
+/** The text the agent's model would read for a value (same shape as the runtime's). */
 function asText(value: unknown): string {
   if (typeof value === 'string') return value
-  if (value === undefined) return ''
-  return JSON.stringify(value)
+  if (value === undefined || value === null) return ''
+  return JSON.stringify(value, null, 2) ?? String(value)
+}
+
+const APPROVAL_SCHEMA = {
+  type: 'object' as const,
+  properties: {
+    decision: {
+      type: 'string' as const,
+      title: 'Run this command?',
+      enum: ['once', 'session', 'always', 'deny'],
+      enumNames: ['Allow once', 'Allow for this session', 'Always allow (saved to config)', 'Reject'],
+    },
+  },
+  required: ['decision'],
+}
+
+type ElicitingServer = {
+  getClientCapabilities(): { elicitation?: unknown } | undefined
+  elicitInput(params: { message: string; requestedSchema: typeof APPROVAL_SCHEMA }, options?: { signal?: AbortSignal; timeout?: number }): Promise<{ action: string; content?: Record<string, unknown> }>
+}
+
+/** Approvals asked with elicitation/create; a client without it cannot be asked (the guard then denies). */
+function elicitationPrompt(server: ElicitingServer, signal: AbortSignal): ApprovalPrompt {
+  return async (request) => {
+    if (!server.getClientCapabilities()?.elicitation) throw new Error('this MCP client cannot ask its user (it does not offer elicitation)')
+    const reasons = request.findings.map((f) => f.description).join('; ')
+    const answer = await server.elicitInput(
+      { message: `Approval needed: ${reasons}\n\n${request.command}`, requestedSchema: APPROVAL_SCHEMA },
+      { signal, timeout: Math.max(1, request.expiresAt - Date.now()) },
+    )
+    const decision = answer.action === 'accept' ? answer.content?.decision : undefined
+    return decision === 'once' || decision === 'session' || decision === 'always' ? decision : 'deny'
+  }
 }
 
 /** Serves until the client closes stdin or the process is interrupted. */
@@ -44,48 +82,86 @@ export async function serve(ctx: CliContext, options: ServeOptions, version: str
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ])
-  const server = new Server({ name: 'agent', version }, { capabilities: { tools: {} } })
+  const { McpError, ErrorCode } = types
+  const server = new Server(
+    { name: 'agent', title: 'agent', version },
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+      instructions: "The agent's own tools, run with its guards and approvals; its stored sessions and skills as resources; its skills as prompts.",
+    },
+  )
   const sessionId = `mcp-serve-${randomUUID()}`
   const secrets = () => ctx.settings.secretValues()
+  const catalog = new ServeCatalog(ctx.services, secrets)
+  const notFound = (error: unknown) => {
+    if (error instanceof NotServed) throw new McpError(ErrorCode.InvalidParams, error.message)
+    throw error
+  }
 
   server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
     tools: servedTools(ctx, options).map(({ value }) => ({
       name: value.name,
       description: value.description,
       inputSchema: { ...value.parameters, type: 'object' } as { type: 'object'; [key: string]: unknown },
+      ...(value.outputSchema ? { outputSchema: { ...value.outputSchema, type: 'object' } as { type: 'object'; [key: string]: unknown } } : {}),
     })),
   }))
 
   server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
     const entry = servedTools(ctx, options).find((e) => e.value.name === request.params.name)
-    if (!entry) return { content: [{ type: 'text' as const, text: `unknown tool "${request.params.name}"` }], isError: true }
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`)
     const tool = entry.value
     const event: ToolCallEvent = {
       tool: tool.name,
       toolset: tool.toolset ?? entry.owner,
       callId: `mcp_${randomUUID()}`,
       input: request.params.arguments ?? {},
-      session: { id: sessionId, cwd: options.cwd, source: { platform: 'mcp' }, extra: { surface: 'mcp' } },
+      session: {
+        id: sessionId,
+        cwd: options.cwd,
+        source: { platform: 'mcp' },
+        extra: { surface: 'mcp', approvalPrompt: elicitationPrompt(server, extra.signal) },
+      },
       modifiesFiles: Boolean(tool.modifiesFiles),
+      signal: extra.signal,
     }
     try {
       const verdict = await ctx.hooks.beforeToolCall.promise(event)
-      if (verdict?.block) return { content: [{ type: 'text' as const, text: verdict.reason }], isError: true }
+      if (verdict?.block) return { content: [{ type: 'text' as const, text: redactSecrets(verdict.reason, secrets()) }], isError: true }
+      let value: unknown
       let outcome
       try {
-        const value = await tool.execute({ input: event.input, callId: event.callId, signal: extra.signal, session: event.session })
+        value = await tool.execute({ input: event.input, callId: event.callId, signal: extra.signal, session: event.session })
         outcome = { ok: true, result: asText(value) }
       } catch (error) {
         outcome = { ok: false, result: errorMessage(error) }
       }
+      const raw = outcome.result
       outcome = await ctx.hooks.afterToolCall.promise(outcome, event)
-      return { content: [{ type: 'text' as const, text: redactSecrets(outcome.result, secrets()) }], isError: !outcome.ok }
+      return servedResult(value, outcome, raw, secrets())
     } catch (error) {
       return { content: [{ type: 'text' as const, text: redactSecrets(`blocked: ${errorMessage(error)}`, secrets()) }], isError: true }
     }
   })
 
-  const transport = new StdioServerTransport()
+  server.setRequestHandler(types.ListResourcesRequestSchema, async (request) => {
+    const offset = request.params?.cursor ? Number.parseInt(request.params.cursor, 10) : 0
+    if (!Number.isInteger(offset) || offset < 0) throw new McpError(ErrorCode.InvalidParams, 'cursor is not one this server gave out')
+    const { resources, next } = await catalog.list(offset)
+    return { resources, ...(next !== undefined ? { nextCursor: String(next) } : {}) }
+  })
+  server.setRequestHandler(types.ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: catalog.templates() }))
+  server.setRequestHandler(types.ReadResourceRequestSchema, async (request) => ({ contents: [await catalog.read(request.params.uri).catch(notFound)] }))
+  server.setRequestHandler(types.ListPromptsRequestSchema, async () => ({ prompts: catalog.prompts() }))
+  server.setRequestHandler(types.GetPromptRequestSchema, async (request) => {
+    try {
+      return catalog.prompt(request.params.name, request.params.arguments)
+    } catch (error) {
+      return notFound(error)
+    }
+  })
+
+  const transport = new StdioServerTransport(process.stdin, (ctx.protocolOut ?? process.stdout) as import('node:stream').Writable)
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve()
     process.stdin.once('end', () => resolve())

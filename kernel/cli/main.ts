@@ -13,6 +13,8 @@ import { buildParser, cliCommandNames, UsageError, withDefaultCommand } from './
 import { usageLine } from './usage-hint.ts'
 import { fingerprint, isHelpRequest, writeSnapshot } from './help-snapshot.mjs'
 import { resolveAgentHome } from '../config/home.ts'
+import { ownerOfStack } from '../process-guard.ts'
+import { holdStdout, namedCommand, type StdoutHold } from '../stdout-guard.ts'
 
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }
@@ -35,10 +37,13 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
   // A help run after which the registry snapshot is saved: fingerprint the inputs before loading.
   const helpPrint = isHelpRequest(args) ? fingerprint({ root: AGENT_ROOT, home: resolveAgentHome(io.env), cwd: io.cwd, version: agentVersion() }) : undefined
   let kernel: Kernel
+  // Until the command is known, what extensions print to stdout is held (see stdout-guard.ts).
+  const hold: StdoutHold | undefined = io.stdout === process.stdout ? holdStdout(process.stdout) : undefined
   try {
     kernel = createKernel({ env: io.env, cwd: io.cwd, projectExtensions: args.includes('--project-extensions') || undefined, processGuard: true })
     await kernel.load()
   } catch (error) {
+    hold?.release()
     return fail(error)
   }
 
@@ -74,6 +79,7 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
       },
       signal: controller.signal,
       routeLogs: (write, level) => kernel.routeLogs({ write }, level),
+      ...(protocolOut ? { protocolOut } : {}),
     }
     if (path[0] !== 'config' && !argv.json) await checkConfigVersion(kernel.settings, { interactive: ctx.isTTY && !io.env.CI, warn: ctx.err })
     const code = await command.run!(ctx)
@@ -85,6 +91,13 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
   if (helpPrint) writeSnapshot({ home: kernel.home, print: helpPrint, commands: commandList, envRead: kernel.settings.envRead, env: io.env })
 
   const argsGiven = withDefaultCommand(args, cliCommandNames(commandList))
+  let protocolOut: NodeJS.WritableStream | undefined
+  if (hold && !helpPrint && namedCommand(argsGiven, commandList)?.stdio === 'protocol') {
+    protocolOut = hold.reserve((text, stack) => {
+      const owner = ownerOfStack(stack, kernel.extensions())
+      kernel.log.warn(`stdout is reserved for the protocol; ${owner ? `extension "${owner}"` : 'something'} wrote (sent here instead): ${text}`)
+    })
+  } else hold?.release()
   const usage = (error: UsageError) => {
     io.stderr.write(`agent: ${usageLine(error, argsGiven, commandList)}\n`)
     return 2
@@ -102,6 +115,7 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await kernel.shutdown(startedMode ? `${startedMode} ended` : 'command finished').catch(() => undefined)
+    hold?.restore()
   }
   return exitCode
 }

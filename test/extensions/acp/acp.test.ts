@@ -13,9 +13,11 @@ import { chunkText, initialized, startAcp, type AcpProcess } from './acp-client.
 
 const SECRET_KEY = 'sk-acp-test-secret-key-0123456789'
 
-/** A user extension that prints to stdout when the agent starts: it must not reach the protocol. */
+/** A user extension that prints to stdout at load, setup and start: it must not reach the protocol. */
 const NOISY_EXTENSION = `import { defineExtension } from 'agent/sdk'
+console.log('noise at load')
 export default defineExtension({ name: 'noisy', setup(api) {
+  process.stdout.write('noise at setup\\n')
   api.hooks.ready.tap(() => { console.log('noise from an extension'); process.stdout.write('more noise\\n') })
 } })
 `
@@ -270,7 +272,9 @@ describe('agent acp', () => {
       const message = JSON.parse(line)
       assert.equal(message.jsonrpc, '2.0', line)
     }
-    assert.match(proc.stderr(), /noise from an extension/)
+    for (const noise of ['noise at load', 'noise at setup', 'noise from an extension', 'more noise']) {
+      assert.match(proc.stderr(), new RegExp(`extension "noisy" wrote \\(sent here instead\\): ${noise}`))
+    }
   })
 
   it('exits 0 when the editor closes stdin', async () => {
