@@ -40,9 +40,39 @@ function hardCut(text: string, budget: number): [number, number] {
 }
 
 /**
+ * Where the inline code span around `at` (on its line) starts, or -1 when `at` is outside every span.
+ * A span opens with a run of backticks and closes with the next run of the same length.
+ */
+export function codeSpanStart(text: string, at: number): number {
+  const start = text.lastIndexOf('\n', at - 1) + 1
+  const end = text.indexOf('\n', at)
+  const line = text.slice(start, end === -1 ? text.length : end)
+  const runs = [...line.matchAll(/`+/g)]
+  for (let i = 0; i < runs.length; i++) {
+    const open = runs[i]!
+    const close = runs.findIndex((run, j) => j > i && run[0].length === open[0].length)
+    if (close === -1) continue
+    if (start + open.index! < at && at < start + runs[close]!.index!) return start + open.index!
+    i = close
+  }
+  return -1
+}
+
+/** The last space of `window` at or after `min` that is not inside an inline code span, or -1. */
+function spaceOutsideCode(text: string, window: string, min: number): number {
+  let space = window.lastIndexOf(' ')
+  while (space >= min && space > 0) {
+    const span = codeSpanStart(text, space)
+    if (span === -1) return space
+    space = span > 0 ? window.lastIndexOf(' ', span - 1) : -1
+  }
+  return -1
+}
+
+/**
  * Where to end a part of at most `budget` characters of `text`: [end of the part, start of the rest].
- * A paragraph break, else a line break, else a space in the second half of the window; else one in
- * its second quarter; else a hard cut (a part of a few characters helps nobody).
+ * A paragraph break, else a line break, else a space (outside inline code) in the second half of the
+ * window; else one in its second quarter; else a hard cut (a part of a few characters helps nobody).
  */
 function cutPoint(text: string, budget: number): [number, number] {
   const window = text.slice(0, budget + 1)
@@ -51,7 +81,7 @@ function cutPoint(text: string, budget: number): [number, number] {
     if (paragraph >= min && paragraph > 0) return [paragraph, paragraph + 2]
     const line = window.lastIndexOf('\n')
     if (line >= min && line > 0) return [line, line + 1]
-    const space = window.lastIndexOf(' ')
+    const space = spaceOutsideCode(text, window, min)
     if (space >= min && space > 0) return [space, space + 1]
   }
   return hardCut(text, budget)

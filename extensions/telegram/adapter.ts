@@ -1,0 +1,367 @@
+// The `telegram` gateway adapter on grammy's Bot API client (imported when the adapter starts): the bot
+// long-polls getUpdates (poller.ts), hands the messages meant for it to the gateway (text fragments of
+// one sender batched into one turn, voice notes answered with one line), answers in MarkdownV2 (plain
+// text when Telegram refuses the markup) in 4,096-character parts, in the forum topic the message came
+// from, shows typing while the agent works, and keeps Telegram's command menu equal to the registry's
+// gateway commands. A token lock keeps two gateways of one agent home off one bot.
+
+import {
+  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets, resolveSlash,
+  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
+} from 'agent/sdk'
+import type { Api, GrammyError as GrammyErrorClass } from 'grammy'
+import type { Update } from 'grammy/types'
+import { FragmentBatcher } from './batcher.ts'
+import { MAX_MESSAGE_LENGTH, telegramParts, type Part } from './format.ts'
+import { parseMessage, type Bot } from './inbound.ts'
+import { lockToken, type TokenLock } from './lock.ts'
+import { commandMenu, sameMenu, type Menu } from './menu.ts'
+import { grammySignal, poll, startError } from './poller.ts'
+import { apiBase, behaviour, botToken, isChatId, PLATFORM, telegramEnabled, type Behaviour, type TelegramConfig } from './settings.ts'
+
+type Grammy = typeof import('grammy')
+
+/** Telegram shows "typing…" for 5 s; renewed this often while the agent works, for at most TYPING_MAX_MS. */
+const TYPING_REFRESH_MS = 4000
+const TYPING_MAX_MS = 3 * 60_000
+/** Longest wait for the poll loop to end on stop. */
+const STOP_MS = 3000
+/** A 429 on a send is waited out this many times when Telegram asks for at most MAX_RETRY_AFTER_S. */
+const SEND_RETRIES = 3
+const MAX_RETRY_AFTER_S = 60
+const MENU_SCOPES = [{ type: 'all_private_chats' }, { type: 'all_group_chats' }] as const
+export const VOICE_ANSWER = "I can't listen to voice messages or audio yet (no speech-to-text is set up here): please send your message as text."
+
+export interface TelegramAdapterOptions {
+  config: Readonly<TelegramConfig>
+  settings: Settings
+  /** Used before the gateway hands the adapter its own logger. */
+  log: Logger
+  /** The central command registry, read for the menu and to recognise commands. */
+  commands(): CommandDefinition[]
+  /** First pause after a polling failure (doubling); tests shorten it. */
+  retryBaseMs?: number
+}
+
+interface Session {
+  grammy: Grammy
+  api: Api
+  bot: Bot
+  gateway: GatewayService
+  /** Who the gateway would answer: a voice note gets its one line only then. */
+  auth?: GatewayAuthService
+  log: Logger
+  token: string
+  behaviour: Behaviour
+  menu: Menu
+  batcher: FragmentBatcher
+  lock: TokenLock
+  controller: AbortController
+  loop?: Promise<void>
+  closed: boolean
+}
+
+export type TelegramAdapter = GatewayAdapter & { stop(): Promise<void>; commandsChanged(): void }
+
+async function loadGrammy(): Promise<Grammy> {
+  const mod = (await import('grammy')) as Grammy & { default?: Grammy }
+  // grammy is CommonJS: depending on the loader its exports are the namespace or its default.
+  return mod.Api ? mod : mod.default!
+}
+
+/** A short reason for a failed call, without the token. */
+function reasonOf(error: unknown, GrammyError: typeof GrammyErrorClass | undefined): string {
+  if (GrammyError && error instanceof GrammyError) return `${error.error_code}: ${error.description}`
+  return errorMessage(error)
+}
+
+export function createTelegramAdapter(options: TelegramAdapterOptions): TelegramAdapter {
+  const { config, settings } = options
+  const extra = config.extra
+  let running: Session | undefined
+  let starting: Promise<void> | undefined
+  let standalone: { key: string; api: Api; grammy: Grammy } | undefined
+  const typingLoops = new Map<string, NodeJS.Timeout>()
+  /** The forum topic each chat last spoke from: typing is shown there. */
+  const lastTopic = new Map<string, string | undefined>()
+  let syncTimer: NodeJS.Timeout | undefined
+  let syncing: Promise<void> = Promise.resolve()
+  const log = () => running?.log ?? options.log
+  const clean = (text: string, token?: string) => redactSecrets(text, [token, ...settings.secretValues()])
+
+  /** grammy's Api for `token` with 429 answers on sends waited out (getUpdates has its own policy). */
+  function createApi(grammy: Grammy, token: string, base: string): Api {
+    const api = new grammy.Api(token, { apiRoot: base, timeoutSeconds: extra.poll_timeout_seconds + 30 })
+    api.config.use(async (previous, method, payload, signal) => {
+      for (let attempt = 0; ; attempt++) {
+        const result = await previous(method, payload, signal)
+        const wait = result.ok ? undefined : result.parameters?.retry_after
+        if (result.ok || result.error_code !== 429 || method === 'getUpdates' || attempt >= SEND_RETRIES || wait === undefined || wait > MAX_RETRY_AFTER_S) return result
+        log().info(`Telegram rate limit on ${method}: retrying in ${wait} s as asked`)
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000))
+      }
+    })
+    return api
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Inbound
+
+  function isCommand(text: string): boolean {
+    const resolved = resolveSlash(options.commands(), text, 'gateway')
+    return Boolean(resolved && ('command' in resolved || resolved.unknown === 'help'))
+  }
+
+  function onUpdate(session: Session, update: Update): void {
+    const message = update.message
+    if (session.closed || !message) return
+    const parsed = parseMessage(message, { bot: session.bot, behaviour: session.behaviour, renamed: session.menu.renamed, isCommand })
+    const what = `Telegram message ${message.message_id} in chat ${message.chat.id},`
+    if (!parsed.ok) {
+      session.log.debug(`ignored ${what} ${parsed.reason}`)
+      if (parsed.voice) void answerVoice(session, parsed.voice)
+      return
+    }
+    lastTopic.set(parsed.inbound.source.chatId!, parsed.inbound.source.threadId)
+    if (parsed.command) {
+      session.batcher.flushFor(parsed.inbound)
+      dispatch(session, parsed.inbound)
+    } else {
+      session.batcher.add(parsed.inbound)
+    }
+  }
+
+  function dispatch(session: Session, inbound: GatewayInbound): void {
+    const { source } = inbound
+    // Commas after the ids: the gateway's log redaction reads a run of digits, spaces and brackets as a phone number.
+    session.log.debug(`Telegram message ${inbound.messageId} from user ${source.userId}, ${source.chatType} ${source.chatId}, ${inbound.text.length} characters`)
+    session.gateway
+      .dispatch(inbound)
+      .then((result) => session.log.debug(`Telegram message ${inbound.messageId}: ${result.status}`))
+      .catch((error) => session.log.error(`Telegram message ${inbound.messageId} failed: ${clean(errorMessage(error), session.token)}`))
+  }
+
+  /** A voice note or audio: one line for a sender the gateway would answer, nothing for a stranger. */
+  async function answerVoice(session: Session, source: GatewayInbound['source']): Promise<void> {
+    if (!session.auth?.authorize(source).allowed) return
+    try {
+      await sendParts(session.api, session.grammy, source.chatId!, telegramParts(VOICE_ANSWER), source.threadId, session.token)
+    } catch (error) {
+      session.log.warn(`cannot answer a voice message in chat ${source.chatId}, ${clean(errorMessage(error), session.token)}`)
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The command menu
+
+  async function syncMenu(session: Session): Promise<void> {
+    if (session.closed) return
+    const menu = commandMenu(options.commands())
+    session.menu = menu
+    if (!extra.command_menu) return
+    try {
+      let changed = 0
+      for (const scope of MENU_SCOPES) {
+        const current = await session.api.getMyCommands({ scope })
+        if (sameMenu(current, menu.commands)) continue
+        await session.api.setMyCommands(menu.commands, { scope })
+        changed++
+      }
+      if (changed) session.log.info(`set the Telegram command menu: ${menu.commands.length} commands for private chats and groups`)
+      else session.log.debug(`the Telegram command menu (${menu.commands.length} commands) is current`)
+    } catch (error) {
+      session.log.warn(`cannot set the Telegram command menu (${clean(reasonOf(error, session.grammy.GrammyError), session.token)}); typed commands still work`)
+    }
+  }
+
+  function queueSync(session: Session): void {
+    // Caught here: a rejected link would reject every later sync and leave a floating rejection.
+    syncing = syncing.then(() => syncMenu(session)).catch((error) => session.log.warn(`command menu sync failed: ${clean(errorMessage(error), session.token)}`))
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Connection
+
+  async function start(ctx: AdapterContext): Promise<void> {
+    if (running) return
+    const token = botToken(ctx.settings, 'the Telegram adapter')
+    const base = apiBase(ctx.settings)
+    const rules = behaviour(ctx.settings, extra)
+    const gateway = ctx.services.get<GatewayService>(GATEWAY_SERVICE)
+    if (!gateway) throw new ConfigError('the Telegram adapter needs the gateway service')
+    const grammy = await loadGrammy()
+    const lock = lockToken(ctx.settings.home, token)
+    const api = createApi(grammy, token, base)
+    let me
+    try {
+      me = await api.getMe(grammySignal(ctx.signal))
+      // A webhook set for this bot elsewhere would make every getUpdates a 409.
+      await api.deleteWebhook({ drop_pending_updates: false }, grammySignal(ctx.signal))
+    } catch (error) {
+      lock.release()
+      throw startError(error, grammy.GrammyError, (text) => clean(text, token))
+    }
+    if (!me.username) {
+      lock.release()
+      throw new AgentError('E_NETWORK', 'Telegram answered getMe without the bot username')
+    }
+    const session: Session = {
+      grammy,
+      api,
+      bot: { id: me.id, username: me.username },
+      gateway,
+      auth: ctx.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE),
+      log: ctx.log,
+      token,
+      behaviour: rules,
+      menu: commandMenu(options.commands()),
+      batcher: new FragmentBatcher(extra.batch_window_ms, (inbound) => dispatch(session, inbound)),
+      lock,
+      controller: new AbortController(),
+      closed: false,
+    }
+    running = session
+    session.loop = poll({
+      api,
+      GrammyError: grammy.GrammyError,
+      timeoutSeconds: extra.poll_timeout_seconds,
+      conflictRetries: extra.conflict_retries,
+      retryBaseMs: options.retryBaseMs ?? 1000,
+      signal: session.controller.signal,
+      log: ctx.log,
+      clean: (text) => clean(text, token),
+      onUpdate: (update) => onUpdate(session, update),
+      onOffset: () => undefined,
+      onFatal: (error) => {
+        if (running === session) session.gateway.connectionLost(PLATFORM, error)
+      },
+    })
+    const free = rules.freeResponseChats.size
+    ctx.log.info(`connected to Telegram as @${me.username} (long polling); group messages ${rules.requireMention ? 'need a mention or a reply' : 'need no mention'}${free ? `, except in ${free} free-response chat(s)` : ''}`)
+    queueSync(session)
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Outbound
+
+  /** The running session's Api, else one of our own (a delivery from a CLI process). */
+  async function apiFor(): Promise<{ api: Api; grammy: Grammy; token: string }> {
+    if (running) return { api: running.api, grammy: running.grammy, token: running.token }
+    const token = botToken(settings, 'Telegram delivery')
+    const base = apiBase(settings)
+    const key = `${base}\n${token}`
+    if (standalone?.key !== key) {
+      const grammy = await loadGrammy()
+      standalone = { key, grammy, api: createApi(grammy, token, base) }
+    }
+    return { api: standalone.api, grammy: standalone.grammy, token }
+  }
+
+  /**
+   * Sends the parts in order: MarkdownV2 first, the plain text when Telegram cannot parse the markup;
+   * a topic Telegram no longer knows is dropped (the rest goes to the chat itself).
+   */
+  async function sendParts(api: Api, grammy: Grammy, chatId: string, parts: Part[], threadId: string | undefined, token: string): Promise<void> {
+    let thread = threadId && /^\d+$/.test(threadId) ? Number(threadId) : undefined
+    for (const [index, part] of parts.entries()) {
+      let markup = part.markdown !== ''
+      for (;;) {
+        try {
+          const text = markup ? part.markdown : part.plain
+          await api.sendMessage(chatId, text, { ...(markup ? { parse_mode: 'MarkdownV2' as const } : {}), ...(thread ? { message_thread_id: thread } : {}), link_preview_options: { is_disabled: true } })
+          break
+        } catch (error) {
+          const description = error instanceof grammy.GrammyError ? error.description : ''
+          if (markup && /can't parse entities|can't find end of/i.test(description)) {
+            log().debug(`Telegram refused the MarkdownV2 of a part (${clean(description, token)}); sending it as plain text`)
+            markup = false
+            continue
+          }
+          if (thread && /thread not found|TOPIC_DELETED|TOPIC_CLOSED/i.test(description)) {
+            log().info(`the forum topic ${thread} of chat ${chatId} is gone; answering in the chat itself`)
+            thread = undefined
+            continue
+          }
+          const which = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : ''
+          throw new AgentError('E_DELIVERY', `Telegram refused the message to chat ${chatId}${which}: ${clean(reasonOf(error, grammy.GrammyError), token)}`, { cause: error })
+        }
+      }
+    }
+  }
+
+  function stopTyping(chatId: string): void {
+    clearInterval(typingLoops.get(chatId))
+    typingLoops.delete(chatId)
+  }
+
+  async function postTyping(session: Session, chatId: string, thread: string | undefined): Promise<boolean> {
+    try {
+      await session.api.sendChatAction(chatId, 'typing', thread ? { message_thread_id: Number(thread) } : {})
+      return true
+    } catch (error) {
+      session.log.debug(`cannot show typing in Telegram chat ${chatId}, ${clean(reasonOf(error, session.grammy.GrammyError), session.token)}`)
+      return false
+    }
+  }
+
+  return {
+    name: PLATFORM,
+    description: 'Telegram bot over the Bot API (grammy, long polling): private chats, mentions in groups, the command menu',
+    enabled: telegramEnabled,
+    maxMessageLength: MAX_MESSAGE_LENGTH,
+    splitsLongMessages: true,
+    async start(ctx) {
+      // One connection at a time, even if start() is called again while it connects.
+      starting ??= start(ctx).finally(() => (starting = undefined))
+      return starting
+    },
+    async stop() {
+      await starting?.catch(() => undefined)
+      clearTimeout(syncTimer)
+      for (const chat of [...typingLoops.keys()]) stopTyping(chat)
+      const session = running
+      running = undefined
+      if (!session) return
+      session.closed = true
+      // Fragments already received still become a turn (the gateway may be stopping: it decides).
+      session.batcher.flushAll()
+      session.controller.abort()
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([session.loop, new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_MS)))]).finally(() => clearTimeout(timer))
+      session.lock.release()
+    },
+    async typing(chatId) {
+      const session = running
+      if (!session || !isChatId(chatId)) return
+      stopTyping(chatId)
+      const thread = lastTopic.get(chatId)
+      if (!(await postTyping(session, chatId, thread))) return
+      const until = Date.now() + TYPING_MAX_MS
+      const timer = setInterval(() => {
+        if (running !== session || Date.now() > until) return stopTyping(chatId)
+        void postTyping(session, chatId, thread)
+      }, TYPING_REFRESH_MS)
+      timer.unref?.()
+      typingLoops.set(chatId, timer)
+    },
+    async send(chatId, text, sendOptions) {
+      const target = String(chatId).trim()
+      if (!isChatId(target) && !/^@[A-Za-z][A-Za-z0-9_]{4,31}$/.test(target)) throw new AgentError('E_DELIVERY', `"${target}" is not a Telegram chat id (a number such as 123456789 or -1001234567890, or a public @channel)`)
+      stopTyping(target)
+      const parts = telegramParts(text)
+      if (parts.length === 0) return
+      const { api, grammy, token } = await apiFor()
+      const threadId = typeof sendOptions?.threadId === 'string' && sendOptions.threadId ? sendOptions.threadId : undefined
+      await sendParts(api, grammy, target, parts, threadId, token)
+      log().debug(`sent ${parts.length} Telegram message(s) to chat ${target},`)
+    },
+    commandsChanged() {
+      // The registry changed while running (an extension reloaded): set the menu again once things settle.
+      if (!running) return
+      running.menu = commandMenu(options.commands())
+      clearTimeout(syncTimer)
+      syncTimer = setTimeout(() => running && queueSync(running), 1000)
+      syncTimer.unref?.()
+    },
+  }
+}

@@ -1,0 +1,116 @@
+// What a Telegram message means for the gateway: whether it is for us at all (a person's, in a private
+// chat or a group; in a group only when it mentions us, replies to us, names us in a command or sits
+// in a free-response chat), and the text the agent reads (our mention removed, a menu command mapped
+// back to its registry name, attachments described). Voice notes and audio are told apart: until a
+// speech-to-text provider exists the adapter answers them with one line.
+
+import type { GatewayInbound } from 'agent/sdk'
+import type { Message, MessageEntity } from 'grammy/types'
+import { commandAddress } from './menu.ts'
+import { PLATFORM, type Behaviour } from './settings.ts'
+
+export interface Bot {
+  id: number
+  username: string
+}
+
+export interface InboundRules {
+  bot: Bot
+  behaviour: Behaviour
+  /** Sanitised menu names → registry names. */
+  renamed: ReadonlyMap<string, string>
+  /** Whether `/name …` is a gateway command (a bare command in a group counts as addressed to us). */
+  isCommand(text: string): boolean
+}
+
+export type Parsed =
+  | { ok: true; inbound: GatewayInbound; command: boolean }
+  | { ok: false; reason: string; voice?: GatewayInbound['source'] & { threadId?: string } }
+
+function size(bytes: number | undefined): string {
+  if (bytes === undefined) return ''
+  if (bytes < 1024) return `, ${bytes} B`
+  if (bytes < 1024 * 1024) return `, ${Math.round(bytes / 1024)} KB`
+  return `, ${(bytes / (1024 * 1024)).toFixed(1)} MB`
+}
+
+const mentionsUs = (text: string, entity: MessageEntity, bot: Bot) =>
+  (entity.type === 'mention' && text.slice(entity.offset + 1, entity.offset + entity.length).toLowerCase() === bot.username.toLowerCase()) ||
+  (entity.type === 'text_mention' && entity.user.id === bot.id)
+
+/** The text with our @mentions (by entity) removed, and a comma or colon left at the start. */
+export function stripBotMention(text: string, entities: readonly MessageEntity[], bot: Bot): string {
+  let out = text
+  for (const entity of [...entities].sort((a, b) => b.offset - a.offset)) {
+    if (entity.type === 'mention' && mentionsUs(text, entity, bot)) out = out.slice(0, entity.offset) + out.slice(entity.offset + entity.length)
+  }
+  return out.replace(/[ \t]{2,}/g, ' ').trim().replace(/^[,:][ \t]*/, '').trim()
+}
+
+function attachments(message: Message): string[] {
+  const lines: string[] = []
+  if (message.photo?.length) lines.push('[photo]')
+  if (message.document) lines.push(`[document: ${message.document.file_name ?? 'file'} (${message.document.mime_type ?? 'unknown type'}${size(message.document.file_size)})]`)
+  if (message.video) lines.push(`[video${message.video.duration ? `: ${message.video.duration} s` : ''}]`)
+  if (message.sticker) lines.push(`[sticker${message.sticker.emoji ? `: ${message.sticker.emoji}` : ''}]`)
+  if (message.location) lines.push(`[location: ${message.location.latitude}, ${message.location.longitude}]`)
+  if (message.contact) lines.push(`[contact: ${message.contact.first_name}]`)
+  return lines
+}
+
+export function parseMessage(message: Message, rules: InboundRules): Parsed {
+  const { bot, behaviour } = rules
+  const from = message.from
+  if (!from) return { ok: false, reason: 'no sender' }
+  if (from.id === bot.id) return { ok: false, reason: 'our own message' }
+  if (from.is_bot) return { ok: false, reason: `a bot's message (${from.id})` }
+  const chat = message.chat
+  if (chat.type !== 'private' && chat.type !== 'group' && chat.type !== 'supergroup') return { ok: false, reason: `a ${chat.type} post` }
+  const group = chat.type !== 'private'
+  const raw = message.text ?? message.caption ?? ''
+  const entities = message.entities ?? message.caption_entities ?? []
+
+  let text = raw
+  let command = false
+  let addressed = !group || behaviour.freeResponseChats.has(String(chat.id)) || !behaviour.requireMention
+  const address = commandAddress(raw, bot.username, rules.renamed)
+  if (address.kind === 'other-bot') return { ok: false, reason: 'a command for another bot' }
+  if (address.kind === 'ours') {
+    text = address.text
+    command = rules.isCommand(text)
+    if (address.addressed || command) addressed = true
+  }
+  if (!addressed && entities.some((e) => mentionsUs(raw, e, bot))) addressed = true
+  if (!addressed && message.reply_to_message?.from?.id === bot.id) addressed = true
+  if (!addressed) return { ok: false, reason: 'a group message that does not mention the bot' }
+
+  const thread = message.is_topic_message && message.message_thread_id ? String(message.message_thread_id) : undefined
+  const userName = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username
+  const source = {
+    platform: PLATFORM,
+    userId: String(from.id),
+    ...(userName ? { userName } : {}),
+    chatId: String(chat.id),
+    chatType: group ? ('group' as const) : ('dm' as const),
+    // A forum topic is its own conversation, answered in the topic.
+    ...(thread ? { threadId: thread } : {}),
+  }
+  if (message.voice || message.audio || message.video_note) return { ok: false, reason: 'a voice message', voice: source }
+
+  const lines: string[] = []
+  const body = command ? text.trim() : stripBotMention(raw, entities, bot)
+  if (body) lines.push(body)
+  lines.push(...attachments(message))
+  if (lines.length === 0) return { ok: false, reason: 'no text' }
+  return {
+    ok: true,
+    command,
+    inbound: {
+      source,
+      text: lines.join('\n'),
+      // Message ids count per chat: the chat makes them unique for the gateway's duplicate check.
+      messageId: `${chat.id}:${message.message_id}`,
+      receivedAt: message.date ? message.date * 1000 : Date.now(),
+    },
+  }
+}

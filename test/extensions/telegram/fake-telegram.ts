@@ -1,0 +1,283 @@
+// A loopback fake of Telegram's Bot API for the real grammy client (node:http on 127.0.0.1 port 0):
+// POST /bot<token>/<method> with JSON, answered `{ok, result}` or `{ok: false, error_code,
+// description, parameters}` as Telegram does. getMe, deleteWebhook, getUpdates (long polling with
+// offsets confirming updates; a second poller terminates the first with 409), sendMessage (MarkdownV2
+// parsed as Telegram does, forum topics), sendChatAction, get/set/deleteMyCommands per scope. Updates
+// are injected by the test; failures (409, 429 retry_after, rejected entities, a deleted topic, a
+// blocked chat) are queued per method. Every request is recorded; a wrong token gets 401.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { parseMarkdownV2 } from './markdown-v2-check.ts'
+
+export const TOKEN = '7000000001:AAFakeTelegramBotToken_0123456789abcdefXYZ'
+export const BOT = { id: 7000000001, is_bot: true, first_name: 'Agent', username: 'agent_test_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false }
+export const USERS = {
+  alice: { id: 111111111, is_bot: false, first_name: 'Alice', username: 'alice' },
+  bob: { id: 222222222, is_bot: false, first_name: 'Bob', last_name: 'Builder' },
+  mallory: { id: 333333333, is_bot: false, first_name: 'Mallory', username: 'mallory' },
+  otherBot: { id: 444444444, is_bot: true, first_name: 'Helper', username: 'helper_bot' },
+} as const
+export type UserKey = keyof typeof USERS
+export const GROUPS = {
+  general: { id: -1001000000001, type: 'supergroup', title: 'General' },
+  free: { id: -1001000000002, type: 'supergroup', title: 'Free talk' },
+  forum: { id: -1001000000003, type: 'supergroup', title: 'Forum', is_forum: true },
+} as const
+export type GroupKey = keyof typeof GROUPS
+
+export interface ApiRequest {
+  method: string
+  body: any
+  status: number
+}
+
+export interface Sent {
+  chatId: string
+  text: string
+  /** The text a person sees (MarkdownV2 rendered). */
+  plain: string
+  parseMode?: string
+  threadId?: number
+}
+
+export interface Failure {
+  code: number
+  description: string
+  retryAfter?: number
+}
+
+export interface MessageOptions {
+  from?: UserKey
+  /** A group (default: the sender's private chat). */
+  group?: GroupKey
+  text?: string
+  /** Prefix the text with `@agent_test_bot ` and its mention entity. */
+  mention?: boolean
+  /** A reply to one of the bot's messages (or a user's). */
+  replyTo?: 'bot' | UserKey
+  /** A forum topic id (with is_topic_message). */
+  topic?: number
+  voice?: boolean
+  document?: { file_name: string; mime_type: string; file_size: number }
+}
+
+export interface FakeTelegram {
+  readonly apiBase: string
+  readonly requests: ApiRequest[]
+  readonly sent: Sent[]
+  readonly actions: Array<{ chatId: string; action: string; threadId?: number }>
+  /** The command menu per scope type (`all_private_chats`, `all_group_chats`, `default`). */
+  readonly menus: Map<string, Array<{ command: string; description: string }>>
+  /** Queues an update with a message; returns the message id. */
+  message(options: MessageOptions): number
+  /** Accepted messages to a chat, as read (rendered). */
+  posted(chatId: number | string): string[]
+  /** The next `count` calls of `method` fail with `failure`. */
+  fail(method: string, count: number, failure: Failure): void
+  /** Sending into this topic answers 400 message thread not found. */
+  deleteTopic(threadId: number): void
+  /** getUpdates calls waiting now. */
+  polling(): number
+  /** Changes the token the fake accepts. */
+  setToken(token: string): void
+  until(check: () => boolean, ms?: number): Promise<boolean>
+  close(): Promise<void>
+}
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(body))
+}
+
+export async function startFakeTelegram(options: { token?: string } = {}): Promise<FakeTelegram> {
+  let token = options.token ?? TOKEN
+  const requests: ApiRequest[] = []
+  const sent: Sent[] = []
+  const actions: FakeTelegram['actions'] = []
+  const menus = new Map<string, Array<{ command: string; description: string }>>()
+  const failures = new Map<string, Failure[]>()
+  const deletedTopics = new Set<number>()
+  const updates: any[] = []
+  let nextUpdate = 1000
+  let nextMessage = 5000
+  let confirmed = 0
+  let waiting: { res: ServerResponse; offset: number; timer: NodeJS.Timeout } | undefined
+  let closed = false
+
+  const answer = (res: ServerResponse, request: ApiRequest, result: unknown) => {
+    request.status = 200
+    json(res, 200, { ok: true, result })
+  }
+  const refuse = (res: ServerResponse, request: ApiRequest, failure: Failure) => {
+    request.status = failure.code
+    json(res, failure.code, { ok: false, error_code: failure.code, description: failure.description, ...(failure.retryAfter !== undefined ? { parameters: { retry_after: failure.retryAfter } } : {}) })
+  }
+  const pending = (offset: number) => updates.filter((u) => u.update_id >= offset)
+
+  function release(): void {
+    if (!waiting) return
+    const list = pending(waiting.offset)
+    if (!list.length) return
+    const { res, timer } = waiting
+    waiting = undefined
+    clearTimeout(timer)
+    json(res, 200, { ok: true, result: list })
+  }
+
+  function getUpdates(res: ServerResponse, request: ApiRequest): void {
+    const offset = Number(request.body.offset ?? confirmed)
+    if (offset > confirmed) {
+      confirmed = offset
+      // Confirmed updates are forgotten, as Telegram does.
+      for (let i = updates.length - 1; i >= 0; i--) if (updates[i].update_id < offset) updates.splice(i, 1)
+    }
+    if (waiting) {
+      // A second poller: Telegram terminates the earlier request.
+      const { res: earlier, timer } = waiting
+      waiting = undefined
+      clearTimeout(timer)
+      json(earlier, 409, { ok: false, error_code: 409, description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running' })
+    }
+    request.status = 200
+    const list = pending(offset)
+    const timeout = Number(request.body.timeout ?? 0)
+    if (list.length || timeout <= 0) return json(res, 200, { ok: true, result: list })
+    const timer = setTimeout(() => {
+      if (waiting?.res === res) waiting = undefined
+      json(res, 200, { ok: true, result: [] })
+    }, Math.min(timeout, 50) * 1000)
+    waiting = { res, offset, timer }
+    res.on('close', () => {
+      if (waiting?.res === res) {
+        clearTimeout(waiting.timer)
+        waiting = undefined
+      }
+    })
+  }
+
+  function sendMessage(res: ServerResponse, request: ApiRequest): void {
+    const { chat_id, text, parse_mode, message_thread_id } = request.body
+    if (typeof text !== 'string' || text.length === 0) return refuse(res, request, { code: 400, description: 'Bad Request: message text is empty' })
+    let plain = text
+    if (parse_mode === 'MarkdownV2') {
+      const parsed = parseMarkdownV2(text)
+      if (!parsed.ok) return refuse(res, request, { code: 400, description: parsed.error })
+      plain = parsed.plain
+    }
+    if (plain.length > 4096) return refuse(res, request, { code: 400, description: 'Bad Request: message is too long' })
+    if (message_thread_id !== undefined && deletedTopics.has(message_thread_id)) return refuse(res, request, { code: 400, description: 'Bad Request: message thread not found' })
+    sent.push({ chatId: String(chat_id), text, plain, ...(parse_mode ? { parseMode: parse_mode } : {}), ...(message_thread_id !== undefined ? { threadId: message_thread_id } : {}) })
+    answer(res, request, { message_id: ++nextMessage, date: Math.floor(Date.now() / 1000), chat: { id: Number(chat_id), type: Number(chat_id) < 0 ? 'supergroup' : 'private' }, from: BOT, text: plain })
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let raw = ''
+    for await (const chunk of req) raw += chunk
+    const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '')
+    let body: any = {}
+    try {
+      body = raw ? JSON.parse(raw) : {}
+    } catch {
+      body = {}
+    }
+    const request: ApiRequest = { method: match?.[2] ?? req.url ?? '', body, status: 0 }
+    requests.push(request)
+    if (!match) return refuse(res, request, { code: 404, description: 'Not Found' })
+    if (decodeURIComponent(match[1]!) !== token) return refuse(res, request, { code: 401, description: 'Unauthorized' })
+    const method = match[2]!
+    const queued = failures.get(method)
+    if (queued?.length) return refuse(res, request, queued.shift()!)
+    const scope = (body.scope?.type as string | undefined) ?? 'default'
+    switch (method) {
+      case 'getMe':
+        return answer(res, request, BOT)
+      case 'deleteWebhook':
+        return answer(res, request, true)
+      case 'getUpdates':
+        return getUpdates(res, request)
+      case 'sendMessage':
+        return sendMessage(res, request)
+      case 'sendChatAction':
+        actions.push({ chatId: String(body.chat_id), action: body.action, ...(body.message_thread_id !== undefined ? { threadId: body.message_thread_id } : {}) })
+        return answer(res, request, true)
+      case 'getMyCommands':
+        return answer(res, request, menus.get(scope) ?? [])
+      case 'setMyCommands': {
+        const commands = body.commands as Array<{ command: string; description: string }>
+        if (!Array.isArray(commands) || commands.length > 100) return refuse(res, request, { code: 400, description: 'Bad Request: too many commands' })
+        for (const c of commands) {
+          if (!/^[a-z0-9_]{1,32}$/.test(c.command)) return refuse(res, request, { code: 400, description: 'Bad Request: BOT_COMMAND_INVALID' })
+          if (!c.description || c.description.length > 256) return refuse(res, request, { code: 400, description: 'Bad Request: command description is invalid' })
+        }
+        menus.set(scope, commands.map((c) => ({ command: c.command, description: c.description })))
+        return answer(res, request, true)
+      }
+      case 'deleteMyCommands':
+        menus.delete(scope)
+        return answer(res, request, true)
+      default:
+        return refuse(res, request, { code: 404, description: 'Not Found: method not found' })
+    }
+  }
+
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+
+  return {
+    apiBase: `http://127.0.0.1:${port}`,
+    requests,
+    sent,
+    actions,
+    menus,
+    message(o) {
+      const from = USERS[o.from ?? 'alice']
+      const chat = o.group ? GROUPS[o.group] : { id: from.id, type: 'private', first_name: from.first_name }
+      let text = o.text ?? ''
+      const entities: any[] = []
+      if (o.mention) {
+        text = `@${BOT.username} ${text}`
+        entities.push({ type: 'mention', offset: 0, length: BOT.username.length + 1 })
+      }
+      const command = /^\/\S+/.exec(text)
+      if (command) entities.push({ type: 'bot_command', offset: 0, length: command[0].length })
+      const id = ++nextMessage
+      const message: any = { message_id: id, date: Math.floor(Date.now() / 1000), chat, from }
+      if (o.voice) message.voice = { file_id: 'voice-1', file_unique_id: 'v1', duration: 3, mime_type: 'audio/ogg' }
+      else if (o.document) message.document = { file_id: 'doc-1', file_unique_id: 'd1', ...o.document }
+      if (text) message[o.document ? 'caption' : 'text'] = text
+      if (entities.length) message[o.document ? 'caption_entities' : 'entities'] = entities
+      if (o.topic !== undefined) Object.assign(message, { message_thread_id: o.topic, is_topic_message: true })
+      if (o.replyTo) message.reply_to_message = { message_id: id - 1, date: message.date, chat, from: o.replyTo === 'bot' ? BOT : USERS[o.replyTo], text: 'earlier' }
+      updates.push({ update_id: ++nextUpdate, message })
+      release()
+      return id
+    },
+    posted: (chatId) => sent.filter((s) => s.chatId === String(chatId)).map((s) => s.plain),
+    fail(method, count, failure) {
+      failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: count }, () => failure)])
+    },
+    deleteTopic: (threadId) => void deletedTopics.add(threadId),
+    polling: () => (waiting ? 1 : 0),
+    setToken(value) {
+      token = value
+    },
+    async until(check, ms = 10_000) {
+      const end = Date.now() + ms
+      while (Date.now() < end) {
+        if (check()) return true
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      return check()
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      if (waiting) clearTimeout(waiting.timer)
+      waiting = undefined
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
