@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto'
 import type { ChatConversation } from './chat.ts'
+import type { CatchUpResult, DroppedMessage, ResumePoint } from './gateway-continuity.ts'
 import type { AdapterDefinition, CliSubcommand, MessageSource, Settings } from './types.ts'
 
 export const GATEWAY_SERVICE = 'gateway'
@@ -103,6 +104,12 @@ export interface AdapterStatus {
   lastError?: string
   /** Epoch ms of the next reconnect attempt while retrying. */
   nextAttemptAt?: number
+  /** Messages dropped on purpose since the gateway started (each logged at info with its reason). */
+  dropped?: number
+  /** Replies waiting in the outbound queue for this platform. */
+  queued?: number
+  /** Replies given up (too old or too many attempts; each logged with its chat and reason). */
+  failedDeliveries?: number
 }
 
 export interface GatewayService {
@@ -118,6 +125,24 @@ export interface GatewayService {
   typingDelay(): number
   /** Sends a background-process notification to a chat if the configured level lets it through. */
   notifyBackground(source: MessageSource, event: BackgroundEvent): Promise<boolean>
+  /**
+   * The adapter's resume point (sdk/gateway-continuity.ts): a cursor persisted in state.db so a
+   * reconnect, re-login or restart continues where it stopped.
+   */
+  resumePoint(adapter: string): ResumePoint
+  /**
+   * Hands over the messages that arrived while the adapter was away (read from the resume point),
+   * oldest first: the backlog bound applies (the newest N within T minutes are dispatched, the others
+   * get one summary notice per chat), ids already seen are skipped. Resolves once all are dispatched.
+   */
+  catchUp(adapter: string, messages: GatewayInbound[]): Promise<CatchUpResult>
+  /** An adapter drops a message on purpose: logged at info with the reason, counted in status(). */
+  dropped(adapter: string, message: DroppedMessage): void
+  /**
+   * The adapter is connected again after reconnecting on its own (a library's internal reconnect):
+   * the replies queued for it are sent now. Not needed after start(): the gateway does it then.
+   */
+  connected(adapter: string): void
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -256,4 +281,9 @@ export function splitText(text: string, max: number): string[] {
   }
   if (rest.trim()) parts.push(rest)
   return parts
+}
+
+/** The parts a text is sent in to an adapter: split by its maxMessageLength unless it splits itself. */
+export function adapterParts(adapter: Pick<GatewayAdapter, 'maxMessageLength' | 'splitsLongMessages'>, text: string): string[] {
+  return adapter.maxMessageLength && !adapter.splitsLongMessages ? splitText(text, adapter.maxMessageLength) : [text]
 }

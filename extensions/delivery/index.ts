@@ -1,7 +1,7 @@
 // The delivery service: cron results, /background answers, webhook runs and approval prompts go to a
 // chat of a platform (its home channel by default), a code-hosting comment, or the log.
 
-import { AgentError, defineExtension, DELIVERY_SERVICE, redactPhone, redactPhonesIn, splitText, type DeliveryReceipt, type DeliveryService, type DeliveryTarget, type GatewayAdapter, type HomeChannel, type MessageSource } from 'agent/sdk'
+import { adapterParts, AgentError, defineExtension, DELIVERY_SERVICE, redactPhone, redactPhonesIn, type DeliveryReceipt, type DeliveryService, type DeliveryTarget, type GatewayAdapter, type HomeChannel, type MessageSource } from 'agent/sdk'
 import { postComment, REPO_PATTERN } from './code-host.ts'
 
 interface DeliveryConfig {
@@ -45,7 +45,7 @@ export default defineExtension<DeliveryConfig>({
       const chatId = target.chatId ?? home?.chatId ?? adapter.defaultChatId
       if (!chatId) throw new AgentError('E_DELIVERY', `no chat given and no home channel for ${target.platform} (set ${envPrefix(target.platform)}_HOME_CHANNEL)`)
       const threadId = target.threadId ?? home?.threadId
-      const parts = adapter.maxMessageLength && !adapter.splitsLongMessages ? splitText(text, adapter.maxMessageLength) : [text]
+      const parts = adapterParts(adapter, text)
       for (const part of parts) await adapter.send(chatId, part, threadId ? { threadId } : undefined)
       return { target: { ...target, chatId }, parts: parts.length, description: `${target.platform}:${showChat(chatId)}` }
     }

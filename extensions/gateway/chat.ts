@@ -13,8 +13,8 @@ export interface ChatHost {
   services: Services
   settings: Settings
   tools(): ToolDefinition[]
-  /** Runs one queued prompt of this chat (session routing, reset policy, the reply). */
-  runTurn(chat: ChatState, prompt: string, signal: AbortSignal): Promise<void>
+  /** Runs one queued prompt of this chat (session routing, reset policy, the reply); `inboxId` is its durable record. */
+  runTurn(chat: ChatState, prompt: string, signal: AbortSignal, inboxId?: number): Promise<void>
   /** Runs a prompt in an isolated session and delivers its answer to the chat. */
   runIsolated(chat: ChatState, prompt: string): Promise<RunResult>
   send(chat: ChatState, text: string): Promise<void>
@@ -27,7 +27,7 @@ const emptyUsage = (): ChatUsage => ({ inputTokens: 0, outputTokens: 0, reasonin
 
 export class ChatState {
   sessionId: string | undefined
-  readonly pending: Array<{ prompt: string; resolve: () => void }> = []
+  readonly pending: Array<{ prompt: string; inboxId?: number; resolve: () => void }> = []
   current: AbortController | undefined
   modelOverride: ChatModel | undefined
   effort: ReasoningEffort | undefined
@@ -51,10 +51,10 @@ export class ChatState {
   }
 
   /** Queues a prompt; resolves when its turn (and reply) is finished. */
-  enqueue(prompt: string): { position: number; done: Promise<void> } {
+  enqueue(prompt: string, inboxId?: number): { position: number; done: Promise<void> } {
     let resolve!: () => void
     const done = new Promise<void>((r) => (resolve = r))
-    this.pending.push({ prompt, resolve })
+    this.pending.push({ prompt, ...(inboxId === undefined ? {} : { inboxId }), resolve })
     const position = this.pending.length - (this.busy() ? 0 : 1)
     void this.pump()
     return { position, done }
@@ -68,7 +68,7 @@ export class ChatState {
         const controller = new AbortController()
         this.current = controller
         try {
-          await this.host.runTurn(this, next.prompt, controller.signal)
+          await this.host.runTurn(this, next.prompt, controller.signal, next.inboxId)
         } finally {
           this.current = undefined
           next.resolve()

@@ -4,11 +4,13 @@
 // on the chat's own session. Replies go back through the delivery service.
 
 import {
-  AgentError, DELIVERY_SERVICE, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE,
-  type AgentRuntime, type CommandDefinition, type DeliveryService, type DispatchResult, type GatewayAdapter, type GatewayAuthService,
+  AgentError, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE,
+  type AgentRuntime, type CommandDefinition, type DispatchResult, type GatewayAdapter, type GatewayAuthService,
   type GatewayInbound, type HookHandles, type Logger, type RunResult, type Services, type SessionStore, type Settings, type ToolDefinition,
 } from 'agent/sdk'
 import { ChatState, type ChatHost } from './chat.ts'
+import type { ContinuityStore } from './continuity-store.ts'
+import type { Outbox } from './outbox.ts'
 import { resetReason, type ResetPolicy, type RoutingStore } from './routing.ts'
 
 export interface DispatcherOptions {
@@ -22,12 +24,15 @@ export interface DispatcherOptions {
   routing: RoutingStore
   policy: ResetPolicy
   typingDelay(): number
+  /** Message ids seen and prompts not yet answered, durable (continuity-store.ts). */
+  store: ContinuityStore
+  /** Every message to a chat goes through it (outbox.ts): queued before it is sent. */
+  outbox: Outbox
   /** Platforms that get no "session reset" notice. */
   quietResetPlatforms: string[]
   now?: () => number
 }
 
-const DEDUP_WINDOW_MS = 5 * 60_000
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms)
@@ -41,7 +46,8 @@ export class Dispatcher implements ChatHost {
   readonly services: Services
   readonly settings: Settings
   private readonly chats = new Map<string, ChatState>()
-  private readonly seen = new Map<string, number>()
+  /** Inbox rows queued by this process (a replay at start skips them). */
+  private readonly queuedHere = new Set<number>()
   private readonly now: () => number
 
   constructor(private readonly options: DispatcherOptions) {
@@ -76,35 +82,61 @@ export class Dispatcher implements ChatHost {
     const settled = (status: DispatchResult['status'], done: Promise<void> = Promise.resolve()): DispatchResult => ({ status, sessionKey, done })
     const text = message.text?.trim() ?? ''
     if (!text) return settled('ignored')
-    if (message.messageId && this.isDuplicate(`${message.source.platform}:${message.messageId}`)) return settled('ignored')
-
-    const verdict = await this.options.hooks.inboundMessage.promise({ source: message.source, text, messageId: message.messageId, receivedAt: message.receivedAt ?? this.now() })
-    if (verdict?.handled) return settled('handled')
-
-    const auth = this.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
-    const decision = auth ? auth.authorize(message.source) : { allowed: false as const, reason: 'no authorisation service loaded', action: 'ignore' as const }
-    if (!decision.allowed) {
-      this.options.log.info(`denied a message from ${describe({ platform: message.source.platform, userId: message.source.userId })}: ${decision.reason}`)
-      if (decision.action === 'pair' && auth) return settled(await this.offerPairing(auth, message))
-      return settled('denied')
+    // Recorded before anything else: the same platform message delivered again (a reconnect, a restart) is not answered twice.
+    const inboxId = this.options.store.claim(message.source.platform, message.messageId, message.receivedAt)
+    if (inboxId === undefined) {
+      this.options.log.debug(`ignored ${describe(message.source)} message ${message.messageId}: already seen`)
+      return settled('ignored')
     }
+    let queued = false
+    try {
+      const verdict = await this.options.hooks.inboundMessage.promise({ source: message.source, text, messageId: message.messageId, receivedAt: message.receivedAt ?? this.now() })
+      if (verdict?.handled) return settled('handled')
 
-    const chat = this.chat(message.source)
-    const slash = resolveSlash(this.options.commands(), text, 'gateway')
-    if (slash && 'command' in slash) return settled('command', this.runCommand(chat, slash.command, slash.invokedAs, slash.args))
-    if (slash && slash.unknown === 'help') return settled('command', this.send(chat, helpText(this.options.commands(), 'gateway')))
-    return settled('queued', chat.enqueue(text).done)
+      const auth = this.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
+      const decision = auth ? auth.authorize(message.source) : { allowed: false as const, reason: 'no authorisation service loaded', action: 'ignore' as const }
+      if (!decision.allowed) {
+        this.options.log.info(`denied a message from ${describe({ platform: message.source.platform, userId: message.source.userId })}: ${decision.reason}`)
+        if (decision.action === 'pair' && auth) return settled(await this.offerPairing(auth, message))
+        return settled('denied')
+      }
+
+      const chat = this.chat(message.source)
+      const slash = resolveSlash(this.options.commands(), text, 'gateway')
+      if (slash && 'command' in slash) return settled('command', this.runCommand(chat, slash.command, slash.invokedAs, slash.args))
+      if (slash && slash.unknown === 'help') return settled('command', this.send(chat, helpText(this.options.commands(), 'gateway')))
+      this.options.store.markPending(inboxId, message.source, text)
+      queued = true
+      return settled('queued', this.enqueue(chat, text, inboxId))
+    } finally {
+      if (!queued) this.options.store.settle(inboxId)
+    }
   }
 
-  private isDuplicate(id: string): boolean {
-    const now = this.now()
-    for (const [key, at] of this.seen) {
-      if (now - at <= DEDUP_WINDOW_MS) break
-      this.seen.delete(key)
+  private enqueue(chat: ChatState, text: string, inboxId: number): Promise<void> {
+    this.queuedHere.add(inboxId)
+    return chat.enqueue(text, inboxId).done.finally(() => this.queuedHere.delete(inboxId))
+  }
+
+  /**
+   * Prompts an earlier process queued but never answered (killed mid-turn): queued again on their
+   * chats, if their senders are still allowed. Returns how many.
+   */
+  replayPending(): number {
+    let count = 0
+    for (const prompt of this.options.store.pendingPrompts()) {
+      if (this.queuedHere.has(prompt.id)) continue
+      const auth = this.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
+      if (!auth?.authorize(prompt.source).allowed) {
+        this.options.store.settle(prompt.id)
+        this.options.log.info(`dropped an unanswered message from ${describe(prompt.source)} queued before the restart: its sender is no longer allowed`)
+        continue
+      }
+      void this.enqueue(this.chat(prompt.source), prompt.text, prompt.id)
+      count++
     }
-    if (this.seen.has(id)) return true
-    this.seen.set(id, now)
-    return false
+    if (count > 0) this.options.log.info(`answering ${count} message(s) left unanswered by the last run`)
+    return count
   }
 
   private async offerPairing(auth: GatewayAuthService, message: GatewayInbound): Promise<'pairing' | 'denied'> {
@@ -129,21 +161,22 @@ export class Dispatcher implements ChatHost {
     }
   }
 
-  async send(chat: ChatState, text: string): Promise<void> {
-    await this.deliver(chat.source, text)
+  async send(chat: ChatState, text: string, settles?: number): Promise<void> {
+    await this.deliver(chat.source, text, settles)
   }
 
-  private async deliver(source: GatewayInbound['source'], text: string): Promise<void> {
-    const delivery = this.services.get<DeliveryService>(DELIVERY_SERVICE)
-    try {
-      if (!delivery) throw new AgentError('E_DEPENDENCY', 'the delivery service is not loaded')
-      await delivery.send(source, text)
-    } catch (error) {
-      this.options.log.error(`reply to ${describe(source)} failed: ${this.safe(errorMessage(error))}`)
+  /** Through the outbox: written before it is sent, retried while the adapter is away; never rejects. */
+  private async deliver(source: GatewayInbound['source'], text: string, settles?: number): Promise<void> {
+    const chatId = source.chatId ?? source.userId
+    if (!chatId) {
+      this.options.log.error(`reply to ${describe(source)} failed: the message came from no chat and no user`)
+      if (settles !== undefined) this.options.store.settle(settles)
+      return
     }
+    await this.options.outbox.deliver({ platform: source.platform, chatId, ...(source.threadId ? { threadId: source.threadId } : {}), text }, settles)
   }
 
-  private safe(text: string): string {
+  safe(text: string): string {
     return redactPhonesIn(redactSecrets(text, this.settings.secretValues()))
   }
 
@@ -180,8 +213,18 @@ export class Dispatcher implements ChatHost {
     }
   }
 
-  /** Never rejects (the chat's queue runs it unawaited): every failure becomes a reply and a log line. */
-  async runTurn(chat: ChatState, prompt: string, signal: AbortSignal): Promise<void> {
+  /**
+   * Never rejects (the chat's queue runs it unawaited): every failure becomes a reply and a log line.
+   * The answer settles the prompt's inbox row in the commit that queues it (`inboxId`), so a turn cut
+   * off by a crash runs again after the restart and one that answered is never answered twice.
+   */
+  async runTurn(chat: ChatState, prompt: string, signal: AbortSignal, inboxId?: number): Promise<void> {
+    let settles = inboxId
+    const answer = async (text: string) => {
+      const id = settles
+      settles = undefined
+      await this.send(chat, text, id)
+    }
     try {
       const route = this.options.routing.get(chat.key)
       if (route && chat.sessionId === route.sessionId) {
@@ -200,11 +243,13 @@ export class Dispatcher implements ChatHost {
       chat.recordUsage(result)
       await typing
       if (signal.aborted) return
-      if (result.answer.trim()) await this.send(chat, result.answer)
+      if (result.answer.trim()) await answer(result.answer)
     } catch (error) {
-      if (signal.aborted) return void (await this.send(chat, 'Stopped.'))
+      if (signal.aborted) return void (await answer('Stopped.'))
       this.options.log.error(`turn in ${describe(chat.source)} failed: ${this.safe(errorMessage(error))}`)
-      await this.send(chat, `Sorry, that failed: ${this.safe(errorMessage(error))}`)
+      await answer(`Sorry, that failed: ${this.safe(errorMessage(error))}`)
+    } finally {
+      if (settles !== undefined) this.options.store.settle(settles)
     }
   }
 

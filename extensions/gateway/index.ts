@@ -4,12 +4,15 @@
 
 import { writeFileSync, renameSync } from 'node:fs'
 import {
-  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, DELIVERY_SERVICE, defineExtension, GATEWAY_SERVICE, redactPhonesIn, shouldNotify,
-  type BackgroundNotificationLevel, type DatabaseService, type DeliveryService, type GatewayAdapter, type GatewayService, type Logger,
+  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, DELIVERY_SERVICE, defineExtension, GATEWAY_SERVICE, redactPhonesIn, redactSecrets, shouldNotify,
+  type AdapterStatus, type BackgroundNotificationLevel, type DatabaseService, type DeliveryService, type GatewayAdapter, type GatewayService, type Logger,
 } from 'agent/sdk'
 import { gatewaySubcommands } from './cli.ts'
-import { Dispatcher } from './dispatcher.ts'
+import { Continuity, type BacklogConfig } from './continuity.ts'
+import { ContinuityStore } from './continuity-store.ts'
+import { describe, Dispatcher } from './dispatcher.ts'
 import { AdapterLifecycle } from './lifecycle.ts'
+import { Outbox } from './outbox.ts'
 import { resetPolicy, RoutingStore, type ResetPolicyConfig } from './routing.ts'
 import { stateFilePath } from './service-control.ts'
 
@@ -18,6 +21,8 @@ interface GatewayConfig {
   human_delay: { min_ms: number; max_ms: number }
   reconnect: { initial_ms: number; max_ms: number }
   reset_notice_exclude: string[]
+  backlog: BacklogConfig
+  outbox: { max_attempts: number; max_age_minutes: number }
 }
 
 /** Every line an adapter or the gateway logs has its phone numbers redacted. */
@@ -65,6 +70,20 @@ export default defineExtension<GatewayConfig>({
         default: {},
       },
       reset_notice_exclude: { type: 'array', items: { type: 'string' }, default: ['api_server', 'webhook', 'homeassistant'] },
+      // Messages that arrived while an adapter was away: the newest max_messages within max_minutes are answered.
+      backlog: {
+        type: 'object',
+        properties: { max_messages: { type: 'integer', minimum: 0, default: 20 }, max_minutes: { type: 'integer', minimum: 0, default: 60 } },
+        additionalProperties: false,
+        default: {},
+      },
+      // Replies that cannot be sent wait in the outbox: retried until this many attempts or this age.
+      outbox: {
+        type: 'object',
+        properties: { max_attempts: { type: 'integer', minimum: 1, default: 10 }, max_age_minutes: { type: 'integer', minimum: 1, maximum: 10_080, default: 1440 } },
+        additionalProperties: false,
+        default: {},
+      },
       auth: { type: 'object' },
     },
     additionalProperties: false,
@@ -77,6 +96,18 @@ export default defineExtension<GatewayConfig>({
     const typingDelay = () => minDelay + Math.floor(Math.random() * (maxDelay - minDelay + 1))
     const adapters = () => api.adapters.list() as GatewayAdapter[]
 
+    const store = new ContinuityStore(() => api.services.get<DatabaseService>(DATABASE_SERVICE))
+    const safe = (text: string) => redactPhonesIn(redactSecrets(text, api.settings.secretValues()))
+    const outbox = new Outbox({
+      store,
+      adapter: (name) => api.adapters.get(name) as GatewayAdapter | undefined,
+      available: (name) => lifecycle.available(name),
+      log,
+      safe,
+      describe: (platform, chatId) => describe({ platform, chatId }),
+      maxAttempts: config.outbox?.max_attempts ?? 10,
+      maxAgeMs: (config.outbox?.max_age_minutes ?? 1440) * 60_000,
+    })
     const lifecycle = new AdapterLifecycle({
       list: adapters,
       settings: api.settings,
@@ -85,13 +116,14 @@ export default defineExtension<GatewayConfig>({
       adapterLog: (name) => piiSafe(api.log, `[${name}] `),
       backoff: { initialMs: config.reconnect?.initial_ms ?? 30_000, maxMs: config.reconnect?.max_ms ?? 300_000 },
       onChange: () => writeState(),
+      onStarted: (name) => void outbox.flush(name, true),
     })
     let stateWanted = false
     function writeState(): void {
       if (!stateWanted) return
       const path = stateFilePath(api.settings.home)
       try {
-        writeFileSync(`${path}.tmp`, JSON.stringify({ pid: process.pid, updatedAt: Date.now(), adapters: lifecycle.status() }, null, 2), { mode: 0o600 })
+        writeFileSync(`${path}.tmp`, JSON.stringify({ pid: process.pid, updatedAt: Date.now(), adapters: status() }, null, 2), { mode: 0o600 })
         renameSync(`${path}.tmp`, path)
       } catch (error) {
         log.warn(`cannot write ${path}: ${(error as Error).message}`)
@@ -107,6 +139,8 @@ export default defineExtension<GatewayConfig>({
       tools: () => api.tools.list(),
       adapter: (name) => api.adapters.get(name) as GatewayAdapter | undefined,
       routing: new RoutingStore(() => api.services.get<DatabaseService>(DATABASE_SERVICE)),
+      store,
+      outbox,
       policy: resetPolicy(config.session_reset),
       typingDelay,
       quietResetPlatforms: config.reset_notice_exclude ?? ['api_server', 'webhook', 'homeassistant'],
@@ -117,10 +151,30 @@ export default defineExtension<GatewayConfig>({
       return (BACKGROUND_NOTIFICATION_LEVELS as readonly string[]).includes(raw) ? (raw as BackgroundNotificationLevel) : 'all'
     }
 
+    const continuity = new Continuity({
+      store,
+      services: api.services,
+      settings: api.settings,
+      log,
+      backlog: config.backlog ?? {},
+      dispatch: (message) => dispatcher.dispatch(message),
+      deliver: (reply) => outbox.deliver(reply),
+      describe,
+    })
+    /** Lifecycle states with what was dropped, queued and given up per adapter. */
+    function status(): AdapterStatus[] {
+      const queued = new Map(store.counts().filter((c) => c.state === 'queued').map((c) => [c.platform, c.count]))
+      return lifecycle.status().map((s) => ({ ...s, dropped: continuity.droppedCount(s.name), queued: queued.get(s.name) ?? 0, failedDeliveries: outbox.failed(s.name) }))
+    }
+
     const service: GatewayService = {
       dispatch: (message) => dispatcher.dispatch(message),
       connectionLost: (name, error) => lifecycle.connectionLost(name, error),
-      status: () => lifecycle.status(),
+      status,
+      resumePoint: (adapter) => continuity.resumePoint(adapter),
+      catchUp: (adapter, messages) => continuity.catchUp(adapter, messages),
+      dropped: (adapter, message) => continuity.dropped(adapter, message),
+      connected: (adapter) => void outbox.flush(adapter, true),
       sessionFor: (source) => dispatcher.sessionFor(source),
       typingDelay,
       async notifyBackground(source, event) {
@@ -137,7 +191,10 @@ export default defineExtension<GatewayConfig>({
       {
         async startAdapters() {
           stateWanted = true
-          return lifecycle.startAll()
+          const fatal = await lifecycle.startAll()
+          // Prompts a killed run left unanswered; their replies wait in the outbox for their adapters.
+          if (fatal.length === 0) dispatcher.replayPending()
+          return fatal
         },
         stopAdapters: () => lifecycle.stopAll(),
         adapterNames: () => lifecycle.running(),
@@ -175,6 +232,9 @@ export default defineExtension<GatewayConfig>({
       },
     })
 
-    api.onDispose(() => lifecycle.stopAll())
+    api.onDispose(async () => {
+      await lifecycle.stopAll()
+      outbox.close()
+    })
   },
 })

@@ -29,6 +29,8 @@ export interface LifecycleOptions {
   adapterLog(name: string): Logger
   backoff: BackoffOptions
   onChange?(statuses: AdapterStatus[]): void
+  /** An adapter started (first start, reconnect, re-login): the outbox sends what waited for it. */
+  onStarted?(name: string): void
 }
 
 export class AdapterLifecycle {
@@ -39,6 +41,12 @@ export class AdapterLifecycle {
 
   status(): AdapterStatus[] {
     return [...this.slots.values()].map((s) => ({ ...s.status }))
+  }
+
+  /** false while the adapter is managed here and not running (starting, retrying, failed, stopped). */
+  available(name: string): boolean {
+    const slot = this.slots.get(name)
+    return !slot || slot.status.state === 'running'
   }
 
   running(): string[] {
@@ -84,6 +92,7 @@ export class AdapterLifecycle {
       slot.status = { name: slot.adapter.name, state: 'running', attempts: 0 }
       this.options.log.info(`adapter "${slot.adapter.name}" started`)
       this.changed()
+      this.options.onStarted?.(slot.adapter.name)
       return undefined
     } catch (error) {
       slot.controller.abort()

@@ -2,7 +2,8 @@
 // (so a restarted gateway picks the conversation up again) and in memory otherwise; and the session
 // reset policy: idle for 24 h, or past the daily hour (4 by default; null means default, 0 is valid).
 
-import type { DatabaseService, Migration } from 'agent/sdk'
+import type { DatabaseService } from 'agent/sdk'
+import { MIGRATIONS } from './continuity-store.ts'
 
 export interface ResetPolicy {
   mode: 'both' | 'idle' | 'daily' | 'none'
@@ -38,13 +39,6 @@ export interface Route {
   lastActivity: number
 }
 
-const MIGRATIONS: Migration[] = [
-  {
-    version: 1,
-    up: `CREATE TABLE IF NOT EXISTS gateway_routing (
-      session_key TEXT PRIMARY KEY, session_id TEXT NOT NULL, last_activity INTEGER NOT NULL)`,
-  },
-]
 
 export class RoutingStore {
   private readonly memory = new Map<string, Route>()
