@@ -108,6 +108,7 @@ export function retryAfterOf(error: unknown): number | undefined {
  */
 export function boundBacklog<T extends { receivedAt?: number }>(messages: readonly T[], bound: BacklogBound, now: number): { answer: T[]; summarise: T[] } {
   const fresh = messages.filter((m) => now - (m.receivedAt ?? now) <= bound.maxAgeMs)
-  const newest = new Set([...fresh].sort((a, b) => (a.receivedAt ?? now) - (b.receivedAt ?? now)).slice(-Math.max(0, bound.maxMessages)))
+  const byAge = [...fresh].sort((a, b) => (a.receivedAt ?? now) - (b.receivedAt ?? now))
+  const newest = new Set(bound.maxMessages > 0 ? byAge.slice(-bound.maxMessages) : [])
   return { answer: messages.filter((m) => newest.has(m)), summarise: messages.filter((m) => !newest.has(m)) }
 }

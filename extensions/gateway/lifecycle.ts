@@ -129,6 +129,8 @@ export class AdapterLifecycle {
     if (!slot || this.stopped || slot.status.state !== 'running') return
     slot.controller?.abort()
     slot.status.attempts = 1
+    // Down from now on: the outbox queues instead of sending through an adapter being stopped.
+    slot.status.state = 'retrying'
     void Promise.resolve()
       .then(() => slot.adapter.stop())
       .catch(() => undefined)

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { defineExtension } from '../define.ts'
 import type { RunRequest } from '../model.ts'
-import type { AdapterContext, ExtensionDefinition, Logger } from '../types.ts'
+import type { AdapterContext, CliContext, ExtensionDefinition, Logger } from '../types.ts'
 import type { TestKernel } from './test-kernel.ts'
 
 export interface RecordingRuntimeOptions {
@@ -52,5 +52,69 @@ export function adapterContext(kernel: TestKernel, options: { log?: Logger; sign
     log: options.log ?? silent,
     settings: kernel.kernel.settings,
     services: { ...kernel.kernel.services, provide: () => { throw new Error('adapters cannot provide services') } },
+  }
+}
+
+export interface InProcessGateway {
+  /** Everything the gateway printed and logged (info and up), one entry per line. */
+  lines: string[]
+  /** Stops the adapters as SIGINT would; resolves with the command's exit code. */
+  stop(): Promise<number | void>
+}
+
+/**
+ * Runs `agent gateway run` inside the test kernel (its adapters under the real lifecycle: reconnects,
+ * the outbox flushed on every start, prompts left pending replayed): resolves once it is running.
+ * Log lines reach `lines` when the kernel's level lets them (createTestKernel's `kernel: { logLevel: 'info' }`).
+ */
+export async function runGateway(kernel: TestKernel, options: { timeoutMs?: number } = {}): Promise<InProcessGateway> {
+  const k = kernel.kernel
+  const run = k.registries.commands.get('gateway')?.cli?.subcommands?.run
+  if (!run?.run) throw new Error('the gateway extension is not loaded')
+  const lines: string[] = []
+  const unroute = k.routeLogs({ write: (line: string) => void lines.push(line) }, 'info')
+  const controller = new AbortController()
+  let running!: () => void
+  const ready = new Promise<void>((resolve) => (running = resolve))
+  const print = (line: string) => {
+    lines.push(line)
+    if (line.startsWith('gateway running')) running()
+  }
+  const ctx: CliContext = {
+    argv: { _: [] },
+    out: print,
+    err: print,
+    json: (value) => print(JSON.stringify(value)),
+    isTTY: false,
+    settings: k.settings,
+    services: { ...k.services, provide: () => { throw new Error('commands cannot provide services') } },
+    hooks: k.hooks,
+    // The registries as a command sees them (gateway run only reads them).
+    tools: k.registries.tools as unknown as CliContext['tools'],
+    providers: k.registries.providers as unknown as CliContext['providers'],
+    commands: k.registries.commands as unknown as CliContext['commands'],
+    adapters: k.registries.adapters as unknown as CliContext['adapters'],
+    endpoints: k.registries.endpoints as unknown as CliContext['endpoints'],
+    extensions: () => k.extensions(),
+    start: (mode) => k.start(mode),
+    signal: controller.signal,
+  }
+  const finished = Promise.resolve(run.run(ctx)).finally(unroute)
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      ready,
+      finished.then((code) => Promise.reject(new Error(`gateway run ended (${code}) before running:\n${lines.join('\n')}`))),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`gateway run did not start within ${options.timeoutMs ?? 30_000} ms:\n${lines.join('\n')}`)), options.timeoutMs ?? 30_000))),
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+  return {
+    lines,
+    async stop() {
+      controller.abort()
+      return finished
+    },
   }
 }

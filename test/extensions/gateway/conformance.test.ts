@@ -27,3 +27,21 @@ test('fake adapter conformance', (t) =>
     enabled: () => createTestKernel({ builtins: CORE, extensions: [fakeAdapter().definition] }),
     disabled: () => createTestKernel({ builtins: CORE, extensions: [fakeAdapter().definition], config: { platforms: { fake: { enabled: false } } } }),
   }))
+
+test('fake adapter: no message lost across reconnects and restarts', (t) => {
+  const fake = fakeAdapter()
+  const chat = { userId: 'u1', chatId: 'c1' }
+  return adapterConformance(t, {
+    adapter: 'fake',
+    enabled: () => createTestKernel({ builtins: CORE, extensions: [fakeAdapter().definition] }),
+    disabled: () => createTestKernel({ builtins: CORE, extensions: [fakeAdapter().definition], config: { platforms: { fake: { enabled: false } } } }),
+    continuity: {
+      kernel: ({ home, extensions }) =>
+        createTestKernel({ home, builtins: CORE, extensions: [fake.definition, ...extensions], env: { GATEWAY_ALLOWED_USERS: 'u1' }, config: { gateway: { reconnect: { initial_ms: 50, max_ms: 200 } } } }),
+      say: (text) => fake.post(chat, text),
+      said: () => fake.sent.filter((s) => s.chatId === 'c1').map((s) => s.text),
+      drop: () => fake.loseConnection(),
+      keepsHistory: true,
+    },
+  })
+})

@@ -1,0 +1,133 @@
+// The gateway's continuity services in-process (fake adapter, real kernel with state.db): resume
+// points persist across kernels, a backlog beyond its bound gets one notice per chat (never to a
+// stranger), drops are logged at info and counted, the outbox keeps a deferred reply until the
+// adapter is back and gives up a refused one with the chat and reason, and a message id is answered
+// once across restarts.
+
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test, type TestContext } from 'node:test'
+import { AgentError, boundBacklog, DeliveryDeferred, GATEWAY_SERVICE, isRetryableDelivery, type GatewayService } from '../../../sdk/index.ts'
+import { createTestKernel, fakeAdapter, recordingRuntime, runGateway } from '../../../sdk/testing/index.ts'
+import { until } from '../../helpers/until.ts'
+
+const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db']
+
+function home(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-continuity-test-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+async function kernel(t: TestContext, dir: string, fake = fakeAdapter(), config: Record<string, unknown> = {}) {
+  const runtime = recordingRuntime()
+  const k = await createTestKernel({ home: dir, builtins: CORE, extensions: [fake.definition, runtime.definition], env: { GATEWAY_ALLOWED_USERS: 'u1' }, config: { gateway: { reconnect: { initial_ms: 50, max_ms: 100 }, ...config } }, kernel: { logLevel: 'info', logSink: { write() {} } } })
+  t.after(() => k.close())
+  return { k, fake, runtime, gateway: k.kernel.services.require<GatewayService>(GATEWAY_SERVICE) }
+}
+
+test('boundBacklog keeps the newest N within the age bound, in input order', () => {
+  const now = 1_000_000
+  const messages = [{ receivedAt: now - 90_000 }, { receivedAt: now - 50_000 }, { receivedAt: now - 40_000 }, { receivedAt: now - 30_000 }, {}]
+  const { answer, summarise } = boundBacklog(messages, { maxMessages: 2, maxAgeMs: 60_000 }, now)
+  assert.deepEqual(answer, [messages[3], messages[4]])
+  assert.deepEqual(summarise, [messages[0], messages[1], messages[2]])
+  assert.deepEqual(boundBacklog(messages, { maxMessages: 0, maxAgeMs: 60_000 }, now).answer, [])
+})
+
+test('retryable delivery errors: DeliveryDeferred, retryable codes on the error or its cause; others are not', () => {
+  assert.ok(isRetryableDelivery(new DeliveryDeferred('offline')))
+  assert.ok(isRetryableDelivery(new AgentError('E_DELIVERY', 'wrapped', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) })))
+  assert.ok(!isRetryableDelivery(new AgentError('E_DELIVERY', 'room is encrypted')))
+  assert.ok(!isRetryableDelivery(new Error('plain')))
+})
+
+test('a resume point persists across kernels; empty text is refused and changes nothing', async (t) => {
+  const dir = home(t)
+  const first = await kernel(t, dir)
+  const point = first.gateway.resumePoint('fake')
+  assert.equal(point.get(), undefined)
+  point.set('s42_7')
+  assert.throws(() => point.set(''), /must be non-empty text/)
+  assert.equal(point.get(), 's42_7')
+  assert.equal(typeof point.savedAt(), 'number')
+  await first.k.close()
+  const second = await kernel(t, dir)
+  assert.equal(second.gateway.resumePoint('fake').get(), 's42_7')
+  assert.equal(second.gateway.resumePoint('other').get(), undefined)
+  second.gateway.resumePoint('fake').clear()
+  assert.equal(second.gateway.resumePoint('fake').get(), undefined)
+})
+
+test('catchUp: the newest N answered, older ones one notice per allowed chat, strangers told nothing, duplicates skipped', async (t) => {
+  const { k, fake, runtime, gateway } = await kernel(t, home(t), fakeAdapter(), { backlog: { max_messages: 2, max_minutes: 60 } })
+  const gw = await runGateway(k)
+  t.after(() => gw.stop())
+  const now = Date.now()
+  const alice = { platform: 'fake', userId: 'u1', chatId: 'c1', chatType: 'dm' as const }
+  const stranger = { platform: 'fake', userId: 'u9', chatId: 'c9', chatType: 'dm' as const }
+  await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'seen before', 'x0')
+  const result = await gateway.catchUp('fake', [
+    { source: stranger, text: 'let me in', messageId: 'x1', receivedAt: now - 3 * 3_600_000 },
+    { source: alice, text: 'very old', messageId: 'x2', receivedAt: now - 2 * 3_600_000 },
+    { source: alice, text: 'old', messageId: 'x3', receivedAt: now - 50 * 60_000 },
+    { source: alice, text: 'seen before', messageId: 'x0', receivedAt: now - 40 * 60_000 },
+    { source: alice, text: 'recent one', messageId: 'x4', receivedAt: now - 20 * 60_000 },
+    { source: alice, text: 'recent two', messageId: 'x5', receivedAt: now - 60_000 },
+  ])
+  assert.deepEqual(result, { dispatched: 2, summarised: 3, duplicates: 1 })
+  await until(() => fake.sent.filter((s) => s.chatId === 'c1').length === 4, 10_000, () => JSON.stringify(fake.sent))
+  const c1 = fake.sent.filter((s) => s.chatId === 'c1').map((s) => s.text)
+  assert.equal(c1[0], 'echo: seen before')
+  assert.match(c1[1]!, /^I was offline: 2 earlier messages here \(the oldest from \d{4}-\d\d-\d\d \d\d:\d\d UTC\) were not answered\. Please send again what still needs an answer\.$/)
+  assert.deepEqual(c1.slice(2), ['echo: recent one', 'echo: recent two'])
+  assert.equal(fake.sent.filter((s) => s.chatId === 'c9').length, 0, 'the stranger got no notice')
+  assert.deepEqual(runtime.runs.map((r) => r.input), ['seen before', 'recent one', 'recent two'])
+  // Summarised ids count as seen: delivered again, they are not answered either.
+  assert.equal((await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'old', 'x3')).status, 'ignored')
+  assert.ok(gw.lines.some((l) => /info.*dropped 2 fake message\(s\) from fake:c1: backlog beyond the bound/.test(l)), gw.lines.join('\n'))
+  assert.equal(gateway.status().find((s) => s.name === 'fake')!.dropped, 3)
+})
+
+test('dropped: one info line with chat, id and reason; counted in status', async (t) => {
+  const { k, gateway } = await kernel(t, home(t))
+  const gw = await runGateway(k)
+  t.after(() => gw.stop())
+  gateway.dropped('fake', { reason: 'a DM from an uncached channel', chatId: '123', messageId: 'm9' })
+  assert.ok(gw.lines.some((l) => l.includes('info') && l.includes('dropped a fake message from fake:123 (m9): a DM from an uncached channel')), gw.lines.join('\n'))
+  assert.deepEqual(gateway.status().map((s) => [s.name, s.dropped, s.queued, s.failedDeliveries]), [['fake', 1, 0, 0]])
+})
+
+test('outbox: a refused send is given up at once with chat and reason; a deferred one waits for the reconnect', async (t) => {
+  const fake = fakeAdapter()
+  const { k, gateway } = await kernel(t, home(t), fake)
+  const gw = await runGateway(k)
+  t.after(() => gw.stop())
+  fake.loseConnection()
+  const result = await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'answer me later', 'a1')
+  await result.done
+  assert.equal(fake.sent.length, 0)
+  await until(() => fake.sent.length === 1, 10_000, () => gw.lines.join('\n'))
+  assert.equal(fake.sent[0]!.text, 'echo: answer me later')
+  assert.match(String(fake.sent[0]!.options?.idempotencyKey), /^\d+\.0$/)
+  // A chat the adapter refuses for good: failed at once, logged with the chat and reason.
+  fake.sendError = (chatId) => (chatId === 'gone' ? new AgentError('E_DELIVERY', 'no such chat') : undefined)
+  await (await fake.inbound({ userId: 'u1', chatId: 'gone' }, 'hello?', 'a2')).done
+  assert.ok(gw.lines.some((l) => /error.*gave up a reply to fake:gone after 1 attempt\(s\): no such chat/.test(l)), gw.lines.join('\n'))
+  assert.equal(gateway.status()[0]!.failedDeliveries, 1)
+})
+
+test('the same message id is answered once, across a restart too', async (t) => {
+  const dir = home(t)
+  const fake = fakeAdapter()
+  const first = await kernel(t, dir, fake)
+  assert.equal((await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'once', 'id-1')).status, 'queued')
+  assert.equal((await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'once', 'id-1')).status, 'ignored')
+  await until(() => fake.sent.length === 1, 10_000, 'the answer')
+  await first.k.close()
+  await kernel(t, dir, fake)
+  assert.equal((await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'once', 'id-1')).status, 'ignored')
+  assert.equal(fake.sent.length, 1)
+})
