@@ -1,7 +1,8 @@
 // Outgoing text for Telegram: the answer's markdown split into parts by the sdk's splitter (code
 // fences balanced, never cut inside an inline code span), each part rendered as MarkdownV2 and kept
-// as plain text for the resend when Telegram rejects the entities. Escaping makes a part longer: a
-// part whose MarkdownV2 passes the 4,096-character limit is split again, smaller.
+// as plain text for the resend when Telegram rejects the entities. Escaping makes a part longer: the
+// split allows for the text's average growth, and a part whose MarkdownV2 still passes the
+// 4,096-character limit is split again, smaller.
 
 import { markdownParts } from 'agent/sdk'
 import { markdownToV2 } from './markdown-v2.ts'
@@ -31,6 +32,8 @@ export function telegramParts(text: string, max = MAX_MESSAGE_LENGTH): Part[] {
       fit(plain, Math.max(MIN_BUDGET, Math.floor((budget * max) / markdown.length) - 64))
     }
   }
-  fit(text, max)
+  // Escapes spread over the text make every part longer: the first split already allows for them.
+  const growth = text.length > 0 ? markdownToV2(text).length / text.length : 1
+  fit(text, growth > 1 ? Math.max(MIN_BUDGET, Math.floor(max / growth) - 32) : max)
   return parts
 }
