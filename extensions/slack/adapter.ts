@@ -1,0 +1,266 @@
+// The `slack` gateway adapter on the official SDK packages (imported when the adapter starts): the bot
+// token is checked with auth.test, Socket Mode (connection.ts) brings message events and the slash
+// command, messages meant for the bot go to the gateway, and answers go back through chat.postMessage
+// in the message's thread, as Slack mrkdwn, in parts of 4,000 characters. The slash command's
+// subcommands are the registry's gateway commands (subcommands.ts).
+
+import {
+  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets,
+  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type MessageSource, type Settings,
+} from 'agent/sdk'
+import type { WebClient } from '@slack/web-api'
+import { SocketConnection, type Envelope } from './connection.ts'
+import { MAX_MESSAGE_LENGTH, slackParts } from './format.ts'
+import { parseMessage, type SlackMessageEvent } from './inbound.ts'
+import { manifestSubcommand } from './manifest.ts'
+import { apiBase, appToken, behaviour, botToken, isTargetId, isTimestamp, PLATFORM, slackEnabled, slashCommandName, type Behaviour, type SlackConfig } from './settings.ts'
+import { resolveSubcommand, subcommandHelp } from './subcommands.ts'
+import { classify, loadSocketMode, loadWebApi, reasonOf, sdkLogger, slackErrorCode, webClient, type WebApiModule } from './web.ts'
+
+/** Threads the bot answers in (a follow-up there needs no mention); the oldest are forgotten first. */
+const MAX_ENGAGED_THREADS = 2000
+const NOT_AUTHORISED = 'You are not authorised to use this agent.'
+/** What to do when Slack refuses a post, by its error code. */
+const DELIVERY_HINTS: Record<string, string> = {
+  not_in_channel: 'invite the app to the channel first (/invite @app)',
+  channel_not_found: 'the app cannot see that channel: invite it, or check the id',
+  is_archived: 'the channel is archived',
+}
+
+export interface SlackAdapterOptions {
+  config: Readonly<SlackConfig>
+  settings: Settings
+  /** Used before the gateway hands the adapter its own logger. */
+  log: Logger
+  /** The central command registry, read on every slash command. */
+  commands(): CommandDefinition[]
+}
+
+interface Session {
+  web: WebClient
+  connection: SocketConnection
+  gateway: GatewayService
+  services: AdapterContext['services']
+  log: Logger
+  behaviour: Behaviour
+  slash: string
+  botUserId: string
+  closed: boolean
+  /** `channel:thread_ts` of the threads the bot answers in. */
+  engaged: Set<string>
+}
+
+export type SlackAdapter = GatewayAdapter & { stop(): Promise<void> }
+
+export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
+  const { config, settings } = options
+  const extra = config.extra
+  let running: Session | undefined
+  let starting: Promise<void> | undefined
+  let standalone: { key: string; web: WebClient } | undefined
+  let webApi: WebApiModule | undefined
+  const log = () => running?.log ?? options.log
+  const secrets = () => [settings.env('SLACK_BOT_TOKEN'), settings.env('SLACK_APP_TOKEN'), ...settings.secretValues()]
+  const clean = (text: string) => redactSecrets(text, secrets())
+  const logger = sdkLogger(log, clean)
+
+  // ---------------------------------------------------------------------------------------------
+  // Inbound
+
+  function onEnvelope(session: Session, envelope: Envelope): void {
+    if (session.closed || running !== session) return
+    if (envelope.type === 'events_api') {
+      const event = envelope.body?.event as SlackMessageEvent | undefined
+      if (event && (event.type === 'message' || event.type === 'app_mention')) return onMessage(session, event)
+      return session.log.debug(`ignored Slack event ${String(event?.type)}`)
+    }
+    if (envelope.type === 'slash_commands') return void onSlashCommand(session, envelope).catch((error) => session.log.warn(`Slack slash command failed: ${clean(reasonOf(error))}`))
+    session.log.debug(`ignored Slack envelope ${envelope.type}`)
+  }
+
+  function engaged(session: Session, channel: string, thread: string): boolean {
+    return session.engaged.has(`${channel}:${thread}`)
+  }
+
+  function engage(session: Session, channel: string, thread: string): void {
+    const key = `${channel}:${thread}`
+    session.engaged.delete(key)
+    session.engaged.add(key)
+    if (session.engaged.size > MAX_ENGAGED_THREADS) session.engaged.delete(session.engaged.values().next().value!)
+  }
+
+  function onMessage(session: Session, event: SlackMessageEvent): void {
+    const id = `${event.channel}:${event.ts}`
+    let parsed
+    try {
+      parsed = parseMessage(event, { userId: session.botUserId }, session.behaviour, (channel, thread) => engaged(session, channel, thread))
+    } catch (error) {
+      return session.log.warn(`ignored Slack message ${id}: ${clean(errorMessage(error))}`)
+    }
+    if (!parsed.ok) return session.log.debug(`ignored Slack message ${id}: ${parsed.reason}`)
+    const { source } = parsed.inbound
+    if (source.chatType === 'group' && source.threadId && parsed.mentioned) engage(session, source.chatId!, source.threadId)
+    dispatch(session, parsed.inbound)
+  }
+
+  function dispatch(session: Session, inbound: GatewayInbound): void {
+    const { source } = inbound
+    session.log.debug(`Slack message ${inbound.messageId} from user ${source.userId}, ${source.chatType} ${source.chatId}, ${inbound.text.length} characters`)
+    session.gateway
+      .dispatch(inbound)
+      .then((result) => session.log.debug(`Slack message ${inbound.messageId}: ${result.status}`))
+      .catch((error) => session.log.error(`Slack message ${inbound.messageId} failed: ${clean(errorMessage(error))}`))
+  }
+
+  /**
+   * `/agent <subcommand> [args]`: a subcommand runs exactly as the typed `/<subcommand> args` would
+   * (same authorisation, chat and session) and its replies go to the channel; help, an unknown
+   * subcommand and a refusal are answered to the invoker only (the command's response URL).
+   */
+  async function onSlashCommand(session: Session, envelope: Envelope): Promise<void> {
+    const body = envelope.body ?? {}
+    const userId = String(body.user_id ?? '')
+    const channelId = String(body.channel_id ?? '')
+    if (!userId || !channelId) return session.log.debug('ignored a Slack slash command without a user or channel')
+    const privately = (text: string) => respond(session, body, text)
+    if (body.command !== session.slash) return privately(`This agent answers ${session.slash}, not ${String(body.command)}.`)
+    const source: MessageSource = { platform: PLATFORM, userId, ...(body.user_name ? { userName: String(body.user_name) } : {}), chatId: channelId, chatType: channelId.startsWith('D') ? 'dm' : 'group' }
+    const sub = resolveSubcommand(options.commands(), String(body.text ?? ''))
+    if (sub.kind !== 'command') {
+      const auth = session.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
+      if (!auth?.authorize(source).allowed) return privately(NOT_AUTHORISED)
+      if (sub.kind === 'help') return privately(subcommandHelp(options.commands(), session.slash))
+      return privately(`\`${session.slash} ${sub.word}\` is not a command of this agent; \`${session.slash} help\` lists them.`)
+    }
+    const result = await session.gateway.dispatch({ source, text: sub.text, messageId: `command:${envelope.envelopeId}`, receivedAt: Date.now() })
+    session.log.debug(`Slack ${session.slash} ${sub.name} from ${userId}: ${result.status}`)
+    if (result.status === 'denied') await privately(NOT_AUTHORISED)
+  }
+
+  /** An answer only the invoker sees, through the command's response URL (works where the bot is not a member). */
+  async function respond(session: Session, body: Record<string, unknown>, text: string): Promise<void> {
+    const url = responseUrl(body.response_url)
+    const parts = slackParts(text)
+    if (!url) return session.log.warn('cannot answer a Slack slash command: it came without a Slack response URL')
+    for (const part of parts) {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response_type: 'ephemeral', text: part }), signal: AbortSignal.timeout(15_000) })
+      await response.arrayBuffer().catch(() => undefined)
+      if (!response.ok) throw new AgentError('E_DELIVERY', `Slack refused the answer to a slash command: HTTP ${response.status}`)
+    }
+  }
+
+  /** Only Slack's own hooks (or, for tests, the configured API's origin) receive answers. */
+  function responseUrl(value: unknown): string | undefined {
+    if (typeof value !== 'string') return undefined
+    try {
+      const url = new URL(value)
+      if (url.protocol === 'https:' && url.hostname === 'hooks.slack.com') return url.href
+      return url.origin === new URL(apiBase(settings)).origin ? url.href : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Connection
+
+  async function start(ctx: AdapterContext): Promise<void> {
+    if (running) return
+    const bot = botToken(ctx.settings, 'the Slack adapter')
+    const app = appToken(ctx.settings, 'the Slack adapter')
+    const base = apiBase(ctx.settings)
+    const rules = behaviour(ctx.settings, extra)
+    const slash = slashCommandName(extra)
+    const gateway = ctx.services.get<GatewayService>(GATEWAY_SERVICE)
+    if (!gateway) throw new ConfigError('the Slack adapter needs the gateway service')
+    const [api, socketMode] = await Promise.all([loadWebApi(), loadSocketMode()])
+    webApi = api
+    const host = new URL(base).host
+    const web = webClient(api, bot, base, logger)
+    web.on(api.WebClientEvent.RATE_LIMITED, (seconds: number) => log().info(`Slack rate limit: retrying in ${seconds} s`))
+    let identity: { user_id?: string; user?: string; team?: string; bot_id?: string }
+    try {
+      identity = await web.auth.test()
+    } catch (error) {
+      throw classify(error, 'SLACK_BOT_TOKEN', host, clean)
+    }
+    if (!identity.user_id) throw new AgentError('E_NETWORK', 'Slack answered auth.test without the bot user')
+    let session: Session | undefined
+    const connection = new SocketConnection({
+      socketMode,
+      appToken: app,
+      base,
+      logger,
+      log: ctx.log,
+      connectTimeoutMs: extra.connect_timeout_seconds * 1000,
+      watchdogMs: extra.reconnect_watchdog_seconds * 1000,
+      clean,
+      onEnvelope: (envelope) => session && onEnvelope(session, envelope),
+      onLost: (error) => session && running === session && gateway.connectionLost(PLATFORM, error),
+    })
+    session = { web, connection, gateway, services: ctx.services, log: ctx.log, behaviour: rules, slash, botUserId: identity.user_id, closed: false, engaged: new Set() }
+    await connection.open(ctx.signal)
+    running = session
+    const free = rules.freeResponseChannels.size
+    ctx.log.info(`connected to Slack as ${identity.user ?? identity.user_id} in ${identity.team ?? 'the workspace'} (Socket Mode); channel messages ${rules.requireMention ? 'need a mention' : 'need no mention'}${free ? `, except in ${free} free-response channel(s)` : ''}; slash command ${slash}`)
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Outbound
+
+  /** The running session's client, else one of our own (a delivery from a CLI process: no socket). */
+  async function clientFor(): Promise<WebClient> {
+    if (running) return running.web
+    const token = botToken(settings, 'Slack delivery')
+    const base = apiBase(settings)
+    const key = `${base}\n${token}`
+    if (standalone?.key !== key) {
+      webApi ??= await loadWebApi()
+      standalone = { key, web: webClient(webApi, token, base, logger) }
+    }
+    return standalone.web
+  }
+
+  return {
+    name: PLATFORM,
+    description: 'Slack app over Socket Mode (@slack/socket-mode, @slack/web-api): DMs, mentions in channels, one slash command',
+    enabled: slackEnabled,
+    maxMessageLength: MAX_MESSAGE_LENGTH,
+    splitsLongMessages: true,
+    cliSubcommands: { 'slack-manifest': manifestSubcommand(() => config.extra) },
+    async start(ctx) {
+      // One connection at a time, even if start() is called again while it connects.
+      starting ??= start(ctx).finally(() => (starting = undefined))
+      return starting
+    },
+    async stop() {
+      await starting?.catch(() => undefined)
+      const session = running
+      running = undefined
+      if (!session) return
+      session.closed = true
+      await session.connection.close()
+    },
+    async send(chatId, text, sendOptions) {
+      const channel = String(chatId).trim()
+      if (!isTargetId(channel)) throw new AgentError('E_DELIVERY', `"${channel}" is not a Slack channel id (channel name → About → Channel ID, e.g. C0123456789)`)
+      const rawThread = sendOptions?.threadId
+      const thread = typeof rawThread === 'string' && rawThread ? rawThread.trim() : undefined
+      if (thread !== undefined && !isTimestamp(thread)) throw new AgentError('E_DELIVERY', `"${thread}" is not a Slack thread timestamp (e.g. 1712345678.000100)`)
+      const parts = slackParts(text)
+      if (parts.length === 0) return
+      const web = await clientFor()
+      for (const [index, part] of parts.entries()) {
+        try {
+          await web.chat.postMessage({ channel, text: part, mrkdwn: true, ...(thread ? { thread_ts: thread } : {}) })
+        } catch (error) {
+          const which = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : ''
+          const code = slackErrorCode(error)
+          const hint = code && DELIVERY_HINTS[code] ? `: ${DELIVERY_HINTS[code]}` : ''
+          throw new AgentError('E_DELIVERY', `Slack refused the message to ${channel}${which}: ${clean(reasonOf(error))}${hint}`, { cause: error })
+        }
+      }
+      log().debug(`sent ${parts.length} Slack message(s) to ${channel}${thread ? ` (thread ${thread})` : ''}`)
+    },
+  }
+}

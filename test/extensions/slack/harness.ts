@@ -1,0 +1,142 @@
+// In-process harness for the Slack adapter: a real test kernel (gateway, gateway-auth, delivery,
+// state-db, the real runtime with sessions and the OpenAI-compatible provider against a scripted
+// model, slash-commands, slack), the official SDK clients against a loopback fake of Slack, and the
+// adapter started with a logger that records every line as written (nothing redacted).
+
+import type { TestContext } from 'node:test'
+import { GATEWAY_SERVICE, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
+import { createTestKernel, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { startFakeSlack, USERS, type FakeSlack } from './fake-slack.ts'
+
+export const BOT_TOKEN = 'xoxb-1111111111-2222222222222-fakeslackbottoken0001'
+export const APP_TOKEN = 'xapp-1-A0TESTAPP-3333333333333-fakeslackapptoken0001'
+export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'sessions', 'model-resolver', 'provider-openai-compat', 'runtime', 'slash-commands', 'slack']
+export const LONG_MARKER = 'long report'
+
+/** The scripted model's answer: `answer to: <prompt>`, or a long markdown text with a code block. */
+export function answerFor(prompt: string): string {
+  if (prompt.includes(LONG_MARKER)) {
+    const prose = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: **the quick brown fox** jumps over the lazy dog ${'and runs on '.repeat(12)}`).join('\n\n')
+    const code = Array.from({ length: 150 }, (_, i) => `    print("line ${i} of the program")`).join('\n')
+    return `# Report\n\n${prose}\n\n\`\`\`python\ndef main():\n${code}\n\`\`\`\n\nThe end.`
+  }
+  return `answer to: ${prompt}`
+}
+
+export function lastUser(body: any): string {
+  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
+  const content = users.at(-1)?.content
+  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
+}
+
+export const modelPrompts = (model: ScriptedModelServer) => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body))
+
+export interface HarnessOptions {
+  /** Extra environment (replaces the defaults of the same name; undefined removes one). */
+  env?: Record<string, string | undefined>
+  extra?: Record<string, unknown>
+  config?: Record<string, unknown>
+  dotenv?: Record<string, string>
+  extensions?: ExtensionDefinition<any>[]
+  fake?: FakeSlack
+}
+
+export interface Harness {
+  fake: FakeSlack
+  model: ScriptedModelServer
+  k: TestKernel
+  adapter: GatewayAdapter
+  log: ReturnType<typeof recordingLog>
+  /** connectionLost calls the adapter made to the gateway. */
+  lost: Array<{ adapter: string; error: unknown }>
+  context(): AdapterContext
+  /** Starts the adapter (stopped in t.after). */
+  start(): Promise<void>
+  prompts(): string[]
+  /** Waits until `channel` (optionally one thread) has at least `count` bot messages; returns their texts. */
+  posted(channel: string, count?: number, thread?: string): Promise<string[]>
+}
+
+export const DEFAULT_ENV = {
+  SLACK_ALLOWED_USERS: USERS.alice,
+  SLACK_GROUP_ALLOWED_USERS: `${USERS.alice},${USERS.bob}`,
+}
+
+export async function harness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
+  const fake = options.fake ?? (await startFakeSlack({ botToken: BOT_TOKEN, appToken: APP_TOKEN }))
+  if (!options.fake) t.after(() => fake.close())
+  const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)) }) })
+  t.after(() => model.close())
+  const k = await createTestKernel({
+    builtins: CORE,
+    extensions: options.extensions ?? [],
+    ...(options.dotenv ? { dotenv: options.dotenv } : {}),
+    config: {
+      gateway: { human_delay: { min_ms: 0, max_ms: 10 } },
+      platforms: { slack: { extra: { connect_timeout_seconds: 10, ...options.extra } } },
+      ...options.config,
+    },
+    env: {
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_APP_TOKEN: APP_TOKEN,
+      SLACK_API_BASE_URL: fake.apiBase,
+      WEBHOOK_PORT: '0',
+      API_SERVER_PORT: '0',
+      AGENT_INFERENCE_PROVIDER: 'custom',
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-scripted-model-key-000',
+      AGENT_MODEL: 'scripted-model',
+      ...DEFAULT_ENV,
+      ...options.env,
+    },
+  })
+  t.after(() => k.close())
+  const failed = k.kernel.extensions().filter((e) => e.state === 'failed')
+  if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
+  const adapter = k.kernel.registries.adapters.get('slack') as GatewayAdapter | undefined
+  if (!adapter) throw new Error('the slack adapter is not registered')
+  const log = recordingLog()
+  const lost: Harness['lost'] = []
+  const controller = new AbortController()
+  const services = k.kernel.services
+  const context = (): AdapterContext => ({
+    signal: controller.signal,
+    log,
+    settings: k.kernel.settings,
+    services: {
+      ...services,
+      provide: () => {
+        throw new Error('adapters cannot provide services')
+      },
+      // The real gateway, except that a lost connection is recorded instead of restarting the adapter.
+      get: <T>(name: string): T | undefined => {
+        const value = services.get<T>(name)
+        if (name !== GATEWAY_SERVICE || !value) return value
+        return { ...(value as unknown as GatewayService), connectionLost: (adapter: string, error: unknown) => void lost.push({ adapter, error }) } as T
+      },
+    },
+  })
+  return {
+    fake,
+    model,
+    k,
+    adapter,
+    log,
+    lost,
+    context,
+    async start() {
+      await adapter.start(context())
+      t.after(async () => {
+        controller.abort()
+        await adapter.stop()
+      })
+    },
+    prompts: () => modelPrompts(model),
+    async posted(channel, count = 1, thread) {
+      if (!(await fake.until(() => fake.texts(channel, thread).length >= count, 15_000))) {
+        throw new Error(`expected ${count} message(s) in ${channel}${thread ? ` thread ${thread}` : ''}, got ${JSON.stringify(fake.texts(channel, thread))}; all: ${JSON.stringify(fake.posted.map((p) => [p.channel, p.thread_ts]))}\nlog:\n${log.lines.join('\n')}`)
+      }
+      return fake.texts(channel, thread)
+    },
+  }
+}
