@@ -39,14 +39,14 @@ interface ContentPart {
 }
 
 /** Text for the model from a CallToolResult; an isError result throws with the server's message. */
-export function resultText(result: unknown, tool: string): string {
+export function resultText(result: unknown, tool: string, server = ''): string {
   const r = (result ?? {}) as { content?: ContentPart[]; structuredContent?: unknown; isError?: boolean; toolResult?: unknown }
   const parts: string[] = []
   for (const part of r.content ?? []) {
     if (part.type === 'text') parts.push(part.text ?? '')
     else if (part.type === 'image' || part.type === 'audio') parts.push(`[${part.type}: ${part.mimeType ?? 'unknown type'}, ${Math.floor(((part.data?.length ?? 0) * 3) / 4)} bytes]`)
     else if (part.type === 'resource') parts.push(part.resource?.text ?? `[resource ${part.resource?.uri ?? ''} (${part.resource?.mimeType ?? 'binary'})]`)
-    else if (part.type === 'resource_link') parts.push(`[resource link: ${part.uri ?? ''}${part.name ? ` (${part.name})` : ''}]`)
+    else if (part.type === 'resource_link') parts.push(`[resource link: ${part.uri ?? ''}${part.name ? ` (${part.name})` : ''}${server ? `; read it with ${bridgedName(server, 'read_resource')}` : ''}]`)
   }
   let text = parts.join('\n')
   if (!text && r.structuredContent !== undefined) text = JSON.stringify(r.structuredContent)
@@ -62,9 +62,9 @@ export function bridgeTool(server: string, tool: CachedTool, manager: () => McpM
     toolset: toolsetOf(server),
     description: `[MCP ${server}] ${tool.description ?? tool.name}`.slice(0, 1024),
     parameters: objectSchema(tool.inputSchema),
-    async execute({ input, signal }) {
-      const result = await manager().call(server, tool.name, input && typeof input === 'object' ? input : {}, signal)
-      return resultText(result, tool.name)
+    async execute({ input, signal, session }) {
+      const result = await manager().call(server, tool.name, input && typeof input === 'object' ? input : {}, { signal, session })
+      return resultText(result, tool.name, server)
     },
   })
 }

@@ -1,6 +1,7 @@
-// The tool lists of MCP servers as last seen, in <agent_home>/mcp/tools/<server>.json. Setup
-// registers bridged tools from these files (registration is legal during setup only); a connect
-// that finds a different list rewrites the file and asks the kernel to reload this extension.
+// What MCP servers offered when last seen (tools, prompts, whether they have resources, their
+// instructions), in <agent_home>/mcp/tools/<server>.json. Setup registers bridged tools and prompt
+// commands from these files (registration is legal during setup only); a connect that finds
+// something different rewrites the file and asks the kernel to reload this extension.
 
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -11,12 +12,28 @@ export interface CachedTool {
   name: string
   description?: string
   inputSchema: Record<string, unknown>
+  /** `required`: the server runs it only as a task (the SDK's task support calls it). */
+  taskSupport?: 'required'
 }
 
-export interface ToolCache {
+export interface CachedPrompt {
+  name: string
+  description?: string
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>
+}
+
+/** What one connect found. */
+export interface ServerSnapshot {
+  tools: CachedTool[]
+  prompts?: CachedPrompt[]
+  /** The server offers resources (the resource tools are registered). */
+  resources?: boolean
+  instructions?: string
+}
+
+export interface ToolCache extends ServerSnapshot {
   server: string
   updated_at: string
-  tools: CachedTool[]
 }
 
 export const cacheDir = (home: string) => join(home, 'mcp', 'tools')
@@ -31,9 +48,10 @@ export function readCache(home: string, server: string): ToolCache | undefined {
   }
 }
 
-/** A fingerprint of a tool list: same tools, descriptions and schemas give the same value. */
-export function fingerprint(tools: readonly CachedTool[]): string {
-  const canonical = [...tools].sort((a, b) => a.name.localeCompare(b.name)).map((t) => [t.name, t.description ?? '', stable(t.inputSchema)])
+/** A fingerprint of a snapshot: same tools (descriptions, schemas), prompts, resources and instructions give the same value. */
+export function fingerprint(snapshot: ServerSnapshot): string {
+  const byName = <T extends { name: string }>(list: readonly T[] = []) => [...list].sort((a, b) => a.name.localeCompare(b.name))
+  const canonical = [byName(snapshot.tools).map((t) => [t.name, t.description ?? '', stable(t.inputSchema)]), stable(byName(snapshot.prompts)), Boolean(snapshot.resources), snapshot.instructions ?? '']
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex')
 }
 
@@ -43,13 +61,13 @@ function stable(value: unknown): unknown {
   return value
 }
 
-/** Writes the list; returns whether it differs from what was cached. */
-export async function writeCache(home: string, server: string, tools: CachedTool[]): Promise<boolean> {
+/** Writes the snapshot; returns whether it differs from what was cached. */
+export async function writeCache(home: string, server: string, snapshot: ServerSnapshot): Promise<boolean> {
   const previous = readCache(home, server)
-  const changed = !previous || fingerprint(previous.tools) !== fingerprint(tools)
+  const changed = !previous || fingerprint(previous) !== fingerprint(snapshot)
   if (changed) {
     mkdirSync(cacheDir(home), { recursive: true, mode: 0o700 })
-    await writeFileAtomic(cacheFile(home, server), JSON.stringify({ server, updated_at: new Date().toISOString(), tools } satisfies ToolCache, null, 2) + '\n', { mode: 0o600 })
+    await writeFileAtomic(cacheFile(home, server), JSON.stringify({ server, updated_at: new Date().toISOString(), ...snapshot } satisfies ToolCache, null, 2) + '\n', { mode: 0o600 })
   }
   return changed
 }

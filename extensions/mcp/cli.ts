@@ -10,9 +10,9 @@ import { serve } from './serve.ts'
 
 /** A probe result for --json: snake_case keys; `raw` is the server's own tool list, left as sent. */
 function probeJson(result: ProbeResult) {
-  if (!result.ok || !result.serverInfo) return result
-  const { serverInfo, ...rest } = result
-  return { ...rest, server_info: serverInfo }
+  if (!result.ok) return result
+  const { serverInfo, snapshot: _snapshot, ...rest } = result
+  return serverInfo ? { ...rest, server_info: serverInfo } : rest
 }
 
 export interface McpCliDeps {
@@ -222,8 +222,13 @@ export function mcpSubcommands(deps: McpCliDeps): Record<string, CliSubcommand> 
         if (list(ctx.argv.include).length) set('tools', { ...(next.tools ?? {}), include: list(ctx.argv.include) })
         if (list(ctx.argv.exclude).length) set('tools', { ...(next.tools ?? {}), exclude: list(ctx.argv.exclude) })
         for (const [k, v] of pairs(ctx.argv.env, '=', '--env')) set('env', { ...(next.env ?? {}), [k]: await keepSecret(ctx.settings, name, k, v, isSecretName(k)) })
+        const forget: string[] = []
         for (const k of list(ctx.argv['unset-env'])) {
           const env = { ...(next.env ?? {}) }
+          if (!(k in env)) throw new UsageError(`mcp_servers.${name} has no env variable "${k}"`)
+          // The secret `add`/`--env` stored for it goes from .env too (only our own MCP_<SERVER>_ ones).
+          const ref = /^\$\{(MCP_[A-Z0-9_]+)\}$/.exec(String(env[k]))?.[1]
+          if (ref && ref.startsWith(envName(name, ''))) forget.push(ref)
           delete env[k]
           set('env', Object.keys(env).length ? env : undefined)
         }
@@ -235,6 +240,7 @@ export function mcpSubcommands(deps: McpCliDeps): Record<string, CliSubcommand> 
           throw new UsageError(`mcp_servers.${name}: ${(error as Error).message}`)
         }
         if (changed) await ctx.settings.set(`mcp_servers.${name}`, next)
+        for (const variable of forget) await ctx.settings.setEnv(variable, undefined)
         if (ctx.argv.json) return void ctx.json({ name, changed, config: next })
         ctx.out(`${changed ? 'updated' : 'unchanged'}: ${name}  ${parsed.transport}  ${parsed.enabled ? 'enabled' : 'disabled'}  timeout ${parsed.timeoutMs / 1000}s  connect ${parsed.connectTimeoutMs / 1000}s${parsed.include ? `  include ${parsed.include.join(',')}` : ''}${parsed.exclude.length ? `  exclude ${parsed.exclude.join(',')}` : ''}`)
         if (changed) ctx.out('running chats pick this up with /reload-mcp')

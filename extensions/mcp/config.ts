@@ -1,7 +1,8 @@
 // MCP server entries of config.yaml (`mcp_servers.<name>`): stdio (`command`, `args`, `env`, `cwd`) or
-// streamable HTTP (`url`, `headers`), with timeouts, an enabled switch and tool filters. `${VAR}` in
-// env values and headers is filled from the environment or .env at connect time, so secrets stay in
-// .env. The section is read fresh from config.yaml, so /reload-mcp sees servers added meanwhile.
+// HTTP (`url`, `headers`; Streamable HTTP falling back to legacy HTTP+SSE, or `transport: sse`), with
+// timeouts, an enabled switch and tool filters. `${VAR}` in env values and headers is filled from the
+// environment or .env at connect time, so secrets stay in .env. The section is read fresh from
+// config.yaml, so /reload-mcp sees servers added meanwhile.
 
 import { existsSync, readFileSync } from 'node:fs'
 import YAML from 'yaml'
@@ -11,7 +12,7 @@ export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/
 
 export interface ServerConfig {
   name: string
-  transport: 'stdio' | 'http'
+  transport: 'stdio' | 'http' | 'sse'
   command?: string
   args: string[]
   env: Record<string, string>
@@ -65,6 +66,7 @@ export function parseServer(name: string, raw: unknown): ServerConfig {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('"url" must be http(s)')
   }
+  if (r.transport !== undefined && !(hasUrl ? ['http', 'sse'] : ['stdio']).includes(String(r.transport))) throw new Error(`"transport" must be ${hasUrl ? 'http or sse' : 'stdio'} for this server`)
   const args = r.args === undefined ? [] : strings(r.args)
   if (!args) throw new Error('"args" must be a list of strings')
   const tools = (r.tools ?? {}) as Record<string, unknown>
@@ -73,7 +75,7 @@ export function parseServer(name: string, raw: unknown): ServerConfig {
   if ((tools.include !== undefined && !include) || !exclude) throw new Error('"tools.include" and "tools.exclude" must be lists of tool names')
   return {
     name,
-    transport: hasUrl ? 'http' : 'stdio',
+    transport: hasUrl ? (r.transport === 'sse' ? 'sse' : 'http') : 'stdio',
     command: hasCommand ? (r.command as string) : undefined,
     args,
     env: stringMap(r.env, 'env'),

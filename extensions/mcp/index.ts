@@ -1,60 +1,67 @@
-// MCP servers (stdio and streamable HTTP, official SDK): their tools bridged into the tool registry as
-// `mcp__<server>__<tool>` from the cached tool lists, refreshed on ready (chat, gateway) and by
-// /reload-mcp — a changed list reloads this extension so the registry matches. `agent mcp …` manages
-// servers; `agent mcp serve` exposes the agent's own tools over stdio.
+// MCP servers (stdio, Streamable HTTP, legacy SSE; official SDK): their tools, resources and prompts
+// registered from cached snapshots (register.ts), servers connected on first use (the gateway: on
+// ready), a snapshot that changed reloads this extension so the registries match. `agent mcp …`
+// manages servers; `agent mcp serve` exposes the agent's own tools over stdio.
 
-import { agentVersion, defineExtension, EXTENSIONS_SERVICE, errorMessage, type ExtensionsService } from 'agent/sdk'
-import { bridgeTool } from './bridge.ts'
-import { fingerprint, readCache, type CachedTool } from './cache.ts'
+import { agentVersion, defineExtension, EXTENSIONS_SERVICE, errorMessage, type ExtensionsService, type RunMode } from 'agent/sdk'
+import { fingerprint, readCache, writeCache } from './cache.ts'
 import { mcpSubcommands } from './cli.ts'
-import { readServers, toolAllowed, type ServerConfig } from './config.ts'
+import { readServers, type ServerConfig } from './config.ts'
 import { McpManager } from './connection.ts'
 import { probeServers, type ProbeResult } from './probe.ts'
+import { registerServers } from './register.ts'
 
 export default defineExtension({
   name: 'mcp',
   version: '1.0.0',
-  description: 'MCP servers: bridged tools, agent mcp commands, /reload-mcp, agent mcp serve',
+  description: 'MCP servers: bridged tools, resources and prompts, agent mcp commands, /reload-mcp, agent mcp serve',
   configKey: 'mcp_servers',
   // Entries are checked one by one (config.ts) so one bad server does not take the others down.
   config: { type: 'object', additionalProperties: { type: 'object' } },
   setup(api) {
     const home = api.settings.home
-    const manager = new McpManager({ settings: api.settings, log: api.log, clientVersion: agentVersion() })
+    let mode: RunMode | undefined
+    // What this version registered, per server: a connect that finds anything else reloads.
+    let registered = new Map<string, string>()
+    const latest = new Map<string, string>()
+    let settle: NodeJS.Timeout | undefined
+    const manager = new McpManager({
+      settings: api.settings,
+      log: api.log,
+      services: api.services,
+      clientVersion: agentVersion(),
+      onSnapshot(server, snapshot) {
+        latest.set(server, fingerprint(snapshot))
+        void writeCache(home, server, snapshot).catch((error) => api.log.warn(`MCP server "${server}": caching its lists failed: ${errorMessage(error)}`))
+        if (!mode || mode === 'command') return
+        // A server often announces a change right after connecting (list-changed): the last word counts.
+        clearTimeout(settle)
+        settle = setTimeout(() => {
+          if ([...latest].some(([name, print]) => registered.has(name) && registered.get(name) !== print)) reloadSoon()
+        }, 500)
+        settle.unref()
+      },
+    })
     const entries = readServers(api.settings)
     const configs = entries.flatMap((e) => (e.ok ? [e.config] : []))
     for (const e of entries) if (!e.ok) api.log.warn(`mcp_servers.${e.name} is ignored: ${e.reason}`)
     manager.configure(configs)
-    api.onDispose(() => manager.closeAll())
-
-    // What this version registered, per server: a refresh that finds anything else reloads.
-    const registered = new Map<string, string>()
-    const taken = new Set<string>()
-    for (const config of configs.filter((c) => c.enabled)) {
-      const cached = readCache(home, config.name)?.tools ?? []
-      registered.set(config.name, fingerprint(cached))
-      for (const tool of cached.filter((t) => toolAllowed(config, t.name))) {
-        const bridged = bridgeTool(config.name, tool, () => manager)
-        if (taken.has(bridged.name)) {
-          api.log.warn(`MCP tool "${tool.name}" of "${config.name}" is skipped: its name clashes with another bridged tool`)
-          continue
-        }
-        taken.add(bridged.name)
-        api.tools.register(bridged)
-      }
-    }
+    // Shutting down cancels connects in progress and refuses new ones: nothing outlives the process's work.
+    api.onDispose(() => {
+      clearTimeout(settle)
+      return manager.shutdown()
+    })
+    registered = registerServers(api, configs, () => manager)
 
     /** Re-reads config.yaml, (re)connects the enabled servers and refreshes the caches. */
-    async function refresh(reconnect: boolean): Promise<{ results: ProbeResult[]; disabled: string[]; invalid: Array<{ name: string; reason: string }>; stale: boolean }> {
+    async function refresh(reconnect: boolean, only?: (c: ServerConfig) => boolean): Promise<{ results: ProbeResult[]; disabled: string[]; invalid: Array<{ name: string; reason: string }>; stale: boolean }> {
       const now = readServers(api.settings)
       const current = now.flatMap((e) => (e.ok ? [e.config] : []))
       if (reconnect) await manager.closeAll()
       manager.configure(current)
       const enabled = current.filter((c) => c.enabled)
-      const results = await probeServers(manager, home, enabled)
-      const lists = new Map<string, CachedTool[]>()
-      for (const r of results) if (r.ok) lists.set(r.name, r.raw)
-      const changedServers = enabled.some((c) => (lists.has(c.name) ? fingerprint(lists.get(c.name)!) : registered.get(c.name)) !== registered.get(c.name))
+      const results = await probeServers(manager, home, only ? enabled.filter(only) : enabled)
+      const changedServers = results.some((r) => r.ok && fingerprint(r.snapshot) !== registered.get(r.name))
       const setChanged = enabled.length !== registered.size || enabled.some((c) => !registered.has(c.name)) || configChanged(configs, current)
       return {
         results,
@@ -64,9 +71,11 @@ export default defineExtension({
       }
     }
 
-    /** Asks the kernel for a fresh version of this extension, after the current call has returned. */
+    /** Asks the kernel for a fresh version of this extension, after the current call has returned (once). */
+    let reloading = false
     const reloadSoon = () => {
-      if (api.signal.aborted) return
+      if (api.signal.aborted || reloading) return
+      reloading = true
       setImmediate(() => {
         if (api.signal.aborted) return
         api.services
@@ -74,15 +83,21 @@ export default defineExtension({
           .reload(api.name)
           .then((r) => (r.ok ? api.log.info('MCP tools changed: reloaded') : api.log.error(`reloading MCP tools failed: ${r.reason}`)))
           .catch((error) => api.log.error(`reloading MCP tools failed: ${errorMessage(error)}`))
+          .finally(() => (reloading = false))
       })
     }
 
-    api.hooks.ready.tapPromise(async ({ mode }) => {
+    api.hooks.ready.tapPromise(async (ctx) => {
+      mode = ctx.mode
       if (mode === 'command' || configs.every((c) => !c.enabled)) return
-      // Connecting may take seconds: never hold up the start.
-      void refresh(false)
+      // The gateway connects every server up front (failures show in its log at start). A chat
+      // connects a server on its first use — only a server never seen is connected now, to learn
+      // its tools. Never awaited: connecting must not hold up the start, and shutdown cancels it.
+      const unseen = (c: ServerConfig) => mode === 'gateway' || !readCache(home, c.name)
+      if (!configs.some((c) => c.enabled && unseen(c))) return
+      void refresh(false, unseen)
         .then((outcome) => {
-          for (const r of outcome.results) if (!r.ok) api.log.warn(`MCP server "${r.name}": ${r.error}`)
+          for (const r of outcome.results) if (!r.ok && !api.signal.aborted) api.log.warn(`MCP server "${r.name}": ${r.error}`)
           if (outcome.stale) reloadSoon()
         })
         .catch((error) => api.log.error(`MCP start-up failed: ${errorMessage(error)}`))

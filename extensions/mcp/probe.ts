@@ -1,9 +1,10 @@
-// Connecting to servers and listing their tools, for `agent mcp test|add`, the ready hook and
-// /reload-mcp: the cache is rewritten with what each server offers now.
+// Connecting to servers and reading what they offer, for `agent mcp test|add`, the ready hook and
+// /reload-mcp: the cache is rewritten with it. At most `concurrency` connect at once; a manager
+// shut down meanwhile refuses the rest at once.
 
 import { errorMessage } from 'agent/sdk'
 import { bridgedName } from './bridge.ts'
-import { writeCache, type CachedTool } from './cache.ts'
+import { writeCache, type CachedTool, type ServerSnapshot } from './cache.ts'
 import { toolAllowed, type ServerConfig } from './config.ts'
 import type { McpManager } from './connection.ts'
 
@@ -15,6 +16,7 @@ export type ProbeResult =
       serverInfo?: { name: string; version: string }
       tools: Array<{ name: string; bridged: string; allowed: boolean; description?: string }>
       raw: CachedTool[]
+      snapshot: ServerSnapshot
       /** The cache file changed. */
       changed: boolean
     }
@@ -29,8 +31,9 @@ export async function probeServers(manager: McpManager, home: string, configs: r
       const config = configs[index]!
       const started = Date.now()
       try {
-        const tools = await manager.listTools(config.name)
-        const changed = await writeCache(home, config.name, tools)
+        const snapshot = await manager.snapshot(config.name, true)
+        const { tools } = snapshot
+        const changed = await writeCache(home, config.name, snapshot)
         const info = manager.status().find((s) => s.name === config.name)?.serverInfo
         results[index] = {
           name: config.name,
@@ -39,6 +42,7 @@ export async function probeServers(manager: McpManager, home: string, configs: r
           ...(info ? { serverInfo: info } : {}),
           tools: tools.map((t) => ({ name: t.name, bridged: bridgedName(config.name, t.name), allowed: toolAllowed(config, t.name), ...(t.description ? { description: t.description } : {}) })),
           raw: tools,
+          snapshot,
           changed,
         }
       } catch (error) {

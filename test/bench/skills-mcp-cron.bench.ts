@@ -49,9 +49,9 @@ try {
   const { McpManager } = await import('../../extensions/mcp/connection.ts')
   const { bridgeTool } = await import('../../extensions/mcp/bridge.ts')
   const { readServers } = await import('../../extensions/mcp/config.ts')
-  const manager = new McpManager({ settings: t.kernel.settings, log: t.kernel.log, clientVersion: 'bench' })
+  const manager = new McpManager({ settings: t.kernel.settings, log: t.kernel.log, services: t.kernel.services, clientVersion: 'bench' })
   manager.configure(readServers(t.kernel.settings).flatMap((e) => (e.ok ? [e.config] : [])))
-  const connect = await time(() => manager.listTools('fx'))
+  const connect = await time(() => manager.snapshot('fx'))
   const echo: ToolDefinition = bridgeTool('fx', { name: 'echo', inputSchema: { type: 'object' } }, () => manager)
   const calls: number[] = []
   for (let i = 0; i < 200; i++) calls.push(await time(() => echo.execute({ input: { text: `n${i}` }, callId: `c${i}`, signal: new AbortController().signal, session: { id: 's', cwd: home } })))

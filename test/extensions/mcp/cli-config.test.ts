@@ -55,6 +55,27 @@ describe('agent mcp (CLI: configure, HTTP, failures)', () => {
     assert.equal(config().mcp_servers.echo.timeout, 5)
   })
 
+  it('--unset-env removes the variable and the secret stored for it in .env; an unknown name changes nothing', async () => {
+    assert.equal((await agent('mcp', 'configure', 'echo', '--env', 'FIXTURE_API_KEY=sk-unset-me-123', '--env', 'PLAIN=x')).code, 0)
+    assert.match(dotenv(), /^MCP_ECHO_FIXTURE_API_KEY=sk-unset-me-123$/m)
+    const unknown = await agent('mcp', 'configure', 'echo', '--unset-env', 'NOPE')
+    assert.equal(unknown.code, 2)
+    assert.match(unknown.stderr, /has no env variable "NOPE"/)
+    assert.match(dotenv(), /MCP_ECHO_FIXTURE_API_KEY/)
+    const run = await agent('mcp', 'configure', 'echo', '--unset-env', 'FIXTURE_API_KEY')
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(config().mcp_servers.echo.env, { PLAIN: 'x' })
+    assert.doesNotMatch(dotenv(), /sk-unset-me-123|MCP_ECHO_FIXTURE_API_KEY/)
+    // A value the user wrote by hand (not one of ours) is left in .env.
+    writeFileSync(join(home, '.env'), `${dotenv()}OTHER_TOKEN=keep-me\n`)
+    const config2 = config()
+    config2.mcp_servers.echo.env.TOKEN = '${OTHER_TOKEN}'
+    writeFileSync(join(home, 'config.yaml'), YAML.stringify(config2))
+    assert.equal((await agent('mcp', 'configure', 'echo', '--unset-env', 'TOKEN', '--unset-env', 'PLAIN')).code, 0)
+    assert.match(dotenv(), /^OTHER_TOKEN=keep-me$/m)
+    assert.equal(config().mcp_servers.echo.env, undefined)
+  })
+
   it('adds a streamable-HTTP server with its auth header kept in .env', async () => {
     const run = await agent('mcp', 'add', 'remote', '--url', http.url, '--header', 'Authorization: Bearer http-token-1234', '--json')
     assert.equal(run.code, 0, run.stderr)

@@ -1,0 +1,96 @@
+// What the agent answers when a server asks: the client capabilities it declares and their handlers.
+// roots: the workspace. sampling: the agent's own model, under the approval policy (approvals.mode
+// off, an allowlisted `mcp_sampling:<server>`, or a person answering through the run's approval
+// prompt; nobody to ask refuses). elicitation: the run's `extra.elicitationPrompt` when a surface
+// offers one, else declined. logging: server log lines into our log.
+
+import { pathToFileURL } from 'node:url'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { MODELS_SERVICE, errorMessage, type ApprovalChoice, type ApprovalPrompt, type ChatMessage, type ContentPart, type Logger, type ModelsService, type Services, type Settings, type ToolSession } from 'agent/sdk'
+
+export const CLIENT_CAPABILITIES = {
+  roots: { listChanged: false },
+  sampling: {},
+  elicitation: { form: {} },
+}
+
+/** What a surface may pass as `RunRequest.extra.elicitationPrompt` to answer a server's question. */
+export type ElicitationPrompt = (request: { server: string; message: string; schema: unknown }) => Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>
+
+export interface HandlerContext {
+  server: string
+  settings: Settings
+  services: Pick<Services, 'get'>
+  log: Logger
+  /** The session of the call now running on this server (server requests arrive during a call). */
+  activeSession(): ToolSession | undefined
+  /** Sampling allowed for this server for the rest of the process (an answer of session/always). */
+  samplingGranted: Set<string>
+}
+
+const LOG_LEVELS: Record<string, 'debug' | 'info' | 'warn' | 'error'> = { debug: 'debug', info: 'info', notice: 'info', warning: 'warn', error: 'error', critical: 'error', alert: 'error', emergency: 'error' }
+
+export async function installHandlers(client: Client, ctx: HandlerContext): Promise<void> {
+  const types = await import('@modelcontextprotocol/sdk/types.js')
+  client.setRequestHandler(types.ListRootsRequestSchema, () => {
+    const cwd = ctx.activeSession()?.cwd ?? process.cwd()
+    return { roots: [{ uri: pathToFileURL(cwd).href, name: 'workspace' }] }
+  })
+  client.setNotificationHandler(types.LoggingMessageNotificationSchema, (notification) => {
+    const { level, logger, data } = notification.params
+    const text = typeof data === 'string' ? data : JSON.stringify(data)
+    ctx.log[LOG_LEVELS[level] ?? 'info'](`MCP server "${ctx.server}"${logger ? ` (${logger})` : ''}: ${text.slice(0, 2000)}`)
+  })
+  client.setRequestHandler(types.ElicitRequestSchema, async (request) => {
+    const prompt = ctx.activeSession()?.extra?.elicitationPrompt as ElicitationPrompt | undefined
+    const params = request.params as { message: string; requestedSchema?: unknown; mode?: string }
+    if (typeof prompt !== 'function' || params.mode === 'url') {
+      ctx.log.info(`MCP server "${ctx.server}" asked the user a question; no one can answer here: declined`)
+      return { action: 'decline' as const }
+    }
+    return prompt({ server: ctx.server, message: params.message, schema: params.requestedSchema })
+  })
+  client.setRequestHandler(types.CreateMessageRequestSchema, async (request, extra) => {
+    const params = request.params
+    const question = params.messages.map((m) => (m.content as { type: string; text?: string }).text ?? '').join('\n')
+    await approveSampling(ctx, question)
+    const models = ctx.services.get<ModelsService>(MODELS_SERVICE)
+    if (!models) throw new types.McpError(types.ErrorCode.InternalError, 'no model is available to sample with')
+    const model = await models.resolve({})
+    const messages: ChatMessage[] = []
+    if (params.systemPrompt) messages.push({ role: 'system', content: params.systemPrompt })
+    for (const m of params.messages) messages.push({ role: m.role, content: samplingContent(m.content) })
+    const response = await model.complete({ messages, ...(params.maxTokens ? { maxTokens: params.maxTokens } : {}), ...(params.temperature !== undefined ? { temperature: params.temperature } : {}), ...(params.stopSequences ? { stop: params.stopSequences } : {}) }, { signal: extra.signal })
+    return { role: 'assistant' as const, model: model.model, stopReason: response.finishReason === 'length' ? 'maxTokens' : 'endTurn', content: { type: 'text' as const, text: response.content ?? '' } }
+  })
+}
+
+/** MCP sampling content (one part or several) as chat content: text, and images as data URLs. */
+function samplingContent(content: unknown): string | ContentPart[] {
+  const parts = (Array.isArray(content) ? content : [content]) as Array<{ type: string; text?: string; data?: string; mimeType?: string }>
+  const out: ContentPart[] = parts.flatMap((p): ContentPart[] => (p.type === 'text' ? [{ type: 'text', text: p.text ?? '' }] : p.type === 'image' ? [{ type: 'image_url', image_url: { url: `data:${p.mimeType};base64,${p.data}` } }] : []))
+  return out.length === 1 && out[0]!.type === 'text' ? out[0]!.text : out
+}
+
+/** Throws (refusing the request) unless the user's approval policy lets this server use the model. */
+async function approveSampling(ctx: HandlerContext, question: string): Promise<void> {
+  const key = `mcp_sampling:${ctx.server}`
+  if (ctx.settings.get<string>('approvals.mode') === 'off') return
+  if ((ctx.settings.get<string[]>('approvals.allowlist') ?? []).includes(key) || ctx.samplingGranted.has(key)) return
+  const session = ctx.activeSession()
+  const prompt = session?.extra?.approvalPrompt as ApprovalPrompt | undefined
+  const refuse = (why: string) => {
+    ctx.log.info(`sampling request of MCP server "${ctx.server}" refused: ${why}`)
+    return new Error(`the user did not allow sampling: ${why}`)
+  }
+  if (typeof prompt !== 'function' || !session) throw refuse('no one to ask (set approvals.mode off or allowlist ' + key + ')')
+  const now = Date.now()
+  let choice: ApprovalChoice
+  try {
+    choice = await prompt({ id: `mcp-sampling-${now}`, sessionId: session.id, source: session.source, tool: `mcp:${ctx.server}`, command: `sampling: ${question.slice(0, 500)}`, findings: [{ key, description: `MCP server "${ctx.server}" asks to use the model` }], createdAt: now, expiresAt: now + 120_000 })
+  } catch (error) {
+    throw refuse(errorMessage(error))
+  }
+  if (choice === 'deny') throw refuse('denied')
+  if (choice !== 'once') ctx.samplingGranted.add(key)
+}
