@@ -144,6 +144,15 @@ export interface RunRequest {
    * run continues from them, with no new user input (`input` is ignored).
    */
   resume?: boolean
+  /**
+   * The run's last write (the answer, or the results before client tool calls, with the exit
+   * reason) is queued for the next group commit and the run resolves without waiting for it;
+   * RunResult.stored settles when it is committed, in the same turn of the event loop. For a caller
+   * whose client does not read the stored session back (the API server: chat clients resend their
+   * history, responses are chained from the API server's own store, written before it answers), so
+   * the answer does not wait for a commit. Every earlier write is still committed before the run goes on.
+   */
+  storeBehind?: boolean
 }
 
 export type RunEvent =
@@ -180,6 +189,8 @@ export interface RunResult {
   toolTrace: ToolTraceEntry[]
   /** Client tool calls the caller is to run (exit `tool_calls`); their results continue with `resume`. */
   pendingToolCalls?: ToolCall[]
+  /** With RunRequest.storeBehind: settles once the run's last write is committed (rejects if it failed). */
+  stored?: Promise<void>
 }
 
 export interface AgentRuntime {

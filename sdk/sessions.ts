@@ -3,6 +3,7 @@
 // totals, end reasons and full-text search. Methods are async so a server database can replace
 // SQLite behind the same interface; a resolved write is durable (it survives kill -9).
 
+import { randomHex } from './ids.ts'
 import type { ChatMessage, Usage } from './model.ts'
 
 export const SESSIONS_SERVICE = 'sessions'
@@ -12,6 +13,19 @@ export const MAX_TITLE_LENGTH = 100
 
 /** Why a session has a parent. */
 export type SessionLineage = 'compression' | 'branch' | 'delegation' | (string & {})
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/**
+ * A new session id, `YYYYMMDD_HHMMSS_<8 hex>` in local time: sortable, readable, unique. The store
+ * makes one when a creator names none; the runtime makes its own to know the id before the write
+ * that creates the session has committed.
+ */
+export function newSessionId(now = new Date()): string {
+  const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`
+  const time = `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`
+  return `${date}_${time}_${randomHex(4)}`
+}
 
 export interface SessionUsage {
   inputTokens: number

@@ -10,7 +10,7 @@ import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from 
 import type { ApiStore } from './store.ts'
 import type { BackgroundRuns } from './background.ts'
 import { JSON_BOUNDS, type ServerOptions } from './options.ts'
-import { withoutUrls, type ActiveRun, type Runs } from './runs.ts'
+import { afterStored, withoutUrls, type ActiveRun, type Runs } from './runs.ts'
 import { conversationKey, newId } from './session-key.ts'
 import { linkSession, type LinkRequest, type SessionPlan } from './session-link.ts'
 import { SseStream } from './sse.ts'
@@ -88,7 +88,8 @@ export function chatCompletions(deps: HandlerDeps) {
         : await deps.runs().execute(run, request).then((result) => ({ result, delivered: result.answer }))
       if (!outcome) return
       const { result } = outcome
-      if (continuable) rememberHead(deps, turn, result, outcome.delivered)
+      // A head whose session lacks the answer would continue the conversation without it.
+      if (continuable) afterStored(result, () => rememberHead(deps, turn, result, outcome.delivered))
       if (stream) return
       if (result.exitReason === 'completed') await checkStructuredAnswer(format, result.answer)
       ctx.set('X-Agent-Session-Id', result.sessionId)

@@ -12,6 +12,7 @@ import { JSON_BOUNDS } from './options.ts'
 import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
 import { OutputBuilder, responsesUsage, type OutputItem } from './responses-output.ts'
 import { newId } from './session-key.ts'
+import { afterStored } from './runs.ts'
 import { SseStream } from './sse.ts'
 import type { StoredResponse } from './store.ts'
 
@@ -150,7 +151,7 @@ export function createResponse(deps: HandlerDeps) {
           const transcript = [...history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), ...answer]
           deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
           // The session's transcript now ends at this response: chaining from it continues the session.
-          if (continuable && status === 'completed' && answer.length) deps.store().setHead(keyed ? chatHead(transcript) : id, result.sessionId)
+          if (continuable && status === 'completed' && answer.length) afterStored(result, () => deps.store().setHead(keyed ? chatHead(transcript) : id, result.sessionId))
         }
         return response
       }

@@ -13,6 +13,12 @@ export function withoutUrls(text: string): string {
   return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi, '<url>')
 }
 
+/** Runs `then` once the run's last write is committed (at once when it was not stored behind); never when it failed. */
+export function afterStored(result: RunResult, then: () => void): void {
+  if (result.stored) result.stored.then(then, () => undefined)
+  else then()
+}
+
 export class ActiveRun {
   readonly controller = new AbortController()
   /** The client closed the connection before the answer was complete. */
@@ -81,12 +87,19 @@ export class Runs {
     return run
   }
 
-  /** Runs the agent for an admitted request. Failures become a 500 with a redacted message. */
+  /**
+   * Runs the agent for an admitted request. Failures become a 500 with a redacted message. The
+   * session's last write is stored behind the answer (RunRequest.storeBehind): no client of this
+   * server reads the session back (see the README), so the answer does not wait for that commit,
+   * which follows in the same turn of the event loop; a failure of it is logged.
+   */
   async execute(run: ActiveRun, request: RunRequest): Promise<RunResult> {
     const runtime = this.services.get<AgentRuntime>(RUNTIME_SERVICE)
     if (!runtime) throw new HttpError(500, 'The agent runtime is not available', { code: 'runtime_unavailable' })
     try {
-      return await runtime.run({ ...request, signal: run.signal })
+      const result = await runtime.run({ ...request, signal: run.signal, storeBehind: true })
+      result.stored?.catch((error: unknown) => this.log.warn(`could not store the end of session ${result.sessionId}: ${this.redact(errorMessage(error))}`))
+      return result
     } catch (error) {
       if (!run.clientGone) this.log.warn(`agent run failed: ${this.redact(errorMessage(error))}`)
       throw new HttpError(500, `The agent failed: ${withoutUrls(this.redact(errorMessage(error)))}`, { code: 'agent_error', type: 'server_error' })

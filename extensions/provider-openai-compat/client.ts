@@ -9,7 +9,7 @@ import { callProvider, openAIClientOptions, parseRetryAfter, ProviderHttpError, 
 import type OpenAI from 'openai'
 import type { ReasoningStyle } from './catalog.ts'
 import type { JsonAnswer, NodeFetch } from './node-fetch.ts'
-import { fromCompletion, StreamAccumulator, toWireMessages, toWireTools } from './wire.ts'
+import { fromCompletion, StreamAccumulator, toWireMessages, toWireToolJson, toWireTools } from './wire.ts'
 
 export interface CompatClientOptions {
   provider: string
@@ -73,10 +73,12 @@ class CompatClient implements ModelClient {
     )
   }
 
-  body(request: Omit<ModelRequest, 'model'> & { model?: string }, stream: boolean): Record<string, unknown> {
+  /** The request body; `withTools` false leaves `tools` out (bodyText adds them as text). */
+  body(request: Omit<ModelRequest, 'model'> & { model?: string }, stream: boolean, withTools = true): Record<string, unknown> {
     const body: Record<string, unknown> = { model: request.model ?? this.model, messages: toWireMessages(request.messages), ...this.options.extraBody }
-    const tools = toWireTools(request.tools)
-    if (tools) body.tools = tools
+    const tools = Boolean(request.tools?.length)
+    if (withTools && tools) body.tools = toWireTools(request.tools)
+    else delete body.tools
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
     if (request.temperature !== undefined) body.temperature = request.temperature
     if (request.topP !== undefined) body.top_p = request.topP
@@ -99,12 +101,23 @@ class CompatClient implements ModelClient {
     return body
   }
 
+  /**
+   * The non-streamed body as JSON. The tools are most of it (the agent offers the same ones on every
+   * call): each tool's JSON is kept per schema object (the runtime reuses them) instead of being
+   * serialised again on every call.
+   */
+  bodyText(request: Omit<ModelRequest, 'model'> & { model?: string }): string {
+    const json = JSON.stringify(this.body(request, false, false))
+    if (!request.tools?.length) return json
+    return `${json.slice(0, -1)},"tools":[${request.tools.map(toWireToolJson).join(',')}]}`
+  }
+
   complete(request: Omit<ModelRequest, 'model'> & { model?: string }, options: ModelCallOptions = {}): Promise<ModelResponse> {
     const streaming = typeof options.onDelta === 'function'
-    const body = this.body(request, streaming)
+    const body = streaming ? this.body(request, true) : this.bodyText(request)
     return this.call(options.signal, async (attempt) => {
       if (!streaming) {
-        const completion = await this.post('/chat/completions', body, attempt.signal)
+        const completion = await this.post('/chat/completions', body as string, attempt.signal)
         if (!completion || typeof completion !== 'object' || !Array.isArray((completion as any).choices)) throw new ProviderProtocolError('the endpoint answered without choices (is this an OpenAI-compatible /chat/completions?)', false)
         return fromCompletion(completion)
       }
@@ -120,8 +133,8 @@ class CompatClient implements ModelClient {
   }
 
   /** One JSON POST; a failure status becomes the ProviderHttpError the provider kit classifies. */
-  private async post(path: string, body: Record<string, unknown>, signal: AbortSignal): Promise<any> {
-    const answer = await this.transport.postJson(`${this.options.baseUrl}${path}`, this.postHeaders, JSON.stringify(body), signal)
+  private async post(path: string, body: string, signal: AbortSignal): Promise<any> {
+    const answer = await this.transport.postJson(`${this.options.baseUrl}${path}`, this.postHeaders, body, signal)
     if (answer.status >= 400) throw new ProviderHttpError(answer.status, errorText(answer), parseRetryAfter(String(answer.headers['retry-after'] ?? '') || undefined))
     if (answer.status >= 300) throw new ProviderProtocolError(`the endpoint answered ${answer.status}${answer.headers.location ? ` (redirect to ${answer.headers.location})` : ''}: set the base URL to the final address`, false)
     try {

@@ -36,6 +36,18 @@ export function toWireTools(tools: readonly ToolSchema[] | undefined): Array<Rec
   return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))
 }
 
+const wireToolJson = new WeakMap<ToolSchema, string>()
+
+/** One tool as wire JSON, kept per schema object (the runtime hands the same ones to every call). */
+export function toWireToolJson(tool: ToolSchema): string {
+  let json = wireToolJson.get(tool)
+  if (json === undefined) {
+    json = JSON.stringify({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })
+    wireToolJson.set(tool, json)
+  }
+  return json
+}
+
 export function toUsage(raw: any): Usage {
   const input = Number(raw?.prompt_tokens ?? 0) || 0
   const output = Number(raw?.completion_tokens ?? 0) || 0

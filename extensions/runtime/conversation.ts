@@ -2,7 +2,7 @@
 // messages sent to the model. Opening it loads a stored session (following a compressed one to its
 // continuation), repairs a transcript cut short by a crash, or creates the session.
 
-import { AgentError, randomHex, SESSIONS_SERVICE, type ChatMessage, type ExtensionApi, type RunRequest, type SessionRecord, type SessionStore } from 'agent/sdk'
+import { AgentError, newSessionId, randomHex, SESSIONS_SERVICE, type ChatMessage, type ExtensionApi, type RunRequest, type SessionRecord, type SessionStore } from 'agent/sdk'
 
 export interface Conversation {
   sessionId: string
@@ -15,6 +15,12 @@ export interface Conversation {
   messages: ChatMessage[]
   /** The run's input is already stored (with the session it created) and in `messages`. */
   inputStored?: boolean
+  /**
+   * The write creating a new session, when it was queued without waiting for its commit: the run
+   * awaits it before its next write (so a failed create still fails the run), and the commit
+   * happens while the model call is on its way instead of before it.
+   */
+  creating?: Promise<unknown>
 }
 
 /** A stored transcript as the model must see it: every tool call answered, no orphan results. */
@@ -95,7 +101,7 @@ export async function openConversation(api: ExtensionApi<any>, request: RunReque
   if (persist && store) {
     conversation.store = store
     if (!session) {
-      const created = await store.create({
+      const create = {
         title: request.title,
         source: request.source?.platform ?? 'cli',
         userId: request.source?.userId,
@@ -105,9 +111,23 @@ export async function openConversation(api: ExtensionApi<any>, request: RunReque
         personality: request.personality || undefined,
         cwd: defaults.cwd,
         messages: defaults.input ? [defaults.input] : [],
-      })
-      conversation.session = created
-      conversation.sessionId = created.id
+      }
+      if (request.title) {
+        // A title can be taken already: that refusal comes before the model is called.
+        const created = await store.create(create)
+        conversation.session = created
+        conversation.sessionId = created.id
+      } else {
+        // Nothing else can refuse a new untitled session but the database itself: its commit
+        // (about a tenth of a millisecond) overlaps the model call rather than preceding it.
+        const id = newSessionId()
+        conversation.sessionId = id
+        conversation.creating = store.create({ ...create, id }).then((created) => {
+          conversation.session = created
+        })
+        // Awaited by the run; until then a failure must not count as unhandled.
+        conversation.creating.catch(() => undefined)
+      }
       if (defaults.input) conversation.messages.push(defaults.input)
       conversation.inputStored = true
     }

@@ -128,7 +128,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const store = conv.store
 
   // Personality: asked for now (and remembered by the session), else the session's, else config's.
-  if (request.personality && store && conv.session?.personality !== request.personality) {
+  if (request.personality && store && !conv.creating && conv.session?.personality !== request.personality) {
     await store.update(conv.sessionId, { personality: request.personality })
   }
   // A continued session records the model it now runs on (after `/model`).
@@ -150,10 +150,21 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   }
 
   let exitRecorded = false
+  /** The last write when it is stored behind the answer (RunRequest.storeBehind). */
+  let stored: Promise<void> | undefined
+  const settle = async (write: Promise<unknown>, last: boolean) => {
+    // Queued behind a create still to commit (group commit keeps the order): its failure is the one to report.
+    if (conv.creating) {
+      write.catch(() => undefined)
+      await conv.creating
+    }
+    if (last && request.storeBehind) stored = write.then(() => undefined)
+    else await write
+  }
   const persist = async (messages: ChatMessage[], usage?: Usage, apiCalls?: number, lastExitReason?: RunResult['exitReason']) => {
     conv.messages.push(...messages)
     if (!store) return
-    await store.append(conv.sessionId, messages, usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined)
+    await settle(store.append(conv.sessionId, messages, usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined), lastExitReason !== undefined)
     if (lastExitReason) exitRecorded = true
   }
 
@@ -181,6 +192,8 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
       : estimateTokens([systemMessage(), ...conv.messages]) + Math.ceil(schemaChars(tools) / 4)
     if (estimate < compression.threshold * window) return
     try {
+      // Compression continues the stored session: it must exist first.
+      await conv.creating
       const outcome = await compressConversation(api, conv, { settings: compression, signal, primary: client })
       if (outcome.compressed) {
         measured = undefined
@@ -281,11 +294,16 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
     throw AgentError.isInstance(error) ? error : new AgentError('E_RUNTIME', errorMessage(error), { cause: error })
   }
 
-  if (store && !exitRecorded) await store.update(conv.sessionId, { lastExitReason: exitReason })
-  observe({ type: 'run.end', sessionId: conv.sessionId, exitReason, apiCalls, usage })
+  if (store && !exitRecorded) await settle(store.update(conv.sessionId, { lastExitReason: exitReason }), true)
+  observe({ type: 'run.end', sessionId: conv.sessionId, exitReason, apiCalls, usage, ...(source ? { source: source.platform } : {}) })
   const result: RunResult = { sessionId: conv.sessionId, answer, exitReason, usage, apiCalls, model: client.model, provider: client.provider, toolTrace: trace }
   if (lastReasoning !== undefined) result.lastReasoning = lastReasoning
   if (pendingToolCalls) result.pendingToolCalls = pendingToolCalls
+  if (stored) {
+    // The caller may not look at it before the commit: a failure is not to count as unhandled meanwhile.
+    stored.catch(() => undefined)
+    result.stored = stored
+  }
   return result
 }
 

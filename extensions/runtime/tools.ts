@@ -38,8 +38,19 @@ export function offeredTools(api: ExtensionApi<any>, options: OfferedToolsOption
   return out.sort((a, b) => a.definition.name.localeCompare(b.definition.name))
 }
 
+// One schema object per definition (a reload registers new ones): providers keep their wire form
+// per schema object, so the same objects on every run spare them serialising every tool each call.
+const schemas = new WeakMap<ToolDefinition, ToolSchema>()
+
 export function toolSchemas(tools: readonly OfferedTool[]): ToolSchema[] {
-  return tools.map(({ definition }) => ({ name: definition.name, description: definition.description, parameters: definition.parameters }))
+  return tools.map(({ definition }) => {
+    let schema = schemas.get(definition)
+    if (!schema) {
+      schema = Object.freeze({ name: definition.name, description: definition.description, parameters: definition.parameters })
+      schemas.set(definition, schema)
+    }
+    return schema
+  })
 }
 
 // Serialised length of each tool's schema, per definition object (a reload registers new ones).

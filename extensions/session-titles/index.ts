@@ -105,6 +105,8 @@ export default defineExtension<TitlesConfig>({
 
     api.hooks.observe.tap((event) => {
       if (!config.enabled || event.type !== 'run.end' || typeof event.sessionId !== 'string') return
+      // Known from the event: no timer, no read (which would also commit queued writes early).
+      if (typeof event.source === 'string' && UNTITLED_SOURCES.has(event.source)) return
       start(event.sessionId)
     })
 

@@ -8,7 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import {
   AgentError,
   MAX_TITLE_LENGTH,
-  randomHex,
+  newSessionId,
   redactDeep,
   UsageError,
   type AppendOptions,
@@ -34,15 +34,6 @@ const ID = /^[A-Za-z0-9_.:-]{1,128}$/
 const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
 /** Bound on lineage walks, so a corrupted parent cycle cannot hang a lookup. */
 const MAX_HOPS = 10_000
-
-const pad = (n: number) => String(n).padStart(2, '0')
-
-/** `YYYYMMDD_HHMMSS_<8 hex>` in local time: sortable, readable, unique. */
-export function newSessionId(now = new Date()): string {
-  const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`
-  const time = `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`
-  return `${date}_${time}_${randomHex(4)}`
-}
 
 const int = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, Math.round(n!)) : 0)
 const num = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, n!) : 0)
