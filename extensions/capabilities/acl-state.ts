@@ -1,6 +1,6 @@
 // The live access-control state of a running agent: the capability files of
-// <agent_home>/capabilities resolved against the built-in manifests and the commands extensions
-// expose. Reloaded when a file changes or the command layer does. A set with problems is refused
+// <agent_home>/capabilities resolved against the built-in manifests, the plugins' permission files
+// (<agent_home>/capabilities/plugins) and what extensions expose or contribute. Reloaded when a file changes or the command layer does. A set with problems is refused
 // as a whole and the last good state stays (fail closed: before any good state, nothing is allowed).
 
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
@@ -8,8 +8,10 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import {
   appManifest,
-  builtinManifests,
+  buildManifests,
   checkCapabilityFiles,
+  coreManifests,
+  openerManifest,
   formatOf,
   formatProblem,
   ResolvedAcl,
@@ -17,9 +19,10 @@ import {
   type CheckResult,
   type CommandLayer,
   type Logger,
-  type ManifestSet,
+  type PluginManifestsResult,
   type Target,
 } from 'agent/sdk'
+import { readPermissionFiles } from './plugin-files.ts'
 
 // Loaded on first use with Node's own require (ESM packages load natively on Node ≥ 20.19).
 const requireNative = createRequire(import.meta.url)
@@ -51,26 +54,37 @@ export function readCapabilityFiles(files: readonly string[]): { texts: Capabili
   return { texts, unreadable }
 }
 
-/** Manifests: core, opener, and the app commands exposed now plus any extra names (CLI `--app-command`). */
-export function currentManifests(layer: CommandLayer, extraCommands: readonly string[] = []): ManifestSet {
+export interface LoadedManifests extends PluginManifestsResult {
+  /** The capability folders whose `plugins/` were read. */
+  folders: string[]
+}
+
+/**
+ * Manifests: core, opener, the app commands exposed now plus any extra names (CLI `--app-command`),
+ * and the plugins' permissions: files under each folder's `plugins/` and extensions' contributions.
+ */
+export function currentManifests(layer: CommandLayer, folders: readonly string[], extraCommands: readonly string[] = []): LoadedManifests {
   const exposed = layer.commands()
   const declared = layer.declared()
   const commands = [...new Set([...exposed.map((e) => e.command.name), ...extraCommands])]
-  return builtinManifests(
-    appManifest({
-      commands,
-      defaultCommands: exposed.filter((e) => e.command.default).map((e) => e.command.name),
-      permissions: declared.permissions,
-      sets: declared.sets,
-    }),
-  )
+  const app = appManifest({
+    commands,
+    defaultCommands: exposed.filter((e) => e.command.default).map((e) => e.command.name),
+    permissions: declared.permissions,
+    sets: declared.sets,
+  })
+  const files = readPermissionFiles(folders)
+  const contributed = layer.contributions().map((c) => ({ plugin: c.plugin, file: `extension ${c.owner}`, document: c.document }))
+  const built = buildManifests([...coreManifests(), openerManifest(), app], [...files.sources, ...contributed])
+  return { ...built, problems: [...files.problems, ...built.problems], folders: [...folders] }
 }
 
-/** Checks files as a set (unreadable files count as parse problems). */
-export function checkFiles(files: readonly string[], manifests: ManifestSet): CheckResult {
+/** Checks files as a set against the manifests (unreadable files and the manifests' own problems count). */
+export function checkFiles(files: readonly string[], loaded: LoadedManifests): CheckResult {
   const { texts, unreadable } = readCapabilityFiles(files)
-  const result = checkCapabilityFiles(texts, manifests)
-  result.problems.unshift(...unreadable.map((u) => ({ kind: 'parse' as const, file: u.file, message: `cannot read the file: ${u.message}` })))
+  const result = checkCapabilityFiles(texts, loaded.manifests)
+  result.problems.unshift(...loaded.problems, ...unreadable.map((u) => ({ kind: 'parse' as const, file: u.file, message: `cannot read the file: ${u.message}` })))
+  result.warnings.unshift(...loaded.warnings)
   return result
 }
 
@@ -100,7 +114,7 @@ export class AclState {
       await this.reload()
     }
     if (!this.good) await (this.loading ??= this.reload())
-    return this.good?.acl ?? new ResolvedAcl([], { platform: this.platform, manifests: currentManifests(this.layer) })
+    return this.good?.acl ?? new ResolvedAcl([], { platform: this.platform, manifests: currentManifests(this.layer, []).manifests })
   }
 
   /** The command layer changed: resolve again before the next call (lazily, so setups stay I/O-free). */
@@ -114,9 +128,9 @@ export class AclState {
 
   /** Re-reads every file; swaps the state in only if the whole set checks. */
   async reload(): Promise<void> {
-    const manifests = currentManifests(this.layer)
+    const loaded = currentManifests(this.layer, [this.folder])
     const files = listCapabilityFiles(this.folder)
-    const result = checkFiles(files, manifests)
+    const result = checkFiles(files, loaded)
     for (const warning of result.warnings) this.log.warn(formatProblem(warning))
     if (result.problems.length > 0) {
       this.lastProblems = result.problems.map(formatProblem)
@@ -125,7 +139,7 @@ export class AclState {
       return
     }
     this.lastProblems = []
-    this.good = { acl: new ResolvedAcl(result.capabilities, { platform: this.platform, manifests }), files, loadedAt: Date.now() }
+    this.good = { acl: new ResolvedAcl(result.capabilities, { platform: this.platform, manifests: loaded.manifests }), files, loadedAt: Date.now() }
     this.log.info(`capabilities loaded: ${result.capabilities.length} from ${files.length} file(s)`)
   }
 
@@ -140,7 +154,8 @@ export class AclState {
         this.reload().catch((error: Error) => this.log.error(`capability reload failed: ${error.message}`))
       }, debounceMs)
     }
-    const watcher = watch(this.folder, { ignoreInitial: true, depth: 0 })
+    // Deep enough for plugins/<plugin>/permissions/<sub>/<file>.
+    const watcher = watch(this.folder, { ignoreInitial: true, depth: 6 })
     watcher.on('all', (_event: string, path: string) => {
       if (formatOf(path) !== undefined) schedule()
     })

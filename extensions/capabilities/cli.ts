@@ -1,8 +1,9 @@
-// `agent capabilities check|query|explain|schema|token`. `query --json` prints exactly
+// `agent capabilities check|query|explain|schema|permissions|token`. `query --json` prints exactly
 // {"allowed", "scopes": {"allow", "deny"}, "scopeAllowed"?} or, for an invalid file,
-// {"error": {"kind", "message"}} and exits 2 (DECISIONS.md, "Capability files").
+// {"error": {"kind", "message"}} and exits 2 (DECISIONS.md, "Capability files"). `--project DIR`
+// adds DIR/capabilities: its plugins' permission files, and its capability files by default.
 
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import {
   capabilitySchema,
   checkPathScope,
@@ -24,8 +25,9 @@ import {
   type Settings,
   type Target,
 } from 'agent/sdk'
-import { checkFiles, currentManifests, listCapabilityFiles } from './acl-state.ts'
+import { checkFiles, currentManifests, listCapabilityFiles, type LoadedManifests } from './acl-state.ts'
 import { explain } from './explain.ts'
+import { permissionsCommand } from './permissions-listing.ts'
 import { issueToken, loadSecret } from './token.ts'
 
 export interface CliDeps {
@@ -44,14 +46,34 @@ class QueryFailure extends Error {
   }
 }
 
+const PROJECT_OPTION: NonNullable<CliCommand['options']> = {
+  project: { type: 'string', describe: 'A project folder: also load DIR/capabilities/plugins/<plugin>/permissions, and check DIR/capabilities by default' },
+}
+const APP_COMMAND_OPTION: NonNullable<CliCommand['options']> = {
+  'app-command': { type: 'string', describe: 'An app command to assume exposed (repeatable)' },
+}
+
+/** The capability folders whose plugins are loaded: the home's, then the project's. */
+function folders(ctx: CliContext, deps: CliDeps): { folders: string[]; capabilityFolder: string } {
+  if (ctx.argv.project === undefined) return { folders: [deps.folder], capabilityFolder: deps.folder }
+  const project = join(resolve(String(ctx.argv.project)), 'capabilities')
+  return { folders: [deps.folder, project], capabilityFolder: project }
+}
+
+/** The manifests the CLI checks against (home and project plugins, exposed and --app-command commands). */
+export function cliManifests(ctx: CliContext, deps: CliDeps): LoadedManifests {
+  return currentManifests(deps.layer, folders(ctx, deps).folders, list(ctx.argv['app-command']))
+}
+
 const QUERY_OPTIONS: CliCommand['options'] = {
-  file: { type: 'string', describe: 'Capability file (repeatable; default: every file in <agent_home>/capabilities)' },
+  file: { type: 'string', describe: 'Capability file (repeatable; default: every file in <agent_home>/capabilities, or the project\'s)' },
   window: { type: 'string', demandOption: true, describe: 'Window label of the caller' },
   webview: { type: 'string', describe: 'Webview label (default: the window label)' },
   url: { type: 'string', describe: 'URL of remote content (default: local app content)' },
   platform: { type: 'string', describe: `Target platform: ${TARGETS.join(', ')} (default: this machine's)` },
   command: { type: 'string', demandOption: true, describe: 'Invoke string: plugin:<ns>|<command> (e.g. plugin:window|set_title) or an app command' },
-  'app-command': { type: 'string', describe: 'An app command to assume exposed (repeatable)' },
+  ...APP_COMMAND_OPTION,
+  ...PROJECT_OPTION,
   'base-dir': { type: 'string', describe: 'NAME=PATH for a path variable, e.g. HOME=/home/me (repeatable)' },
   'scope-url': { type: 'string', describe: 'Also check this URL against the scope' },
   'scope-path': { type: 'string', describe: 'Also check this path against the scope' },
@@ -64,7 +86,7 @@ interface Evaluated {
   decision: ReturnType<ResolvedAcl['check']>
   scope?: { kind: 'url' | 'path'; value: string; verdict: ScopeVerdict }
   capabilities: ReturnType<typeof checkFiles>['capabilities']
-  manifests: ReturnType<typeof currentManifests>
+  manifests: LoadedManifests['manifests']
 }
 
 function evaluate(ctx: CliContext, deps: CliDeps): Evaluated {
@@ -80,9 +102,10 @@ function evaluate(ctx: CliContext, deps: CliDeps): Evaluated {
     if (!m || !isPathVariable(m[1]!)) throw new QueryFailure('parse', `--base-dir ${pair}: expected NAME=PATH with NAME one of the path variables (HOME, APPDATA, …)`)
     dirs[m[1] as PathVariable] = m[2]!
   }
-  const manifests = currentManifests(deps.layer, list(argv['app-command']))
-  const files = argv.file === undefined ? listCapabilityFiles(deps.folder) : list(argv.file).map((f) => resolve(f))
-  const checked = checkFiles(files, manifests)
+  const loaded = cliManifests(ctx, deps)
+  const manifests = loaded.manifests
+  const files = argv.file === undefined ? listCapabilityFiles(folders(ctx, deps).capabilityFolder) : list(argv.file).map((f) => resolve(f))
+  const checked = checkFiles(files, loaded)
   const first = checked.problems[0]
   if (first) {
     const more = checked.problems.length > 1 ? ` (and ${checked.problems.length - 1} more problem${checked.problems.length > 2 ? 's' : ''})` : ''
@@ -128,21 +151,22 @@ export function capabilitiesCommand(deps: CliDeps): CommandDefinition {
     cli: {
       subcommands: {
         check: {
-          description: 'Validate capability files (default: <agent_home>/capabilities); exit 2 listing every problem',
+          description: 'Validate capability files (default: <agent_home>/capabilities) and plugin permission files; exit 2 listing every problem',
           args: '[files..]',
           positionals: { files: { type: 'string', array: true, describe: 'Capability files (.json or .toml)' } },
-          options: { 'app-command': { type: 'string', describe: 'An app command to assume exposed (repeatable)' }, json: { type: 'boolean', describe: 'Print one JSON document' } },
+          options: { ...APP_COMMAND_OPTION, ...PROJECT_OPTION, json: { type: 'boolean', describe: 'Print one JSON document' } },
           run(ctx) {
             const given = list(ctx.argv.files)
-            const files = given.length > 0 ? given.map((f) => resolve(f)) : listCapabilityFiles(deps.folder)
-            const result = checkFiles(files, currentManifests(deps.layer, list(ctx.argv['app-command'])))
+            const { capabilityFolder } = folders(ctx, deps)
+            const files = given.length > 0 ? given.map((f) => resolve(f)) : listCapabilityFiles(capabilityFolder)
+            const result = checkFiles(files, cliManifests(ctx, deps))
             if (ctx.argv.json) {
               ctx.json({ ok: result.problems.length === 0, files, capabilities: result.capabilities.map((c) => c.identifier), problems: result.problems, warnings: result.warnings })
             } else {
               for (const w of result.warnings) ctx.out(`warning: ${formatProblem(w)}`)
               for (const p of result.problems) ctx.out(`${formatProblem(p)} [${p.kind}]`)
               if (result.problems.length > 0) ctx.out(`${result.problems.length} problem${result.problems.length > 1 ? 's' : ''} in ${files.length} file${files.length === 1 ? '' : 's'}`)
-              else ctx.out(files.length === 0 ? `no capability files in ${deps.folder}` : `ok: ${result.capabilities.length} capabilit${result.capabilities.length === 1 ? 'y' : 'ies'} in ${files.length} file${files.length === 1 ? '' : 's'}`)
+              else ctx.out(files.length === 0 ? `no capability files in ${capabilityFolder}` : `ok: ${result.capabilities.length} capabilit${result.capabilities.length === 1 ? 'y' : 'ies'} in ${files.length} file${files.length === 1 ? '' : 's'}`)
             }
             return result.problems.length > 0 ? 2 : 0
           },
@@ -171,12 +195,13 @@ export function capabilitiesCommand(deps: CliDeps): CommandDefinition {
           },
         },
         schema: {
-          description: 'Print a JSON Schema of capability files (for editors: "$schema")',
-          options: { 'app-command': { type: 'string', describe: 'An app command to include (repeatable)' } },
+          description: 'Print a JSON Schema of capability files (for editors: "$schema"), listing every known permission identifier',
+          options: { 'app-command': { type: 'string', describe: 'An app command to include (repeatable)' }, ...PROJECT_OPTION },
           run(ctx) {
-            ctx.json(capabilitySchema(currentManifests(deps.layer, list(ctx.argv['app-command']))))
+            ctx.json(capabilitySchema(cliManifests(ctx, deps).manifests))
           },
         },
+        permissions: permissionsCommand((ctx) => cliManifests(ctx, deps), { ...APP_COMMAND_OPTION, ...PROJECT_OPTION }),
         token: {
           description: 'Issue a signed token binding a frontend to a window (and webview) label',
           options: {

@@ -1,8 +1,9 @@
-// The `command-layer` service: which commands extensions expose to frontends, and the permissions
-// they declare. It outlives a hot reload of this extension: the new version takes over the very
-// store the old one provided (exposing extensions hold its withdraw functions).
+// The `command-layer` service: which commands extensions expose to frontends, the permissions
+// they declare, and the plugin permissions they contribute. It outlives a hot reload of this
+// extension: the new version takes over the very store the old one provided (exposing extensions
+// hold its withdraw functions).
 
-import { AgentError, COMMAND_NAME, type AppPermissions, type CommandLayer, type ExposedCommand, type FrontendCommand } from 'agent/sdk'
+import { AgentError, COMMAND_NAME, formatProblem, openerScopeError, pluginNameError, readPermissionDocument, type AppPermissions, type CommandLayer, type ExposedCommand, type FrontendCommand, type PermissionContribution } from 'agent/sdk'
 
 const STORE_MARKER = Symbol.for('agent.capabilities.command-layer')
 
@@ -23,10 +24,22 @@ export function isCommandLayerStore(value: unknown): value is CommandLayerStore 
 
 export function createCommandLayer(): CommandLayerStore {
   const exposures: Exposure[] = []
+  const contributions: PermissionContribution[] = []
   const listeners = new Set<() => void>()
   let nextId = 1
   const changed = () => {
     for (const listener of [...listeners]) listener()
+  }
+  /** Adds an item and returns the function that removes it (once), telling listeners each time. */
+  const add = <T>(list: T[], item: T) => {
+    list.push(item)
+    changed()
+    return () => {
+      const index = list.indexOf(item)
+      if (index === -1) return
+      list.splice(index, 1)
+      changed()
+    }
   }
 
   const store: CommandLayerStore = {
@@ -48,20 +61,25 @@ export function createCommandLayer(): CommandLayerStore {
         }
       }
       const exposure: Exposure = { id: nextId++, owner, commands: [...commands], permissions }
-      exposures.push(exposure)
-      changed()
-      return () => {
-        const index = exposures.indexOf(exposure)
-        if (index === -1) return
-        exposures.splice(index, 1)
-        changed()
-      }
+      return add(exposures, exposure)
     },
     commands() {
       // The newest exposure of a name wins (a reloading extension exposes before it withdraws).
       const byName = new Map<string, ExposedCommand>()
       for (const e of exposures) for (const command of e.commands) byName.set(command.name, { owner: e.owner, command })
       return [...byName.values()].sort((a, b) => a.command.name.localeCompare(b.command.name))
+    },
+    contributePermissions(owner, plugin, document) {
+      const nameError = pluginNameError(plugin)
+      if (nameError) throw new AgentError('E_USAGE', `extension "${owner}": plugin ${nameError}`)
+      // Checked now, so the extension fails to load with the reason instead of every capability failing later.
+      const read = readPermissionDocument(plugin, `extension ${owner}`, document, plugin === 'opener' ? { scopeError: openerScopeError } : {})
+      if (read.problems.length > 0) throw new AgentError('E_USAGE', `extension "${owner}": permissions of plugin "${plugin}": ${read.problems.map(formatProblem).join('; ')}`)
+      const contribution: PermissionContribution = { owner, plugin, document: structuredClone(document) }
+      return add(contributions, contribution)
+    },
+    contributions() {
+      return [...contributions]
     },
     declared() {
       const permissions = new Map<string, NonNullable<AppPermissions['permissions']>[number]>()

@@ -1,6 +1,7 @@
-// Capability files: the `command-layer` service extensions expose frontend commands through, the
-// IPC endpoint that checks every call against <agent_home>/capabilities (hot-reloaded), the
-// opener commands, and `agent capabilities …`. The engine itself is in agent/sdk (sdk/capabilities).
+// Capability files: the `command-layer` service extensions expose frontend commands (and contribute
+// plugin permissions) through, the IPC endpoint that checks every call against
+// <agent_home>/capabilities (plugin permission files included; hot-reloaded), the opener commands,
+// and `agent capabilities …`. The engine itself is in agent/sdk (sdk/capabilities).
 
 import { statSync } from 'node:fs'
 import { join } from 'node:path'

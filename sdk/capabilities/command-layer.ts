@@ -4,6 +4,7 @@
 // (with scopes) and named sets. Provided by the `capabilities` extension as the service below.
 
 import type { ExtensionApi } from '../types.ts'
+import type { PermissionDocument } from './permission-file.ts'
 import type { InvokeOrigin, PermissionDefinition, PermissionSetDefinition, ScopeLists } from './types.ts'
 
 export const COMMAND_LAYER_SERVICE = 'command-layer'
@@ -48,6 +49,13 @@ export interface ExposedCommand {
   command: FrontendCommand
 }
 
+/** A plugin's permissions contributed by an extension, in the permission file format. */
+export interface PermissionContribution {
+  owner: string
+  plugin: string
+  document: PermissionDocument
+}
+
 export interface CommandLayer {
   /**
    * Exposes commands (and permissions) on behalf of `owner`; returns the function that withdraws
@@ -59,8 +67,22 @@ export interface CommandLayer {
   commands(): ExposedCommand[]
   /** The app permissions and sets declared by extensions. */
   declared(): Required<AppPermissions>
-  /** Called after any expose or withdraw. */
+  /**
+   * Adds permissions of a plugin (as a permission file would: `permission`, `set`, `default`,
+   * `commands`); merged with the plugin's files and built-in manifest. Throws on a document with
+   * problems. Returns the function that withdraws them.
+   */
+  contributePermissions(owner: string, plugin: string, document: PermissionDocument): () => void
+  /** The contributions in force, in order. */
+  contributions(): PermissionContribution[]
+  /** Called after any expose, contribution or withdrawal. */
   subscribe(listener: () => void): () => void
+}
+
+/** In setup: contributes a plugin's permissions for as long as the extension stays loaded. */
+export function contributePermissions(api: ExtensionApi<any>, plugin: string, document: PermissionDocument): void {
+  const layer = api.services.require<CommandLayer>(COMMAND_LAYER_SERVICE)
+  api.onDispose(layer.contributePermissions(api.name, plugin, document))
 }
 
 /** In setup: exposes commands for as long as the extension stays loaded (`dependsOn: ['capabilities']`). */

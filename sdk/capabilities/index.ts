@@ -29,4 +29,7 @@ export { PATH_VARIABLES, defaultBaseDirectories, expandPathEntry, isPathVariable
 export { mergeScopes, uniqueValues } from './scope-lists.ts'
 export { appMatches, asPathEntry, asUrlEntry, checkPathScope, checkUrlScope, openerScopeError, type AppSpec, type PathCheckOptions, type PathScopeEntry, type ScopeVerdict, type UrlScopeEntry } from './opener-scope.ts'
 export { capabilitySchema } from './schema.ts'
+export { parsePermissionFile, readPermissionDocument, type PermissionDocument, type PermissionFileOptions, type PermissionFileResult } from './permission-file.ts'
+export { buildManifests, pluginNameError, type PermissionSource, type PluginManifestsResult } from './plugin-manifests.ts'
+export { lineLocator, type LineOf } from './source-lines.ts'
 export * from './command-layer.ts'

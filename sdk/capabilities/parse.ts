@@ -46,7 +46,7 @@ export function describeValue(value: unknown): string {
   return `${typeof value} ${String(value)}`
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && v.constructor?.name !== 'TomlDate'
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && v.constructor?.name !== 'TomlDate'
 
 /** A JSON syntax error with its line and column (Node's message has a position on some versions only). */
 function jsonErrorMessage(error: Error, text: string): string {
@@ -66,6 +66,19 @@ function plain(value: unknown): unknown {
   return value
 }
 
+/** The value a JSON or TOML text holds, or why it does not parse (with line and column). */
+export function readDocument(format: CapabilityFormat, text: string): { ok: true; document: unknown } | { ok: false; message: string } {
+  try {
+    if (format === 'json') return { ok: true, document: JSON.parse(text) }
+    toml ??= requireLazy('smol-toml') as { parse(text: string): unknown }
+    return { ok: true, document: plain(toml.parse(text)) }
+  } catch (error) {
+    const e = error as Error & { line?: number; column?: number }
+    const message = format === 'json' ? jsonErrorMessage(e, text) : `${e.message.split('\n')[0]}${e.line ? ` at line ${e.line} column ${e.column}` : ''}`
+    return { ok: false, message: `failed to parse ${format.toUpperCase()}: ${message}` }
+  }
+}
+
 /** Parses the text of one capability file. `file` names it in problems; its extension picks the format. */
 export function parseCapabilityFile(file: string, text: string, format: CapabilityFormat | undefined = formatOf(file)): ParseResult {
   const result: ParseResult = { capabilities: [], partial: [], problems: [], warnings: [] }
@@ -74,19 +87,12 @@ export function parseCapabilityFile(file: string, text: string, format: Capabili
     problem('parse', `unknown capability format ${extname(file) || '(no extension)'}`, { expected: 'a .json or .toml file' })
     return result
   }
-  let document: unknown
-  try {
-    if (format === 'json') document = JSON.parse(text)
-    else {
-      toml ??= requireLazy('smol-toml') as { parse(text: string): unknown }
-      document = plain(toml.parse(text))
-    }
-  } catch (error) {
-    const e = error as Error & { line?: number; column?: number }
-    const message = format === 'json' ? jsonErrorMessage(e, text) : `${e.message.split('\n')[0]}${e.line ? ` at line ${e.line} column ${e.column}` : ''}`
-    problem('parse', `failed to parse ${format.toUpperCase()}: ${message}`)
+  const read = readDocument(format, text)
+  if (!read.ok) {
+    problem('parse', read.message)
     return result
   }
+  const document = read.document
   // Dispatch by shape: an array is a list; an object with `capabilities` is a named list (its other
   // keys ignored); any other object is a single capability.
   if (Array.isArray(document)) {

@@ -62,7 +62,10 @@ export function checkCapabilities(capabilities: ReadonlyArray<Capability | { cap
       const expanded = manifests.expand(entry.identifier)
       const field = entry.form === 'object' ? `permissions[${i}].identifier` : `permissions[${i}]`
       if (!expanded.ok) {
-        const { expected, suggestions } = hintsFor(entry.identifier, manifests)
+        const hints = hintsFor(entry.identifier, manifests)
+        const expected = hints.expected
+        // A set that exists but does not expand (a member missing) needs no "did you mean" itself.
+        const suggestions = hints.suggestions.filter((s) => s !== entry.identifier)
         const hint = suggestions.length > 0 ? ` (did you mean ${suggestions.join(' or ')}?)` : ''
         problems.push({ kind: expanded.kind, ...where, field, message: `Permission ${entry.identifier} not found: ${expanded.message}${hint}`, expected })
         return

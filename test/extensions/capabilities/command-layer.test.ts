@@ -20,7 +20,7 @@ test('exposed commands become allow-/deny- permissions (underscores → hyphens)
     permissions: [{ identifier: 'notes-scope', scope: { allow: [{ path: '$HOME/notes/**' }] } }],
     sets: [{ identifier: 'notes-all', permissions: ['allow-save-note', 'default', 'notes-scope'] }],
   })
-  const manifests = currentManifests(layer, ['extra_cmd'])
+  const { manifests } = currentManifests(layer, [], ['extra_cmd'])
   const ids = manifests.identifiers().map((i) => i.id)
   for (const id of ['allow-save-note', 'deny-save-note', 'allow-list-all-notes', 'deny-list-all-notes', 'allow-extra-cmd', 'notes-all', 'notes-scope', 'default']) assert.ok(ids.includes(id), id)
   const expanded = manifests.expand('notes-all')
