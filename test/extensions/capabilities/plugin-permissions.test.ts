@@ -263,3 +263,25 @@ test('built-in manifests alone: buildManifests with no source changes nothing', 
   assert.deepEqual(built.problems, [])
   assert.equal(built.manifests.get('opener')!.sources![0], 'built-in')
 })
+
+test('plugin permission files hot-reload; a broken one keeps the previous capabilities', async (t) => {
+  const agent = await startAgent(t, { 'main.json': { identifier: 'main', windows: ['main'], permissions: ['allow-greet'] } })
+  const token = await agent.token('main')
+  const status = async () => (await agent.invoke('plugin:acme|ping', {}, { token })).status
+  const eventually = async (want: number, what: string) => {
+    for (let i = 0; i < 100 && (await status()) !== want; i++) await new Promise((r) => setTimeout(r, 50))
+    assert.equal(await status(), want, what)
+  }
+  assert.equal(await status(), 403)
+  const permissions = join(agent.home, 'capabilities', 'plugins', 'acme', 'permissions')
+  mkdirSync(permissions, { recursive: true })
+  writeFileSync(join(permissions, 'acme.toml'), 'commands = ["ping"]\n[default]\npermissions = ["allow-ping"]\n')
+  agent.writeCapability('main.json', { identifier: 'main', windows: ['main'], permissions: ['allow-greet', 'acme:default'] })
+  await eventually(501, 'allowed once the plugin file and the capability are read (no extension implements it)')
+
+  writeFileSync(join(permissions, 'acme.toml'), 'commands = ["ping"]\n[default]\npermissions = ["allow-pong"]\n')
+  await new Promise((r) => setTimeout(r, 400))
+  assert.equal(await status(), 501, 'the previous good set still applies')
+  writeFileSync(join(permissions, 'acme.toml'), 'commands = ["ping"]\n[default]\npermissions = ["deny-ping"]\n')
+  await eventually(403, 'the fixed file')
+})
