@@ -59,7 +59,7 @@ export interface DroppedMessage {
 export interface QueuedSendOptions {
   threadId?: string
   /**
-   * Stable across every retry of one reply part (`<outbox id>.<part>`): a platform with idempotent
+   * Stable across every retry of one reply part (`<outbox id>-<created at>.<part>`): a platform with idempotent
    * sends (Matrix transaction ids, Telegram none, Slack client_msg_id …) passes it on, so a send
    * retried after a lost response is not shown twice.
    */

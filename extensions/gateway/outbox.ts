@@ -108,7 +108,7 @@ export class Outbox {
     const parts = adapterParts(adapter, row.text)
     try {
       for (let i = row.partsSent; i < parts.length; i++) {
-        await adapter.send(row.chatId, parts[i]!, { ...(row.threadId ? { threadId: row.threadId } : {}), idempotencyKey: `${row.id}.${i}` })
+        await adapter.send(row.chatId, parts[i]!, { ...(row.threadId ? { threadId: row.threadId } : {}), idempotencyKey: `${row.id}-${row.createdAt}.${i}` })
         this.options.store.partSent(row.id, i + 1)
         row.partsSent = i + 1
       }

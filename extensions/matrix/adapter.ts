@@ -1,15 +1,20 @@
 // The `matrix` gateway adapter: signs in, runs the SDK's sync loop (a small initial sync; events from
-// before the first sync finished, or older than the start, are never answered), hands live room
-// messages to the gateway (DMs always, group rooms when the bot is addressed), accepts invites from
-// users the gateway would answer, shows typing, and sends answers as m.text with markdown rendered to
-// HTML, in parts, in the thread they came from. Encrypted rooms are not supported: the first
-// encrypted event of a room is logged, and an authorised sender is told once in a plain notice.
+// before the first sync finished, or older than the start, are never answered as live), catches up
+// from the saved sync token (the resume point: what arrived while it was away, reconnecting, logged
+// out or stopped, answered within the backlog bound), hands live room messages to the gateway (DMs
+// always, group rooms when the bot is addressed), accepts invites from users the gateway would
+// answer, shows typing, and sends answers as m.text with markdown rendered to HTML, in parts, in the
+// thread they came from. A send that cannot go out now (logged out, reconnecting, 429, 5xx, network)
+// is deferred to the gateway's outbox; its idempotency key is the transaction id, so a retry is
+// never shown twice. Encrypted rooms are not supported: the first encrypted event of a room is
+// logged, and an authorised sender is told once in a plain notice.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets,
   type AdapterContext, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import type { MatrixClient, MatrixEvent, Room } from 'matrix-js-sdk'
+import { readGap } from './catch-up.ts'
 import { closableFetch, closeClient, createSessionClient, describeFailure, matrixFailure, routeSdkLogs, signIn, type Sdk, type Session } from './client.ts'
 import { readMessage, type InboundContent } from './events.ts'
 import { messageContents } from './format.ts'
@@ -24,6 +29,8 @@ import { credentialsFrom, homeserverUrl, matrixEnabled, PLATFORM, type MatrixCon
 const HISTORY_GRACE_MS = 60_000
 const TYPING_TIMEOUT_MS = 30_000
 const REMEMBERED = 1000
+/** Events read per room when catching up (the gateway's backlog bound then applies). */
+const GAP_LIMIT = 50
 const ENCRYPTED_NOTICE = "I can't read end-to-end encrypted messages: encrypted rooms are not supported. Please message me in a room without encryption."
 
 interface Running {
@@ -38,7 +45,13 @@ interface Running {
   startedAt: number
   /** Set once the first sync is processed: what that sync delivered is history. */
   ready: boolean
+  /** Set once the catch-up is handed over: live events are answered (before, they wait in `buffered`). */
+  live: boolean
+  buffered: Array<{ event: MatrixEvent; room: Room }>
   lost: boolean
+  /** Rejects every send still waiting when the client is closed (the SDK's queue would keep it forever). */
+  abandon(error: Error): void
+  abandoned: Promise<never>
 }
 
 /** A bounded insertion-ordered set/map (oldest entries go first). */
@@ -70,6 +83,8 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
   const noticedEncrypted = new Map<string, true>()
   const joining = new Set<string>()
   const joinedAt = new Map<string, number>()
+  /** Set when the session was lost, until a start succeeds: sends are deferred to the gateway's outbox. */
+  let reconnecting = false
   const secrets = () => [...settings.secretValues(), running?.session.accessToken, lastLogin?.accessToken]
   const log = () => redacting(running?.log ?? fallbackLog, secrets)
 
@@ -78,6 +93,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
   function lose(state: Running, error: unknown): void {
     if (state.lost || running !== state) return
     state.lost = true
+    reconnecting = true
     state.log.error(`the Matrix homeserver no longer accepts the session (${describeFailure(error)}); reconnecting`)
     state.gateway.connectionLost(PLATFORM, matrixFailure(error, { host: state.host, credential: 'the access token' }))
   }
@@ -94,20 +110,24 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     await state.client.http.authedRequest(state.sdk.Method.Put, path, undefined, content).catch((error: unknown) => state.log.warn(`could not tell ${room.roomId} that encryption is not supported: ${describeFailure(error)}`))
   }
 
-  async function onTimeline(state: Running, event: MatrixEvent, room: Room): Promise<void> {
+  /**
+   * The message a timeline event is for the gateway, or undefined when it is not one to answer.
+   * `backlog`: read by the catch-up (older than the start on purpose; the backlog bound applies).
+   */
+  async function inboundOf(state: Running, event: MatrixEvent, room: Room, backlog = false): Promise<GatewayInbound | undefined> {
     const me = state.session.userId
     const sender = event.getSender()
     const id = event.getId()
     // Local echoes of our own sends have a status; our own events (any device) are never answered.
-    if (event.status !== null || !sender || !id || sameUser(sender, me)) return
-    if (seen.has(id)) return
+    if (event.status !== null || !sender || !id || sameUser(sender, me)) return undefined
+    if (seen.has(id)) return undefined
     remember(seen, id, true)
     // A room joined now brings its recent history along as live events.
     const since = joinedAt.get(room.roomId) ?? state.startedAt
-    if (event.getTs() < since - HISTORY_GRACE_MS) return state.log.debug(`ignored Matrix event ${id}: sent before the adapter started or joined ${room.roomId}`)
+    if (!backlog && event.getTs() < since - HISTORY_GRACE_MS) return void state.log.debug(`ignored Matrix event ${id}: sent before the adapter started or joined ${room.roomId}`)
     const type = event.getType()
-    if (type === 'm.room.encrypted') return onEncrypted(state, room, sender)
-    if (type !== 'm.room.message' || event.isRedacted()) return
+    if (type === 'm.room.encrypted') return void (await onEncrypted(state, room, sender))
+    if (type !== 'm.room.message' || event.isRedacted()) return undefined
 
     const content = event.getContent() as InboundContent
     const direct = isDirectRoom(state.client, room)
@@ -121,7 +141,11 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       commands: commandNames(),
       repliesToMe,
     })
-    if (!read.ok) return state.log.debug(`ignored Matrix event ${id} in ${room.roomId}: ${read.reason}`)
+    if (!read.ok) {
+      if (read.dropped) state.gateway.dropped(PLATFORM, { reason: read.reason, chatId: room.roomId, messageId: id, userId: sender })
+      else state.log.debug(`ignored Matrix event ${id} in ${room.roomId}: ${read.reason}`)
+      return undefined
+    }
     const member = room.getMember(sender)
     const source: GatewayInbound['source'] = {
       platform: PLATFORM,
@@ -132,11 +156,57 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       ...(read.threadId ? { threadId: read.threadId } : {}),
     }
     // Bridge puppets are answered only when explicitly allowed: never offered a pairing code.
-    if (bridgeLike(sender) && !auth(state)?.authorize(source).allowed) return state.log.debug(`ignored Matrix event ${id}: bridge-like sender ${sender} is not allowed`)
+    if (bridgeLike(sender) && !auth(state)?.authorize(source).allowed) return void state.log.debug(`ignored Matrix event ${id}: bridge-like sender ${sender} is not allowed`)
     if (read.threadId) remember(threads, read.threadId, id)
     state.log.debug(`Matrix message ${id} from ${sender} in ${direct ? 'DM' : 'room'} ${room.roomId}${read.threadId ? ` (thread ${read.threadId})` : ''}: ${read.text.length} characters`)
-    const result = await state.gateway.dispatch({ source, text: read.text, messageId: id, receivedAt: event.getTs() })
-    state.log.debug(`Matrix message ${id}: ${result.status}`)
+    return { source, text: read.text, messageId: id, receivedAt: event.getTs() }
+  }
+
+  async function onTimeline(state: Running, event: MatrixEvent, room: Room): Promise<void> {
+    const inbound = await inboundOf(state, event, room)
+    if (!inbound) return
+    const result = await state.gateway.dispatch(inbound)
+    state.log.debug(`Matrix message ${inbound.messageId}: ${result.status}`)
+  }
+
+  /**
+   * What arrived since the saved sync token, handed to the gateway (which bounds it); then the
+   * events that came while catching up. A token the homeserver no longer knows is forgotten.
+   */
+  async function catchUp(state: Running): Promise<void> {
+    const resume = state.gateway.resumePoint(PLATFORM)
+    const saved = resume.get()
+    if (saved) {
+      try {
+        const gap = await readGap(state.sdk, state.client, saved, GAP_LIMIT)
+        for (const roomId of gap.limited) state.log.info(`more than ${GAP_LIMIT} events arrived in ${roomId} while the adapter was away: the older ones are not read`)
+        const messages: GatewayInbound[] = []
+        for (const raw of gap.events) {
+          const room = state.client.getRoom(raw.room_id)
+          const inbound = room ? await inboundOf(state, new state.sdk.MatrixEvent(raw as never), room, true) : undefined
+          if (inbound) messages.push(inbound)
+        }
+        const result = await state.gateway.catchUp(PLATFORM, messages)
+        if (gap.events.length > 0) state.log.info(`caught up since the last sync: ${gap.events.length} event(s), ${result.dispatched} answered, ${result.summarised} summarised, ${result.duplicates} already seen`)
+      } catch (error) {
+        state.log.warn(`could not read what arrived since the last sync (${describeFailure(error)}); continuing from now`)
+        const status = (error as { httpStatus?: number }).httpStatus
+        if (status === 400 || status === 404) resume.clear()
+      }
+    }
+    state.live = true
+    for (const { event, room } of state.buffered.splice(0)) await onTimeline(state, event, room).catch((error) => state.log.error(`Matrix event ${event.getId()} failed: ${errorMessage(error)}`))
+    saveSyncToken(state)
+  }
+
+  /** The token of the last sync processed: every event before it was handed to the gateway. */
+  function saveSyncToken(state: Running, token = state.client.store.getSyncToken() ?? undefined): void {
+    if (!state.live || !token || running !== state) return
+    try {
+      state.gateway.resumePoint(PLATFORM).set(token)
+    } catch (error) {
+      state.log.warn(`could not save the sync token: ${errorMessage(error)}`)
+    }
   }
 
   async function onInvite(state: Running, room: Room): Promise<void> {
@@ -167,6 +237,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     const fail = (what: string) => (error: unknown) => state.log.error(`${what} failed: ${errorMessage(error)}`)
     client.on(sdk.RoomEvent.Timeline, (event, room, toStartOfTimeline, removed, data) => {
       if (!state.ready || !room || toStartOfTimeline || removed || !data?.liveEvent) return
+      if (!state.live) return void state.buffered.push({ event, room })
       onTimeline(state, event, room).catch(fail(`Matrix event ${event.getId()}`))
     })
     client.on(sdk.RoomEvent.MyMembership, (room, membership) => {
@@ -174,6 +245,8 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     })
     client.on(sdk.HttpApiEvent.SessionLoggedOut, (error) => lose(state, error))
     client.on(sdk.ClientEvent.Sync, (now, before, data) => {
+      // Emitted after the sync's events were handed over: its token is the next resume point.
+      if (now === 'SYNCING' || now === 'PREPARED') saveSyncToken(state, data?.nextSyncToken)
       if (!state.ready || now === before) return
       const error = data?.error
       if ((now === 'ERROR' || now === 'RECONNECTING') && (error as { errcode?: string } | undefined)?.errcode === 'M_UNKNOWN_TOKEN') return lose(state, error)
@@ -228,7 +301,10 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     }
     if (credentials.kind === 'password') lastLogin = session
     const client = createSessionClient(sdk, baseUrl, session, fetch.fetch)
-    const state: Running = { sdk, client, fetch, session, host, gateway, services: ctx.services, log: adapterLog, startedAt: Date.now(), ready: false, lost: false }
+    let abandon!: (error: Error) => void
+    const abandoned = new Promise<never>((_, reject) => (abandon = reject))
+    abandoned.catch(() => undefined)
+    const state: Running = { sdk, client, fetch, session, host, gateway, services: ctx.services, log: adapterLog, startedAt: Date.now(), ready: false, live: false, buffered: [], lost: false, abandon, abandoned }
     listen(state)
     try {
       // A small initial sync: its events are history (ignored), later ones are live.
@@ -245,6 +321,8 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     }
     state.ready = true
     running = state
+    reconnecting = false
+    await catchUp(state)
     const rooms = client.getRooms()
     const joined = rooms.filter((r) => r.getMyMembership() === 'join').length
     adapterLog.info(`connected to ${host} as ${session.userId} (${joined} room${joined === 1 ? '' : 's'})`)
@@ -277,8 +355,17 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     }
   }
 
+  /** A 401 (logged out), 429, 5xx or network failure may pass: deferred to the outbox; anything else is final. */
   const deliveryFailure = (roomId: string) => (error: unknown): never => {
-    throw new AgentError('E_DELIVERY', `cannot send to Matrix room ${roomId}: ${describeFailure(error)}`, { cause: error })
+    if (AgentError.isInstance(error)) throw error
+    const failure = error as { httpStatus?: number; data?: { retry_after_ms?: unknown } }
+    const status = typeof failure?.httpStatus === 'number' ? failure.httpStatus : undefined
+    const reason = `cannot send to Matrix room ${roomId}: ${describeFailure(error)}`
+    if (status === undefined || status === 401 || status === 429 || status >= 500) {
+      const retryAfter = typeof failure.data?.retry_after_ms === 'number' ? failure.data.retry_after_ms : undefined
+      throw new DeliveryDeferred(reason, { cause: error, ...(status === 429 ? { code: 'E_RATE_LIMITED' as const } : {}), ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) })
+    }
+    throw new AgentError('E_DELIVERY', reason, { cause: error })
   }
 
   return {
@@ -298,6 +385,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       running = undefined
       if (!state) return
       state.ready = false
+      state.abandon(new DeliveryDeferred('the Matrix connection closed before the homeserver confirmed the message'))
       await closeClient(state.client, state.fetch)
       state.log.info('disconnected from the Matrix homeserver')
     },
@@ -312,9 +400,16 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       const contents = messageContents(text, { max: extra.max_message_length, ...(threadId ? { thread: { root: threadId, replyTo: threads.get(threadId) ?? threadId } } : {}) })
       if (contents.length === 0) return
       const state = running
+      // Between connections inside the gateway: the outbox sends it once the adapter is back.
+      if (!state && (reconnecting || starting)) throw new DeliveryDeferred('the Matrix adapter is reconnecting')
       if (!state) return sendOnce(chatId, contents)
       if (state.client.getRoom(chatId)?.hasEncryptionStateEvent()) throw new AgentError('E_DELIVERY', `Matrix room ${chatId} is end-to-end encrypted; encrypted rooms are not supported`)
-      for (const content of contents) await state.client.sendEvent(chatId, state.sdk.EventType.RoomMessage, content as never).catch(deliveryFailure(chatId))
+      // The outbox's key as transaction id: a retry of a send the homeserver already took is not shown twice.
+      const key = typeof options?.idempotencyKey === 'string' && options.idempotencyKey ? options.idempotencyKey : undefined
+      for (const [i, content] of contents.entries()) {
+        const sending = state.client.sendEvent(chatId, state.sdk.EventType.RoomMessage, content as never, key ? `agent.${key}.${i}` : undefined)
+        await Promise.race([sending, state.abandoned]).catch(deliveryFailure(chatId))
+      }
       if (typingRooms.delete(chatId)) state.client.sendTyping(chatId, false, 0).catch(() => undefined)
       state.log.debug(`sent ${contents.length} Matrix message(s) to ${chatId}${threadId ? ` (thread ${threadId})` : ''}`)
     },

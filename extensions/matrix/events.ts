@@ -28,7 +28,8 @@ export interface ReadContext {
 
 export type ReadResult =
   | { ok: true; text: string; threadId?: string; replyTo?: string; mentioned: boolean }
-  | { ok: false; reason: string }
+  /** `dropped`: content the agent cannot take (reported as a drop, not just skipped by design). */
+  | { ok: false; reason: string; dropped?: true }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
@@ -83,7 +84,7 @@ export function readMessage(content: InboundContent, context: ReadContext): Read
   if (relation?.rel_type === 'm.replace') return { ok: false, reason: 'an edit' }
   const msgtype = content.msgtype
   if (msgtype === 'm.notice') return { ok: false, reason: 'a notice (bots answer with notices)' }
-  if (msgtype !== 'm.text' && msgtype !== 'm.emote') return { ok: false, reason: `msgtype ${String(msgtype)} is not supported` }
+  if (msgtype !== 'm.text' && msgtype !== 'm.emote') return { ok: false, reason: `msgtype ${String(msgtype)} is not supported`, dropped: true }
   if (typeof content.body !== 'string' || !content.body.trim()) return { ok: false, reason: 'an empty body' }
 
   const replyTo = typeof relation?.['m.in_reply_to']?.event_id === 'string' ? relation['m.in_reply_to'].event_id : undefined

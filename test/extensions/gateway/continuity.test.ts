@@ -111,7 +111,7 @@ test('outbox: a refused send is given up at once with chat and reason; a deferre
   assert.equal(fake.sent.length, 0)
   await until(() => fake.sent.length === 1, 10_000, () => gw.lines.join('\n'))
   assert.equal(fake.sent[0]!.text, 'echo: answer me later')
-  assert.match(String(fake.sent[0]!.options?.idempotencyKey), /^\d+\.0$/)
+  assert.match(String(fake.sent[0]!.options?.idempotencyKey), /^\d+-\d+\.0$/)
   // A chat the adapter refuses for good: failed at once, logged with the chat and reason.
   fake.sendError = (chatId) => (chatId === 'gone' ? new AgentError('E_DELIVERY', 'no such chat') : undefined)
   await (await fake.inbound({ userId: 'u1', chatId: 'gone' }, 'hello?', 'a2')).done

@@ -3,7 +3,9 @@
 // whoami, push rules, filters, a bounded /sync long-poll (initial and incremental, `since`/`timeout`,
 // inline or stored filters with a timeline limit), send, typing, join, members, state and account
 // data. Tests create rooms, invite the bot, push timeline events into the next /sync, and read what
-// the bot sent; /sync failures and revoked tokens can be injected.
+// the bot sent; /sync failures, revoked tokens, a soft logout (tokens revoked with `soft_logout: true`;
+// a password login gets a new one) and rate limits (429 M_LIMIT_EXCEEDED with retry_after_ms on
+// sends or /sync) can be injected.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -91,6 +93,10 @@ export interface FakeHomeserver {
   failSyncs(count: number, status?: number): void
   /** Every token stops working (M_UNKNOWN_TOKEN). */
   revokeTokens(): void
+  /** A soft logout: every token stops working with `soft_logout: true`; the device may log in again. */
+  softLogout(): void
+  /** The next `count` requests of `kind` are refused with 429 M_LIMIT_EXCEEDED and `retry_after_ms`. */
+  rateLimit(kind: 'send' | 'sync', count: number, retryAfterMs: number): void
   /** /sync requests answered so far (any status). */
   syncs(): RequestRecord[]
   /** Events the bot sent to a room (type m.room.message unless `type`). */
@@ -132,6 +138,16 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
   const logins: Array<Record<string, any>> = []
   const waiters = new Set<() => void>()
   let failing = { count: 0, status: 500 }
+  let softLoggedOut = false
+  const limits = { send: { count: 0, retryAfterMs: 0 }, sync: { count: 0, retryAfterMs: 0 } }
+  /** Answers 429 when `kind` is rate limited now; undefined otherwise. */
+  const limited = (kind: 'send' | 'sync', res: ServerResponse): number | undefined => {
+    const limit = limits[kind]
+    if (limit.count <= 0) return undefined
+    limit.count--
+    res.setHeader('retry-after', String(Math.ceil(limit.retryAfterMs / 1000)))
+    return reply(res, 429, { errcode: 'M_LIMIT_EXCEEDED', error: 'Too Many Requests', retry_after_ms: limit.retryAfterMs })
+  }
   let closed = false
   const maxPollMs = options.maxPollMs ?? 5000
 
@@ -261,7 +277,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
     const header = req.headers.authorization
     const token = header?.startsWith('Bearer ') ? header.slice(7) : url.searchParams.get('access_token')
     if (!token) return { ok: false, status: 401, body: { errcode: 'M_MISSING_TOKEN', error: 'Missing access token' } }
-    if (!tokens.has(token)) return { ok: false, status: 401, body: { errcode: 'M_UNKNOWN_TOKEN', error: 'Invalid access token passed.', soft_logout: false } }
+    if (!tokens.has(token)) return { ok: false, status: 401, body: { errcode: 'M_UNKNOWN_TOKEN', error: 'Invalid access token passed.', soft_logout: softLoggedOut } }
     return { ok: true }
   }
 
@@ -298,7 +314,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
       if (!filter) return reply(res, 404, { errcode: 'M_NOT_FOUND', error: 'No such filter' })
       return reply(res, 200, filter)
     }
-    if (method === 'GET' && sub === '/sync') return handleSync(url, res)
+    if (method === 'GET' && sub === '/sync') return limited('sync', res) ?? handleSync(url, res)
     if ((m = sub.match(/^\/user\/([^/]+)\/account_data\/([^/]+)$/))) {
       const type = decodeURIComponent(m[2]!)
       if (method === 'PUT') {
@@ -327,6 +343,8 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
       const room = rooms.get(roomId)
       if (!room || botMembership(room).membership !== 'join') return reply(res, 403, { errcode: 'M_FORBIDDEN', error: `User ${BOT_ID} not in room ${roomId}` })
       if (method === 'PUT' && (m = rest.match(/^\/send\/([^/]+)\/([^/]+)$/))) {
+        const refused = limited('send', res)
+        if (refused !== undefined) return refused
         const type = decodeURIComponent(m[1]!)
         const txnId = decodeURIComponent(m[2]!)
         const key = `${roomId}|${txnId}`
@@ -431,6 +449,14 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
     revokeTokens() {
       tokens.clear()
       changed()
+    },
+    softLogout() {
+      softLoggedOut = true
+      tokens.clear()
+      changed()
+    },
+    rateLimit(kind, count, retryAfterMs) {
+      limits[kind] = { count, retryAfterMs }
     },
     syncs: () => requests.filter((r) => r.path === '/_matrix/client/v3/sync'),
     sentTo: (roomId, type = 'm.room.message') => sent.filter((s) => s.roomId === roomId && s.type === type),
