@@ -6,11 +6,11 @@
 // gateway commands. A token lock keeps two gateways of one agent home off one bot.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets, resolveSlash,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets, resolveSlash,
   type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { Api, GrammyError as GrammyErrorClass } from 'grammy'
-import type { Update } from 'grammy/types'
+import type { Message, Update } from 'grammy/types'
 import { FragmentBatcher } from './batcher.ts'
 import { MAX_MESSAGE_LENGTH, telegramParts, type Part } from './format.ts'
 import { parseMessage, type Bot } from './inbound.ts'
@@ -75,6 +75,15 @@ function reasonOf(error: unknown, GrammyError: typeof GrammyErrorClass | undefin
   return errorMessage(error)
 }
 
+/**
+ * The update offset saved for bot `botId` (`<bot id>:<offset>`): update ids count per bot, so a point
+ * saved for another token's bot is not used.
+ */
+export function resumeOffset(cursor: string | undefined, botId: number): number | undefined {
+  const match = /^(\d+):(\d+)$/.exec(cursor ?? '')
+  return match && Number(match[1]) === botId ? Number(match[2]) : undefined
+}
+
 export function createTelegramAdapter(options: TelegramAdapterOptions): TelegramAdapter {
   const { config, settings } = options
   const extra = config.extra
@@ -112,23 +121,38 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     return Boolean(resolved && ('command' in resolved || resolved.unknown === 'help'))
   }
 
-  function onUpdate(session: Session, update: Update): void {
-    const message = update.message
-    if (session.closed || !message) return
+  /** A message for the gateway, or undefined (ignored, dropped with a reason, or a voice note answered). */
+  function route(session: Session, message: Message): { inbound: GatewayInbound; command: boolean } | undefined {
     const parsed = parseMessage(message, { bot: session.bot, behaviour: session.behaviour, renamed: session.menu.renamed, isCommand })
-    const what = `Telegram message ${message.message_id} in chat ${message.chat.id},`
-    if (!parsed.ok) {
-      session.log.debug(`ignored ${what} ${parsed.reason}`)
-      if (parsed.voice) void answerVoice(session, parsed.voice)
-      return
+    if (parsed.ok) {
+      lastTopic.set(parsed.inbound.source.chatId!, parsed.inbound.source.threadId)
+      return parsed
     }
-    lastTopic.set(parsed.inbound.source.chatId!, parsed.inbound.source.threadId)
-    if (parsed.command) {
-      session.batcher.flushFor(parsed.inbound)
-      dispatch(session, parsed.inbound)
+    session.log.debug(`ignored Telegram message ${message.message_id} in chat ${message.chat.id}, ${parsed.reason}`)
+    if (parsed.voice) void answerVoice(session, parsed.voice)
+    // Addressed to us but nothing the agent can read (a poll, dice, a game …): reported, never silent.
+    else if (parsed.unreadable) session.gateway.dropped(PLATFORM, { reason: parsed.reason, chatId: String(message.chat.id), messageId: `${message.chat.id}:${message.message_id}`, ...(message.from ? { userId: String(message.from.id) } : {}) })
+    return undefined
+  }
+
+  function onUpdate(session: Session, update: Update): void {
+    if (session.closed || !update.message) return
+    const routed = route(session, update.message)
+    if (!routed) return
+    if (routed.command) {
+      session.batcher.flushFor(routed.inbound)
+      dispatch(session, routed.inbound)
     } else {
-      session.batcher.add(parsed.inbound)
+      session.batcher.add(routed.inbound)
     }
+  }
+
+  /** What arrived while the adapter was away: through the gateway's backlog bound, not batched. */
+  async function onBacklog(session: Session, updates: Update[]): Promise<void> {
+    const inbound = updates.flatMap((update) => (update.message && !session.closed ? [route(session, update.message)] : [])).flatMap((routed) => (routed ? [routed.inbound] : []))
+    if (inbound.length === 0) return
+    const result = await session.gateway.catchUp(PLATFORM, inbound)
+    session.log.info(`caught up with ${inbound.length} Telegram message(s) from while the adapter was away: ${result.dispatched} answered, ${result.summarised} summarised, ${result.duplicates} already seen`)
   }
 
   function dispatch(session: Session, inbound: GatewayInbound): void {
@@ -221,6 +245,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       closed: false,
     }
     running = session
+    const resume = gateway.resumePoint(PLATFORM)
     session.loop = poll({
       api,
       GrammyError: grammy.GrammyError,
@@ -230,8 +255,17 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       signal: session.controller.signal,
       log: ctx.log,
       clean: (text) => clean(text, token),
+      ...(resumeOffset(resume.get(), me.id) !== undefined ? { offset: resumeOffset(resume.get(), me.id)! } : {}),
       onUpdate: (update) => onUpdate(session, update),
-      onOffset: () => undefined,
+      onBacklog: (updates) => onBacklog(session, updates),
+      onOffset: (offset) => {
+        try {
+          resume.set(`${me.id}:${offset}`)
+        } catch (error) {
+          session.log.warn(`cannot save the Telegram resume point: ${errorMessage(error)}`)
+        }
+      },
+      onRecovered: () => session.gateway.connected(PLATFORM),
       onFatal: (error) => {
         if (running === session) session.gateway.connectionLost(PLATFORM, error)
       },
@@ -259,11 +293,15 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
 
   /**
    * Sends the parts in order: MarkdownV2 first, the plain text when Telegram cannot parse the markup;
-   * a topic Telegram no longer knows is dropped (the rest goes to the chat itself).
+   * a topic Telegram no longer knows is dropped (the rest goes to the chat itself). With an
+   * idempotency key (the gateway's outbox), parts already sent by an earlier attempt are skipped.
+   * Network trouble, 5xx and a 429 not waited out are DeliveryDeferred: the outbox retries them.
    */
-  async function sendParts(api: Api, grammy: Grammy, chatId: string, parts: Part[], threadId: string | undefined, token: string): Promise<void> {
+  async function sendParts(api: Api, grammy: Grammy, chatId: string, parts: Part[], threadId: string | undefined, token: string, key?: string): Promise<void> {
     let thread = threadId && /^\d+$/.test(threadId) ? Number(threadId) : undefined
+    const first = key ? (partsSent.get(key) ?? 0) : 0
     for (const [index, part] of parts.entries()) {
+      if (index < first) continue
       let markup = part.markdown !== ''
       for (;;) {
         try {
@@ -283,10 +321,26 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
             continue
           }
           const which = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : ''
-          throw new AgentError('E_DELIVERY', `Telegram refused the message to chat ${chatId}${which}: ${clean(reasonOf(error, grammy.GrammyError), token)}`, { cause: error })
+          const reason = clean(reasonOf(error, grammy.GrammyError), token)
+          const code = error instanceof grammy.GrammyError ? error.error_code : undefined
+          if (code === undefined || code >= 500 || code === 429) {
+            const retryAfter = error instanceof grammy.GrammyError ? error.parameters.retry_after : undefined
+            throw new DeliveryDeferred(`Telegram cannot take the message to chat ${chatId}${which} now: ${reason}`, { cause: error, ...(code === 429 ? { code: 'E_RATE_LIMITED' as const } : {}), ...(retryAfter !== undefined ? { retryAfterMs: retryAfter * 1000 } : {}) })
+          }
+          throw new AgentError('E_DELIVERY', `Telegram refused the message to chat ${chatId}${which}: ${reason}`, { cause: error })
         }
       }
+      if (key) remember(key, index + 1)
     }
+    if (key) partsSent.delete(key)
+  }
+
+  /** Parts of a queued reply already sent, by idempotency key (bounded: old keys are forgotten). */
+  const partsSent = new Map<string, number>()
+  function remember(key: string, count: number): void {
+    partsSent.delete(key)
+    partsSent.set(key, count)
+    if (partsSent.size > 500) partsSent.delete(partsSent.keys().next().value!)
   }
 
   function stopTyping(chatId: string): void {
@@ -352,7 +406,8 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       if (parts.length === 0) return
       const { api, grammy, token } = await apiFor()
       const threadId = typeof sendOptions?.threadId === 'string' && sendOptions.threadId ? sendOptions.threadId : undefined
-      await sendParts(api, grammy, target, parts, threadId, token)
+      const key = typeof sendOptions?.idempotencyKey === 'string' && sendOptions.idempotencyKey ? sendOptions.idempotencyKey : undefined
+      await sendParts(api, grammy, target, parts, threadId, token, key)
       log().debug(`sent ${parts.length} Telegram message(s) to chat ${target},`)
     },
     commandsChanged() {

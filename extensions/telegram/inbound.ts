@@ -25,7 +25,14 @@ export interface InboundRules {
 
 export type Parsed =
   | { ok: true; inbound: GatewayInbound; command: boolean }
-  | { ok: false; reason: string; voice?: GatewayInbound['source'] & { threadId?: string } }
+  | {
+      ok: false
+      reason: string
+      /** A voice note or audio from this sender (answered with one line). */
+      voice?: GatewayInbound['source'] & { threadId?: string }
+      /** Addressed to the bot, but nothing in it the agent can read (reported as dropped). */
+      unreadable?: boolean
+    }
 
 function size(bytes: number | undefined): string {
   if (bytes === undefined) return ''
@@ -101,7 +108,8 @@ export function parseMessage(message: Message, rules: InboundRules): Parsed {
   const body = command ? text.trim() : stripBotMention(raw, entities, bot)
   if (body) lines.push(body)
   lines.push(...attachments(message))
-  if (lines.length === 0) return { ok: false, reason: 'no text' }
+  // In a private chat it was surely meant for the agent; in groups these are mostly service messages.
+  if (lines.length === 0) return { ok: false, reason: 'a message without text or a readable attachment (a poll, dice, a game …)', unreadable: !group }
   return {
     ok: true,
     command,

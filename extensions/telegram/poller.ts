@@ -1,5 +1,6 @@
-// Long polling of getUpdates with a clean stop (the request in flight is aborted) and Telegram's
-// failures handled where they belong: 429 waits the `retry_after` Telegram names; 409 Conflict
+// Long polling of getUpdates from a resume point, with a clean stop (the request in flight is aborted);
+// the first batch (what arrived while the adapter was away) is handed over as a backlog. Telegram's
+// failures are handled where they belong: 429 waits the `retry_after` Telegram names; 409 Conflict
 // (another getUpdates caller on the same token, or a previous run's poll still open) is retried with
 // doubling pauses, then reported once as fatal; 401 is fatal at once; network and server errors are
 // retried with a capped backoff and reported once per outage.
@@ -33,8 +34,15 @@ export interface PollerOptions {
   log: Logger
   clean(text: string): string
   onUpdate(update: Update): void
-  /** The next update id, after a batch was handled (the resume point to keep). */
+  /**
+   * The first batch: what arrived while the adapter was away (read without waiting), handed over at
+   * once before polling goes on.
+   */
+  onBacklog(updates: Update[]): Promise<void>
+  /** The next update id, after a batch was handed over (the resume point to keep). */
   onOffset(offset: number): void
+  /** Polling works again after failures (the gateway sends what it queued meanwhile). */
+  onRecovered(): void
   /** Polling cannot go on (token rejected, conflict that stays): called once, then the loop ends. */
   onFatal(error: Error): void
 }
@@ -62,23 +70,36 @@ export async function poll(options: PollerOptions): Promise<void> {
   let failures = 0
   // allowed_updates is remembered by Telegram: sent on the first call only.
   let allowed: Array<'message'> | undefined = ['message']
+  let backlog = true
   while (!signal.aborted) {
     let wait = 0
     try {
-      const updates = await api.getUpdates({ ...(offset !== undefined ? { offset } : {}), timeout: options.timeoutSeconds, ...(allowed ? { allowed_updates: allowed } : {}) }, grammySignal(signal))
+      const timeout = backlog ? 0 : options.timeoutSeconds
+      const updates = await api.getUpdates({ ...(offset !== undefined ? { offset } : {}), timeout, ...(allowed ? { allowed_updates: allowed } : {}) }, grammySignal(signal))
       allowed = undefined
-      if (conflicts || failures) log.info('Telegram polling works again')
+      if (conflicts || failures) {
+        log.info('Telegram polling works again')
+        options.onRecovered()
+      }
       conflicts = 0
       failures = 0
-      for (const update of updates) {
-        offset = update.update_id + 1
-        try {
-          options.onUpdate(update)
-        } catch (error) {
-          log.warn(`Telegram update ${update.update_id} failed: ${options.clean(String((error as Error)?.message ?? error))}`)
+      if (backlog) {
+        backlog = false
+        await options.onBacklog(updates)
+      } else {
+        for (const update of updates) {
+          try {
+            options.onUpdate(update)
+          } catch (error) {
+            log.warn(`Telegram update ${update.update_id} failed: ${options.clean(String((error as Error)?.message ?? error))}`)
+          }
         }
       }
-      if (updates.length > 0 && offset !== undefined) options.onOffset(offset)
+      const last = updates.at(-1)
+      if (last) {
+        offset = last.update_id + 1
+        options.onOffset(offset)
+      }
       continue
     } catch (error) {
       if (signal.aborted) return

@@ -2,18 +2,19 @@
 // (no retry); long polling stops cleanly (the poll in flight ends, the lock is released); 409 Conflict
 // is retried with backoff and recovers, or is reported once as fatal; a second poller on one token
 // in one agent home is refused by the lock (a stale lock is taken over); 429 retry_after is waited
-// out on getUpdates and on sends; a network outage is retried.
+// out on getUpdates and on sends; a network outage is retried; the update offset is the resume point;
+// the conformance suite's no-message-lost cases (outages, restarts) pass.
 
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { AgentError, ConfigError } from '../../../sdk/index.ts'
+import { AgentError, ConfigError, GATEWAY_SERVICE, type GatewayService } from '../../../sdk/index.ts'
 import { adapterConformance, createTestKernel } from '../../../sdk/testing/index.ts'
-import { createTelegramAdapter } from '../../../extensions/telegram/adapter.ts'
+import { createTelegramAdapter, resumeOffset } from '../../../extensions/telegram/adapter.ts'
 import { lockToken } from '../../../extensions/telegram/lock.ts'
 import { CONFLICT, TOKEN_REJECTED } from '../../../extensions/telegram/poller.ts'
-import { startFakeTelegram, TOKEN, USERS } from './fake-telegram.ts'
+import { BOT, startFakeTelegram, TOKEN, USERS } from './fake-telegram.ts'
 import { harness } from './harness.ts'
 
 const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'telegram']
@@ -27,6 +28,25 @@ test('telegram adapter conformance', async (t) => {
     adapter: 'telegram',
     enabled: () => createTestKernel({ builtins: CORE, env, config: config() }),
     disabled: () => createTestKernel({ builtins: CORE, env, config: config(false) }),
+  })
+})
+
+test('telegram: no message lost across reconnects and restarts', async (t) => {
+  const fake = await startFakeTelegram()
+  t.after(() => fake.close())
+  const env = { TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_BASE_URL: fake.apiBase, WEBHOOK_PORT: '0', API_SERVER_PORT: '0', TELEGRAM_ALLOWED_USERS: String(USERS.alice.id) }
+  const config = { gateway: { reconnect: { initial_ms: 50, max_ms: 200 } }, platforms: { telegram: { extra: { poll_timeout_seconds: 5, batch_window_ms: 0, command_menu: false } } } }
+  await adapterConformance(t, {
+    adapter: 'telegram',
+    enabled: () => createTestKernel({ builtins: CORE, env, config }),
+    disabled: () => createTestKernel({ builtins: CORE, env, config: { platforms: { telegram: { enabled: false } } } }),
+    continuity: {
+      kernel: ({ home, extensions }) => createTestKernel({ home, builtins: CORE, extensions, env, config }),
+      say: (text) => void fake.message({ from: 'alice', text }),
+      said: () => fake.posted(USERS.alice.id),
+      drop: () => fake.outage(1500),
+      keepsHistory: true,
+    },
   })
 })
 
@@ -149,4 +169,23 @@ test('a network outage is retried until Telegram is back', async (t) => {
   assert.ok(await h.fake.until(() => h.fake.posted(USERS.alice.id).length === 1, 10_000), h.log.lines.join('\n'))
   assert.equal(h.log.lines.filter((l) => l.startsWith('warn: getUpdates failed (502: Bad Gateway)')).length, 1, 'reported once per outage')
   assert.ok(AgentError)
+})
+
+test('the update offset is kept as the resume point of this bot; a restart polls from it', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  h.fake.message({ from: 'alice', text: 'one' })
+  await h.posted(USERS.alice.id)
+  const resume = h.k.kernel.services.require<GatewayService>(GATEWAY_SERVICE).resumePoint('telegram')
+  assert.ok(await h.fake.until(() => resume.get() !== undefined, 5000))
+  const cursor = resume.get()!
+  const offset = resumeOffset(cursor, BOT.id)
+  assert.equal(cursor, `${BOT.id}:${offset}`)
+  assert.equal(resumeOffset(cursor, BOT.id + 1), undefined, 'another bot does not use it')
+  assert.equal(resumeOffset('not a cursor', BOT.id), undefined)
+  await h.adapter.stop()
+  const before = h.fake.requests.length
+  await h.adapter.start(h.context())
+  assert.ok(await h.fake.until(() => h.fake.requests.slice(before).some((r) => r.method === 'getUpdates'), 5000))
+  assert.deepEqual(h.fake.requests.slice(before).find((r) => r.method === 'getUpdates')!.body.offset, offset)
 })

@@ -4,7 +4,7 @@
 // offsets confirming updates; a second poller terminates the first with 409), sendMessage (MarkdownV2
 // parsed as Telegram does, forum topics), sendChatAction, get/set/deleteMyCommands per scope. Updates
 // are injected by the test; failures (409, 429 retry_after, rejected entities, a deleted topic, a
-// blocked chat) are queued per method. Every request is recorded; a wrong token gets 401.
+// blocked chat) are queued per method; an outage cuts every connection for a while. Every request is recorded; a wrong token gets 401.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -79,6 +79,8 @@ export interface FakeTelegram {
   deleteTopic(threadId: number): void
   /** getUpdates calls waiting now. */
   polling(): number
+  /** For `ms`, every connection is cut (the poll in flight too), as when the network is down. */
+  outage(ms: number): void
   /** Changes the token the fake accepts. */
   setToken(token: string): void
   until(check: () => boolean, ms?: number): Promise<boolean>
@@ -104,6 +106,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   let confirmed = 0
   let waiting: { res: ServerResponse; offset: number; timer: NodeJS.Timeout } | undefined
   let closed = false
+  let outageUntil = 0
 
   const answer = (res: ServerResponse, request: ApiRequest, result: unknown) => {
     request.status = 200
@@ -183,6 +186,10 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     }
     const request: ApiRequest = { method: match?.[2] ?? req.url ?? '', body, status: 0 }
     requests.push(request)
+    if (Date.now() < outageUntil) {
+      request.status = -1
+      return void res.socket?.destroy()
+    }
     if (!match) return refuse(res, request, { code: 404, description: 'Not Found' })
     if (decodeURIComponent(match[1]!) !== token) return refuse(res, request, { code: 401, description: 'Unauthorized' })
     const method = match[2]!
@@ -260,6 +267,14 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     },
     deleteTopic: (threadId) => void deletedTopics.add(threadId),
     polling: () => (waiting ? 1 : 0),
+    outage(ms) {
+      outageUntil = Date.now() + ms
+      if (!waiting) return
+      const { res, timer } = waiting
+      waiting = undefined
+      clearTimeout(timer)
+      res.socket?.destroy()
+    },
     setToken(value) {
       token = value
     },

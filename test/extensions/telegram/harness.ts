@@ -50,7 +50,7 @@ export interface Harness {
   /** connectionLost calls the adapter made to the gateway. */
   lost: Array<{ adapter: string; error: unknown }>
   context(): AdapterContext
-  /** Starts the adapter (stopped in t.after). */
+  /** Starts the adapter (stopped in t.after) and waits (up to 5 s) for its long poll. */
   start(): Promise<void>
   prompts(): string[]
   /** Waits until `chat` has at least `count` bot messages; returns them as read. */
@@ -130,6 +130,8 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
         controller.abort()
         await adapter.stop()
       })
+      // The backlog read is done and the long poll waits: what the test sends now is live traffic.
+      await fake.until(() => fake.polling() === 1, 5000)
     },
     prompts: () => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body)),
     async posted(chat, count = 1, ms = 15_000) {
