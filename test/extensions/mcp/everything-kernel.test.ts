@@ -1,0 +1,79 @@
+// server-everything (stdio) and a growing fixture server in a running agent with the real runtime:
+// progress notifications become the run's tool.progress events, prompts are slash commands of the
+// registry whose text goes to the conversation, and a list-changed notification brings a new tool
+// in without /reload-mcp.
+
+import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { after, before, describe, it } from 'node:test'
+import { RUNTIME_SERVICE, type AgentRuntime, type ChatConversation, type CommandDefinition, type RunEvent, type ToolDefinition } from 'agent/sdk'
+import { createTestKernel, makeTempHome, startScriptedModel, type ScriptedModelServer, type TestKernel } from 'agent/sdk/testing'
+import { EVERYTHING_BIN } from './everything-server.ts'
+
+const FIXTURE = fileURLToPath(new URL('../../fixtures/mcp/stdio-server.mjs', import.meta.url))
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const value = probe()
+    if (value) return value
+    await sleep(50)
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+describe('server-everything in a running agent: progress, prompts, list-changed', () => {
+  let t: TestKernel
+  let model: ScriptedModelServer
+  const tool = (name: string) => t.kernel.registries.tools.get(name) as ToolDefinition | undefined
+  const command = (name: string) => t.kernel.registries.commands.get(name) as CommandDefinition | undefined
+
+  before(async () => {
+    model = await startScriptedModel()
+    const home = makeTempHome()
+    t = await createTestKernel({
+      home,
+      builtins: ['state-db', 'sessions', 'runtime', 'model-resolver', 'provider-openai-compat', 'mcp'],
+      config: { mcp_servers: { ev: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] }, fx: { command: process.execPath, args: [FIXTURE, '--grow', '--extra-tools-file', join(home, 'extra-tools.txt')] } } },
+      env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url },
+    })
+    await t.kernel.start('chat')
+    await until('the bridged tools', () => tool('mcp__ev__echo') && tool('mcp__fx__grow') && command('ev-args-prompt'))
+  })
+  after(async () => {
+    await t.close()
+    await model.close()
+    rmSync(t.home, { recursive: true, force: true })
+  })
+
+  it('progress notifications reach the run as tool.progress events', async () => {
+    model.enqueue({ toolCalls: [{ id: 'long', name: 'mcp__ev__trigger-long-running-operation', arguments: { duration: 1, steps: 2 } }] }, { text: 'done' })
+    const events: RunEvent[] = []
+    const result = await t.kernel.services.require<AgentRuntime>(RUNTIME_SERVICE).run({ input: 'go', onEvent: (e) => void events.push(e) })
+    assert.equal(result.answer, 'done')
+    const progress = events.filter((e) => e.type === 'tool.progress').map((e) => (e as { text: string }).text)
+    assert.ok(progress.includes('(1/2)'), JSON.stringify(progress))
+  })
+
+  it('a prompt is a slash command: arguments checked, its text queued in the conversation', async () => {
+    const queued: string[] = []
+    const replies: string[] = []
+    const chat = { queue: (text: string) => void queued.push(text) } as unknown as ChatConversation
+    const ctx = (args: string) => ({ args, invokedAs: 'ev-args-prompt', surface: 'cli' as const, reply: (text: string) => void replies.push(text), chat })
+    await assert.rejects(async () => command('ev-args-prompt')!.slash!(ctx('')), /missing city/)
+    await assert.rejects(async () => command('ev-args-prompt')!.slash!(ctx('town=Oslo')), /unknown argument town/)
+    await command('ev-args-prompt')!.slash!(ctx('city=Paris state="Ile de France"'))
+    assert.deepEqual(queued, ["What's weather in Paris, Ile de France?"])
+    assert.equal(command('ev-args-prompt')!.category, 'MCP prompts')
+  })
+
+  it('a list-changed notification brings the new tool in (cache rewritten, extension reloaded)', async () => {
+    assert.equal(tool('mcp__fx__sprout'), undefined)
+    assert.equal(await tool('mcp__fx__grow')!.execute({ input: { name: 'sprout' }, callId: 'c', signal: new AbortController().signal, session: { id: 's', cwd: t.home } }), 'added sprout')
+    await until('the grown tool', () => tool('mcp__fx__sprout'))
+    assert.equal(await tool('mcp__fx__sprout')!.execute({ input: {}, callId: 'c', signal: new AbortController().signal, session: { id: 's', cwd: t.home } }), 'extra: sprout')
+  })
+})
