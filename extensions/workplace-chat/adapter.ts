@@ -138,7 +138,11 @@ export function createDingTalkAdapter(config: Readonly<DingTalkConfig>, settings
       return state.log.warn('ignored a DingTalk callback whose data is not JSON')
     }
     const parsed = parseRobotMessage(data, { requireMention: extra.require_mention, robotName: extra.robot_name })
-    if (!parsed.ok) return state.log.debug(`ignored a DingTalk message: ${parsed.reason}`)
+    if (!parsed.ok) {
+      // Content the agent cannot take is a drop (info, counted); a group message not addressed to the robot is not.
+      if (parsed.reason.startsWith('unsupported')) return state.gateway.dropped(PLATFORM, { reason: parsed.reason, chatId: data?.conversationId, messageId: data?.msgId })
+      return state.log.debug(`ignored a DingTalk message: ${parsed.reason}`)
+    }
     const message = parsed.message
     if (seen.check(message.msgId)) return state.log.debug(`dropped a duplicate of DingTalk message ${message.msgId}`)
     remember(message)
@@ -192,6 +196,7 @@ export function createDingTalkAdapter(config: Readonly<DingTalkConfig>, settings
       ua: 'agent-dingtalk/1.0',
       onRobotMessage: (frame) => inbound(frame),
       onFatal: (error) => gateway.connectionLost(PLATFORM, error),
+      onReconnected: () => gateway.connected(PLATFORM),
     })
     await client.open()
     if (ctx.signal.aborted) {

@@ -3,7 +3,7 @@
 // and the robot's proactive sends (POST /v1.0/robot/groupMessages/send to a group,
 // /v1.0/robot/oToMessages/batchSend to a person by staff id). Errors are one line without secrets.
 
-import { AgentError, redactSecrets } from 'agent/sdk'
+import { AgentError, DeliveryDeferred, redactSecrets } from 'agent/sdk'
 import type { MarkdownMessage } from './markdown.ts'
 
 export const DEFAULT_API_BASE = 'https://api.dingtalk.com'
@@ -47,17 +47,22 @@ function describeError(data: any, text: string): string {
   return text.slice(0, 200)
 }
 
+/** A rate limit or a server error may pass: the gateway's outbox retries it. */
+const mayPass = (status: number) => status === 429 || status >= 500
+
 /** Posts one markdown message to a session webhook; DingTalk answers 200 with errcode 0 on success. */
 export async function postToSessionWebhook(url: string, message: MarkdownMessage, secrets: string[]): Promise<void> {
   let result: Awaited<ReturnType<typeof postJson>>
   try {
     result = await postJson(url, message)
   } catch (error) {
-    throw new AgentError('E_DELIVERY', `DingTalk reply failed: ${redactSecrets(networkReason(error), secrets)}`, { cause: error })
+    throw new DeliveryDeferred(`DingTalk reply failed: ${redactSecrets(networkReason(error), secrets)}`, { cause: error })
   }
   const errcode = result.data?.errcode
   if (result.status >= 300 || (errcode !== undefined && Number(errcode) !== 0)) {
-    throw new AgentError('E_DELIVERY', `DingTalk reply failed (HTTP ${result.status}): ${redactSecrets(describeError(result.data, result.text), secrets)}`)
+    const reason = `DingTalk reply failed (HTTP ${result.status}): ${redactSecrets(describeError(result.data, result.text), secrets)}`
+    if (mayPass(result.status)) throw new DeliveryDeferred(reason)
+    throw new AgentError('E_DELIVERY', reason)
   }
 }
 
@@ -113,10 +118,12 @@ export async function sendAsRobot(apiBase: string, token: string, robotCode: str
   try {
     result = await postJson(`${apiBase}${path}`, body, { 'x-acs-dingtalk-access-token': token })
   } catch (error) {
-    throw new AgentError('E_DELIVERY', `DingTalk send failed: ${redactSecrets(networkReason(error), [...secrets, token])}`, { cause: error })
+    throw new DeliveryDeferred(`DingTalk send failed: ${redactSecrets(networkReason(error), [...secrets, token])}`, { cause: error })
   }
   if (result.status >= 300) {
-    throw new AgentError('E_DELIVERY', `DingTalk send failed (HTTP ${result.status}): ${redactSecrets(describeError(result.data, result.text), [...secrets, token])}`)
+    const reason = `DingTalk send failed (HTTP ${result.status}): ${redactSecrets(describeError(result.data, result.text), [...secrets, token])}`
+    if (mayPass(result.status)) throw new DeliveryDeferred(reason)
+    throw new AgentError('E_DELIVERY', reason)
   }
   const invalid = result.data?.invalidStaffIdList
   if (Array.isArray(invalid) && invalid.length > 0) throw new AgentError('E_DELIVERY', `DingTalk send failed: unknown staff id ${target.kind === 'user' ? target.staffId : ''}`.trim())

@@ -2,8 +2,10 @@
 // heartbeat, callback acks) with three things changed by subclassing. The "open connection" request
 // goes to a configurable URL (the SDK hard-codes it) and tells bad credentials (fatal) from network
 // trouble (retried); reconnects back off exponentially with jitter instead of the SDK's fixed 1 s,
-// single-flight (the SDK may ask twice for one failure); and the access token comes from the
-// configurable OpenAPI base. Only constructed inside start(): the SDK is imported lazily.
+// single-flight (the SDK may ask twice for one failure); the access token comes from the
+// configurable OpenAPI base; and a SYSTEM `disconnect` (DingTalk announcing that it will close this
+// connection, about 10 s later) opens the next connection at once and switches over when it is up,
+// the old one serving until then: no gap. Only constructed inside start(): the SDK is imported lazily.
 
 import { AgentError, ConfigError, errorMessage, redactSecrets, type Logger } from 'agent/sdk'
 import type { DWClientDownStream } from 'dingtalk-stream'
@@ -36,6 +38,8 @@ export interface StreamOptions extends Credentials {
   onRobotMessage(frame: DWClientDownStream): void
   /** Credentials were refused while reconnecting: the stream gave up. */
   onFatal(error: unknown): void
+  /** The stream is up again after a reconnect or a handover (the gateway sends what waited). */
+  onReconnected?(): void
   /** The SDK's identification string sent with the open-connection request. */
   ua?: string
 }
@@ -73,6 +77,7 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
     private mode: Mode = 'idle'
     private timer?: NodeJS.Timeout
     private connectedAt = 0
+    private handingOver = false
     failures = 0
 
     constructor() {
@@ -105,6 +110,42 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
       } catch (error) {
         options.log.warn(`ignored a malformed DingTalk stream frame: ${clean(errorMessage(error))}`)
       }
+    }
+
+    /** The SDK marks itself unregistered on `disconnect` and waits for the server to close: we move on at once. */
+    override onSystem(downstream: DWClientDownStream): void {
+      super.onSystem(downstream)
+      if (downstream?.headers?.topic === 'disconnect') void this.handOver()
+    }
+
+    /** Opens the next connection while the announced-to-close one still serves, then closes the old one. */
+    private async handOver(): Promise<void> {
+      if (this.mode !== 'open' || this.handingOver) return
+      this.handingOver = true
+      const old = this.internals.socket
+      // Its close is expected now: the SDK's listener must not take it for a lost connection.
+      old?.removeAllListeners('close')
+      old?.on('close', () => options.log.debug('the previous DingTalk stream connection closed'))
+      try {
+        await this.getEndpoint()
+        if (this.mode !== 'open') return
+        await this.connectSocket()
+        if (this.mode !== 'open') return void this.internals.socket?.terminate()
+        this.connectedAt = Date.now()
+        options.log.info('DingTalk announced a disconnect: switched to a new stream connection')
+      } catch (error) {
+        if (this.mode !== 'open') return
+        // The old one closes soon anyway: reconnect as after a drop.
+        old?.terminate()
+        this.mode = 'reconnecting'
+        this.schedule(`the handover after a disconnect notice failed: ${errorMessage(error)}`)
+        return
+      } finally {
+        this.handingOver = false
+      }
+      if (old && old.readyState === old.OPEN) old.close(1000)
+      else old?.terminate()
+      options.onReconnected?.()
     }
 
     private get internals(): SdkInternals {
@@ -246,6 +287,7 @@ export async function createStreamClient(options: StreamOptions): Promise<Stream
       this.mode = 'open'
       this.connectedAt = Date.now()
       options.log.warn(`DingTalk stream reconnected after ${this.failures} attempt(s)`)
+      options.onReconnected?.()
     }
 
     async close(): Promise<void> {

@@ -2,7 +2,10 @@
 // POST /v1.0/gateway/connections/open (checks clientId/clientSecret, answers {endpoint, ticket}), the
 // websocket the SDK connects to (one-time tickets; SYSTEM ping frames; CALLBACK frames carrying robot
 // messages in DingTalk's JSON shape; the SDK's acks recorded), session webhooks recording replies,
-// POST /v1.0/oauth2/accessToken and the robot send endpoints.
+// POST /v1.0/oauth2/accessToken and the robot send endpoints. Like DingTalk, a callback pushed while
+// no connection is up waits and is delivered on the next one (the platform redelivers unacknowledged
+// callbacks), frames go to the newest connection, and a SYSTEM `disconnect` announces that the
+// server closes the connection `graceMs` later.
 
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -60,6 +63,10 @@ export interface FakeDingTalk {
   failUpgrades(count: number): void
   /** Cuts every live websocket (no close frame), as a network failure would. */
   drop(): void
+  /** Sends SYSTEM `disconnect` on the newest connection and closes it `graceMs` later (default 10 s) if the client has not. */
+  announceDisconnect(graceMs?: number): void
+  /** Connections open right now. */
+  live(): number
   /** Polls until check() holds or `ms` pass. */
   until(check: () => boolean, ms?: number): Promise<boolean>
   close(): Promise<void>
@@ -92,6 +99,10 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
   let origin = ''
   let failing = { count: 0, status: 503 }
   let refusedUpgrades = 0
+  /** Frames pushed while no connection was up: delivered on the next one. */
+  const waiting: unknown[] = []
+  const graceTimers = new Set<NodeJS.Timeout>()
+  const order: WebSocket[] = []
 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req)
@@ -148,7 +159,12 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
     wss.handleUpgrade(req, socket, head, (ws) => {
       accepted++
       sockets.add(ws)
+      order.push(ws)
       ws.on('close', () => sockets.delete(ws))
+      // What waited for a connection, as DingTalk redelivers an unacknowledged callback.
+      setTimeout(() => {
+        for (const frame of waiting.splice(0)) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame))
+      }, 20)
       ws.on('message', (data) => {
         try {
           frames.push(JSON.parse(String(data)) as Frame)
@@ -169,10 +185,12 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
     headers: { appId: 'app-0000', connectionId: randomUUID(), contentType: 'application/json', messageId, time: String(Date.now()), topic },
     data: typeof data === 'string' ? data : JSON.stringify(data),
   })
+  /** The newest live connection (the one DingTalk delivers on). */
+  const newest = () => order.filter((s) => s.readyState === s.OPEN).at(-1)
   const sendFrame = (frame: unknown) => {
-    const sockets = live()
-    if (sockets.length === 0) throw new Error('no live DingTalk stream connection')
-    for (const socket of sockets) socket.send(JSON.stringify(frame))
+    const socket = newest()
+    if (!socket) return void waiting.push(frame)
+    socket.send(JSON.stringify(frame))
   }
 
   return {
@@ -206,6 +224,14 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
     drop() {
       for (const socket of sockets) socket.terminate()
     },
+    announceDisconnect(graceMs = 10_000) {
+      const socket = newest()
+      if (!socket) throw new Error('no live DingTalk stream connection')
+      socket.send(JSON.stringify(frameOf('SYSTEM', 'disconnect', { reason: 'server maintenance' })))
+      const timer = setTimeout(() => (graceTimers.delete(timer), socket.terminate()), graceMs)
+      graceTimers.add(timer)
+    },
+    live: () => live().length,
     async until(check, ms = 10_000) {
       const end = Date.now() + ms
       while (Date.now() < end) {
@@ -216,6 +242,7 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
     },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of graceTimers) clearTimeout(timer)
         for (const socket of sockets) socket.terminate()
         wss.close()
         server.closeAllConnections()
