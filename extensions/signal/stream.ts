@@ -5,7 +5,7 @@
 // handed over one at a time, in order.
 
 import { setTimeout as sleep } from 'node:timers/promises'
-import { errorMessage, linkAbort, redactPhonesIn, type Logger } from 'agent/sdk'
+import { backoffDelay, errorMessage, linkAbort, redactPhonesIn, type Logger } from 'agent/sdk'
 import { createParser } from 'eventsource-parser'
 import { checkDaemon } from './rpc.ts'
 import type { Daemon } from './settings.ts'
@@ -27,12 +27,6 @@ export interface EventStream {
   connected: Promise<void>
   /** Settles when the stream has stopped (after the signal aborted). */
   done: Promise<void>
-}
-
-/** Exponential backoff with jitter: the n-th delay (from 0) is a random value in [d/2, d], d = min(initial·2ⁿ, max). */
-export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random = Math.random): number {
-  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30))
-  return Math.round(ceiling / 2 + (ceiling / 2) * random())
 }
 
 export function openEventStream(options: StreamOptions): EventStream {
@@ -119,7 +113,7 @@ export function openEventStream(options: StreamOptions): EventStream {
       if (signal.aborted) break
       // A connection that delivered something was healthy: the backoff starts over.
       if (healthy) failures = 0
-      const delay = backoffDelay(failures, options.initialDelayMs, options.maxDelayMs)
+      const delay = backoffDelay(failures, { baseDelayMs: options.initialDelayMs, maxDelayMs: options.maxDelayMs })
       failures++
       log.info(`reconnecting the Signal event stream in ${(delay / 1000).toFixed(1)} s`)
       await sleep(delay, undefined, { signal }).catch(() => undefined)
