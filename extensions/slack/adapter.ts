@@ -5,7 +5,7 @@
 // subcommands are the registry's gateway commands (subcommands.ts).
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets,
   type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type MessageSource, type Settings,
 } from 'agent/sdk'
 import type { WebClient } from '@slack/web-api'
@@ -52,6 +52,20 @@ interface Session {
 
 export type SlackAdapter = GatewayAdapter & { stop(): Promise<void> }
 
+/** How many parts of a queued reply Slack took, by the outbox's idempotency key (the newest 500). */
+function partsLedger() {
+  const done = new Map<string, number>()
+  return {
+    done: (key: string) => done.get(key) ?? 0,
+    sent(key: string, count: number) {
+      done.delete(key)
+      done.set(key, count)
+      if (done.size > 500) done.delete(done.keys().next().value!)
+    },
+    forget: (key: string) => void done.delete(key),
+  }
+}
+
 export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const { config, settings } = options
   const extra = config.extra
@@ -59,6 +73,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   let starting: Promise<void> | undefined
   let standalone: { key: string; web: WebClient } | undefined
   let webApi: WebApiModule | undefined
+  const sentParts = partsLedger()
   const log = () => running?.log ?? options.log
   const secrets = () => [settings.env('SLACK_BOT_TOKEN'), settings.env('SLACK_APP_TOKEN'), ...settings.secretValues()]
   const clean = (text: string) => redactSecrets(text, secrets())
@@ -197,6 +212,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       clean,
       onEnvelope: (envelope) => session && onEnvelope(session, envelope),
       onLost: (error) => session && running === session && gateway.connectionLost(PLATFORM, error),
+      // Replies queued while the connection was down go out now.
+      onBack: () => session && running === session && gateway.connected(PLATFORM),
     })
     session = { web, connection, gateway, services: ctx.services, log: ctx.log, behaviour: rules, slash, botUserId: identity.user_id, closed: false, engaged: new Set() }
     await connection.open(ctx.signal)
@@ -219,6 +236,21 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       standalone = { key, web: webClient(webApi, token, base, logger) }
     }
     return standalone.web
+  }
+
+  /**
+   * Slack refusing a message (a bad channel, no access) fails it; the network, a 5xx or a rate limit
+   * that outlasted the client's own retries leaves it queued in the gateway's outbox for later.
+   */
+  function deliveryError(error: unknown, channel: string, which: string): AgentError {
+    const code = slackErrorCode(error)
+    const e = error as { code?: string; statusCode?: number; retryAfter?: number }
+    if (!code && (e?.code === 'slack_webapi_request_error' || (e?.code === 'slack_webapi_http_error' && (e.statusCode ?? 0) >= 500) || e?.code === 'slack_webapi_rate_limited_error')) {
+      const retryAfterMs = typeof e.retryAfter === 'number' ? e.retryAfter * 1000 : undefined
+      return new DeliveryDeferred(`Slack did not take the message to ${channel}${which}: ${clean(reasonOf(error))}`, { cause: error, ...(retryAfterMs !== undefined ? { retryAfterMs, code: 'E_RATE_LIMITED' as const } : {}) })
+    }
+    const hint = code && DELIVERY_HINTS[code] ? `: ${DELIVERY_HINTS[code]}` : ''
+    return new AgentError('E_DELIVERY', `Slack refused the message to ${channel}${which}: ${clean(reasonOf(error))}${hint}`, { cause: error })
   }
 
   return {
@@ -249,17 +281,18 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (thread !== undefined && !isTimestamp(thread)) throw new AgentError('E_DELIVERY', `"${thread}" is not a Slack thread timestamp (e.g. 1712345678.000100)`)
       const parts = slackParts(text)
       if (parts.length === 0) return
+      const key = typeof sendOptions?.idempotencyKey === 'string' ? sendOptions.idempotencyKey : undefined
       const web = await clientFor()
-      for (const [index, part] of parts.entries()) {
+      // A retry of the same queued reply (same key) skips the parts Slack already took.
+      for (let index = key ? sentParts.done(key) : 0; index < parts.length; index++) {
         try {
-          await web.chat.postMessage({ channel, text: part, mrkdwn: true, ...(thread ? { thread_ts: thread } : {}) })
+          await web.chat.postMessage({ channel, text: parts[index]!, mrkdwn: true, ...(thread ? { thread_ts: thread } : {}) })
         } catch (error) {
-          const which = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : ''
-          const code = slackErrorCode(error)
-          const hint = code && DELIVERY_HINTS[code] ? `: ${DELIVERY_HINTS[code]}` : ''
-          throw new AgentError('E_DELIVERY', `Slack refused the message to ${channel}${which}: ${clean(reasonOf(error))}${hint}`, { cause: error })
+          throw deliveryError(error, channel, parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : '')
         }
+        if (key) sentParts.sent(key, index + 1)
       }
+      if (key) sentParts.forget(key)
       log().debug(`sent ${parts.length} Slack message(s) to ${channel}${thread ? ` (thread ${thread})` : ''}`)
     },
   }

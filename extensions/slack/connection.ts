@@ -15,6 +15,8 @@ const FIRST_RETRY_MS = 500
 const MAX_RETRY_MS = 30_000
 /** Longest wait for the SDK to close the websocket. */
 const CLOSE_MS = 3000
+/** Longest wait for an abandoned attempt's URL request (the Web API client's timeout and one retry). */
+const SETTLE_MS = 35_000
 
 export interface Envelope {
   type: string
@@ -37,6 +39,8 @@ export interface ConnectionOptions {
   onEnvelope(envelope: Envelope): void
   /** The connection is gone for good (configuration) or for too long: the gateway restarts the adapter. */
   onLost(error: AgentError): void
+  /** The connection is back after a reconnect of its own. */
+  onBack(): void
 }
 
 type Phase = 'idle' | 'connecting' | 'up' | 'down' | 'closed'
@@ -110,9 +114,12 @@ export class SocketConnection {
 
   private connected(): void {
     if (this.phase === 'closed') return
-    if (this.downSince !== undefined) this.options.log.info('the Slack Socket Mode connection is back')
+    const back = this.downSince !== undefined
     this.failures = 0
     this.downSince = undefined
+    if (!back) return
+    this.options.log.info('the Slack Socket Mode connection is back')
+    this.options.onBack()
   }
 
   private disconnected(): void {
@@ -179,6 +186,9 @@ export class SocketConnection {
       this.phase = 'up'
     } catch (error) {
       await this.shut()
+      // A start still fetching its URL would open a socket after this: wait for it (bounded), close again.
+      await bounded(started, SETTLE_MS)
+      await this.shut()
       // The SDK rejects without a reason when the websocket closes before hello: its last error says why.
       const cause = error ?? this.lastError ?? new Error('the Socket Mode connection closed before Slack said hello')
       throw classify(cause, 'SLACK_APP_TOKEN', this.host, this.options.clean)
@@ -189,10 +199,14 @@ export class SocketConnection {
   }
 
   private async shut(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([
-      this.client.disconnect().catch(() => undefined),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_MS))),
-    ]).finally(() => clearTimeout(timer))
+    await bounded(this.client.disconnect(), CLOSE_MS)
   }
+}
+
+function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    promise.then(() => undefined, () => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer))
 }

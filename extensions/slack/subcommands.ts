@@ -16,9 +16,10 @@ export function resolveSubcommand(commands: readonly CommandDefinition[], text: 
   const space = trimmed.search(/\s/)
   const word = (space === -1 ? trimmed : trimmed.slice(0, space)).toLowerCase()
   const args = space === -1 ? '' : trimmed.slice(space).trim()
+  // `help` lists the subcommands, even where a gateway /help exists (that one lists `/name` commands).
+  if (word === '' || word === 'help') return { kind: 'help' }
   const map = workspaceSubcommandMap(commands)
   if (Object.hasOwn(map, word)) return { kind: 'command', name: map[word]!, text: args ? `/${word} ${args}` : `/${word}` }
-  if (word === '' || word === 'help') return { kind: 'help' }
   return { kind: 'unknown', word }
 }
 

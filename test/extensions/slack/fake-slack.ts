@@ -4,8 +4,9 @@
 // apps.connections.open (the app token; answers a ws:// URL to this fake), chat.postMessage,
 // chat.update, chat.postEphemeral; a 429 with Retry-After on demand; slash command response URLs
 // under /respond/<id>. The Socket Mode websocket: hello, pings, events_api and slash_commands
-// envelopes injected by the test, acks recorded, `disconnect` messages (refresh_requested,
-// link_disabled) and dropped sockets. Every request is recorded.
+// envelopes injected by the test (kept for the next connection while none is up, as Slack retries
+// them), acks recorded, `disconnect` messages (refresh_requested, link_disabled) and dropped
+// sockets. Every request is recorded.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -61,6 +62,8 @@ export interface SlashOptions {
   text: string
   command?: string
   channel?: keyof typeof CHANNELS
+  /** Default: this fake's /respond/<id>. */
+  responseUrl?: string
 }
 
 let clock = 1_700_000_000
@@ -91,9 +94,13 @@ export async function startFakeSlack(options: FakeSlackOptions) {
   const ephemeral: Array<{ id: string; body: any }> = []
   const acks: Array<{ envelope_id: string; payload?: unknown }> = []
   const sockets = new Set<WebSocket>()
+  /** Envelopes sent while no client was connected, delivered after the next hello. */
+  const waiting: string[] = []
   let live: WebSocket | undefined
   let connections = 0
   let rateLimited = 0
+  /** chat.postMessage: this many more succeed, then `failing` answer HTTP 500. */
+  let failAfter = { ok: 0, failing: 0 }
   let refusedOpens = 0
   let origin = ''
   const forbidden = new Set<string>()
@@ -140,6 +147,14 @@ export async function startFakeSlack(options: FakeSlackOptions) {
         record('HTTP 429')
         return json(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': '1' })
       }
+      if (method === 'chat.postMessage' && failAfter.failing > 0) {
+        if (failAfter.ok > 0) failAfter.ok--
+        else {
+          failAfter.failing--
+          record('HTTP 500')
+          return json(res, 500, { ok: false, error: 'internal_error' })
+        }
+      }
       if (forbidden.has(body.channel)) return answer({ ok: false, error: 'not_in_channel' })
       if (!body.channel || typeof body.text !== 'string') return answer({ ok: false, error: 'invalid_arguments' })
       if (body.text.length > 40_000) return answer({ ok: false, error: 'msg_too_long' })
@@ -176,14 +191,16 @@ export async function startFakeSlack(options: FakeSlackOptions) {
         }
       })
       ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake-slack', approximate_connection_time: 18060 }, connection_info: { app_id: 'A0TESTAPP' } }))
+      for (const frame of waiting.splice(0)) ws.send(frame)
     })
   })
 
-  /** Sends an envelope on the live socket; returns its id. */
-  function envelope(type: string, payload: unknown, extra: Record<string, unknown> = {}): string {
+  /** Sends an envelope on the live socket, or keeps it for the next connection (Slack retries); returns its id. */
+  function envelope(type: string, payload: unknown): string {
     const id = `env-${++envelopes}`
-    if (!live || live.readyState !== live.OPEN) throw new Error('no live Socket Mode connection')
-    live.send(JSON.stringify({ envelope_id: id, type, payload, accepts_response_payload: type !== 'events_api', ...extra }))
+    const frame = JSON.stringify({ envelope_id: id, type, payload, accepts_response_payload: type !== 'events_api' })
+    if (live && live.readyState === live.OPEN) live.send(frame)
+    else waiting.push(frame)
     return id
   }
 
@@ -244,7 +261,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
         text: o.text,
         api_app_id: 'A0TESTAPP',
         is_enterprise_install: 'false',
-        response_url: `${origin}/respond/${id}`,
+        response_url: o.responseUrl ?? `${origin}/respond/${id}`,
         trigger_id: `trigger.${id}`,
       })
       return id
@@ -262,6 +279,10 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     /** The next `count` chat.* calls answer 429 with Retry-After: 1. */
     rateLimit(count: number) {
       rateLimited = count
+    },
+    /** chat.postMessage: `ok` more succeed, then `failing` answer HTTP 500 (beyond the client's retries: 4). */
+    failPostsAfter(ok: number, failing: number) {
+      failAfter = { ok, failing }
     },
     /** The next `count` apps.connections.open calls answer 503. */
     refuseOpens(count: number) {
