@@ -16,7 +16,7 @@ import { MAX_MESSAGE_LENGTH, telegramParts, type Part } from './format.ts'
 import { parseMessage, type Bot } from './inbound.ts'
 import { lockToken, type TokenLock } from './lock.ts'
 import { commandMenu, sameMenu, type Menu } from './menu.ts'
-import { grammySignal, poll, startError } from './poller.ts'
+import { CONFLICT, grammySignal, poll, startError } from './poller.ts'
 import { apiBase, behaviour, botToken, isChatId, PLATFORM, telegramEnabled, type Behaviour, type TelegramConfig } from './settings.ts'
 
 type Grammy = typeof import('grammy')
@@ -94,6 +94,8 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   /** The forum topic each chat last spoke from: typing is shown there. */
   const lastTopic = new Map<string, string | undefined>()
   let syncTimer: NodeJS.Timeout | undefined
+  /** A persisting 409 Conflict was reported (once, until polling works again). */
+  let conflictReported = false
   let syncing: Promise<void> = Promise.resolve()
   const log = () => running?.log ?? options.log
   const clean = (text: string, token?: string) => redactSecrets(text, [token, ...settings.secretValues()])
@@ -265,8 +267,18 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
           session.log.warn(`cannot save the Telegram resume point: ${errorMessage(error)}`)
         }
       },
-      onRecovered: () => session.gateway.connected(PLATFORM),
+      onPolling: (recovered) => {
+        conflictReported = false
+        // Replies queued while polling failed go out now (after a start the gateway does it).
+        if (recovered) session.gateway.connected(PLATFORM)
+      },
+      conflictReported: () => conflictReported,
       onFatal: (error) => {
+        if (error.message === CONFLICT) {
+          // Once: the gateway restarts the adapter with its backoff, and the conflict may well stay.
+          if (!conflictReported) ctx.log.error(`Telegram polling stopped: ${CONFLICT}`)
+          conflictReported = true
+        }
         if (running === session) session.gateway.connectionLost(PLATFORM, error)
       },
     })

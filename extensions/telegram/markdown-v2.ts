@@ -39,9 +39,19 @@ function codeSpan(line: string, at: number): [number, number, number] | undefine
   return close === -1 ? undefined : [at + run, close, close + run]
 }
 
-/** One line (or a piece of one) of inline markdown as MarkdownV2. */
-export function inlineV2(line: string): string {
+/** Whether `text` ends with an italic marker (an unescaped `_`). */
+const endsWithMarker = (text: string) => /(^|[^\\])(\\\\)*_$/.test(text)
+
+/**
+ * One line (or a piece of one) of inline markdown as MarkdownV2. `active`: the entities this piece is
+ * inside (Telegram refuses an entity nested in one of its own kind: such markup stays text).
+ */
+export function inlineV2(line: string, active: ReadonlySet<string> = new Set()): string {
   let out = ''
+  // Two italic markers in a row would read as underline (`__`): Telegram ignores a \r between them.
+  const mark = (marker: string) => {
+    out += (marker === '_' && endsWithMarker(out) ? '\r' : '') + marker
+  }
   let i = 0
   while (i < line.length) {
     const c = line[i]!
@@ -70,17 +80,18 @@ export function inlineV2(line: string): string {
     // A URL may hold balanced parentheses (Wikipedia links).
     const link = /^\[([^\]\n]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)/.exec(rest)
     if (link) {
-      out += `[${inlineV2(link[1]!)}](${escapeUrl(link[2]!)})`
+      out += `[${inlineV2(link[1]!, active)}](${escapeUrl(link[2]!)})`
       i += link[0].length
       continue
     }
     const emphasis = (['**', '__', '~~', '*', '_'] as const).find((m) => rest.startsWith(m))
-    if (emphasis && !(emphasis[0] === '_' && i > 0 && WORD.test(line[i - 1]!))) {
+    const marker = emphasis === '**' || emphasis === '__' ? '*' : emphasis === '~~' ? '~' : '_'
+    if (emphasis && !active.has(marker) && !(emphasis[0] === '_' && i > 0 && WORD.test(line[i - 1]!))) {
       const end = closing(line, i + emphasis.length, emphasis)
       if (end !== -1) {
-        const inner = inlineV2(line.slice(i + emphasis.length, end))
-        const mark = emphasis === '**' || emphasis === '__' ? '*' : emphasis === '~~' ? '~' : '_'
-        out += `${mark}${inner}${mark}`
+        mark(marker)
+        out += inlineV2(line.slice(i + emphasis.length, end), new Set([...active, marker]))
+        mark(marker)
         i = end + emphasis.length
         continue
       }
@@ -122,7 +133,7 @@ export function markdownToV2(markdown: string): string {
 
 function blockLine(line: string): string {
   const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
-  if (heading) return heading[1] ? `*${inlineV2(heading[1])}*` : ''
+  if (heading) return heading[1] ? `*${inlineV2(heading[1], new Set(['*']))}*` : ''
   const quote = /^ {0,3}>\s?(.*)$/.exec(line)
   if (quote) return `>${inlineV2(quote[1]!)}`
   const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(line)

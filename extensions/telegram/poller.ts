@@ -2,7 +2,7 @@
 // the first batch (what arrived while the adapter was away) is handed over as a backlog. Telegram's
 // failures are handled where they belong: 429 waits the `retry_after` Telegram names; 409 Conflict
 // (another getUpdates caller on the same token, or a previous run's poll still open) is retried with
-// doubling pauses, then reported once as fatal; 401 is fatal at once; network and server errors are
+// doubling pauses, then fatal (the adapter reports it once, however often the gateway restarts it); 401 is fatal at once; network and server errors are
 // retried with a capped backoff and reported once per outage.
 
 import { AgentError, ConfigError, type Logger } from 'agent/sdk'
@@ -41,8 +41,10 @@ export interface PollerOptions {
   onBacklog(updates: Update[]): Promise<void>
   /** The next update id, after a batch was handed over (the resume point to keep). */
   onOffset(offset: number): void
-  /** Polling works again after failures (the gateway sends what it queued meanwhile). */
-  onRecovered(): void
+  /** getUpdates answered: the first time after a start, or again after failures (`recovered`). */
+  onPolling(recovered: boolean): void
+  /** A persisting conflict was already reported as fatal: further 409s are logged at debug only. */
+  conflictReported(): boolean
   /** Polling cannot go on (token rejected, conflict that stays): called once, then the loop ends. */
   onFatal(error: Error): void
 }
@@ -77,10 +79,8 @@ export async function poll(options: PollerOptions): Promise<void> {
       const timeout = backlog ? 0 : options.timeoutSeconds
       const updates = await api.getUpdates({ ...(offset !== undefined ? { offset } : {}), timeout, ...(allowed ? { allowed_updates: allowed } : {}) }, grammySignal(signal))
       allowed = undefined
-      if (conflicts || failures) {
-        log.info('Telegram polling works again')
-        options.onRecovered()
-      }
+      if (conflicts || failures) log.info('Telegram polling works again')
+      if (conflicts || failures || backlog) options.onPolling(Boolean(conflicts || failures))
       conflicts = 0
       failures = 0
       if (backlog) {
@@ -108,12 +108,11 @@ export async function poll(options: PollerOptions): Promise<void> {
         if (code === 401 || code === 404) return options.onFatal(new ConfigError(TOKEN_REJECTED, { cause: error }))
         if (code === 409) {
           conflicts++
-          if (conflicts > options.conflictRetries) {
-            log.error(`Telegram polling stopped: ${CONFLICT}`)
-            return options.onFatal(new ConfigError(CONFLICT, { cause: error }))
-          }
+          if (conflicts > options.conflictRetries) return options.onFatal(new ConfigError(CONFLICT, { cause: error }))
           wait = backoff(conflicts, options.retryBaseMs)
-          log.warn(`Telegram answered 409 Conflict (${options.clean(error.description)}); retrying in ${Math.round(wait / 100) / 10} s (${conflicts} of ${options.conflictRetries})`)
+          const line = `Telegram answered 409 Conflict (${options.clean(error.description)}); retrying in ${Math.round(wait / 100) / 10} s (${conflicts} of ${options.conflictRetries})`
+          if (options.conflictReported()) log.debug(line)
+          else log.warn(line)
         } else if (code === 429) {
           wait = Math.max(1, error.parameters.retry_after ?? 1) * 1000
           log.info(`Telegram rate limit on getUpdates: retrying in ${wait / 1000} s as asked`)

@@ -102,7 +102,7 @@ test('409 Conflict is retried with backoff and polling recovers', async (t) => {
   assert.deepEqual(h.lost, [])
 })
 
-test('a conflict that stays is reported once as fatal, with what to do', async (t) => {
+test('a conflict that stays is reported once as fatal, with what to do, across restarts', async (t) => {
   const h = await harness(t, { extra: { conflict_retries: 2 } })
   const adapter = createTelegramAdapter({ config: { extra: { command_menu: false, poll_timeout_seconds: 5, batch_window_ms: 0, conflict_retries: 2 } }, settings: h.k.kernel.settings, log: h.log, commands: () => [], retryBaseMs: 20 })
   h.fake.fail('getUpdates', 10, { code: 409, description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running' })
@@ -113,6 +113,14 @@ test('a conflict that stays is reported once as fatal, with what to do', async (
   assert.equal((h.lost[0]!.error as Error).message, CONFLICT)
   assert.equal(h.log.lines.filter((l) => l.startsWith('error: Telegram polling stopped:')).length, 1)
   assert.equal(h.fake.requests.filter((r) => r.method === 'getUpdates').length, 3, 'two retries, then stopped')
+
+  // The gateway restarts the adapter; the conflict stays: not reported again, its 409s at debug only.
+  await adapter.stop()
+  await adapter.start(h.context())
+  assert.ok(await h.fake.until(() => h.lost.length === 2, 5000))
+  assert.equal(h.log.lines.filter((l) => l.startsWith('error: Telegram polling stopped:')).length, 1)
+  assert.equal(h.log.lines.filter((l) => l.startsWith('warn: Telegram answered 409')).length, 2)
+  assert.equal(h.log.lines.filter((l) => l.startsWith('debug: Telegram answered 409')).length, 2)
 })
 
 test('a second gateway on the same bot and agent home is refused by the lock; a stale lock is taken over', async (t) => {

@@ -55,6 +55,20 @@ test('text that only looks like markup is escaped, never sent as broken Markdown
   assert.equal(escapeText('_*[]()~`>#+-=|{}.!\\'), '\\_\\*\\[\\]\\(\\)\\~\\`\\>\\#\\+\\-\\=\\|\\{\\}\\.\\!\\\\')
 })
 
+test('any mix of markup characters becomes MarkdownV2 Telegram parses (5,000 generated texts)', () => {
+  const pieces = ['*', '_', '~', '`', '[', ']', '(', ')', '\\', 'a', 'b', ' ', '\n', '> ', '# ', '- ', '.', '|', '**', '__', '~~', '```', '***', '[x](http://e.x/a_(b))', 'http://x.y', '!', 'é', '👍']
+  let seed = 7
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+  for (let n = 0; n < 5000; n++) {
+    let text = ''
+    for (let i = 1 + Math.floor(random() * 16); i > 0; i--) text += pieces[Math.floor(random() * pieces.length)]
+    plainOf(markdownToV2(text))
+  }
+  assert.equal(markdownToV2('_a_ _b_'), '_a_ _b_')
+  assert.equal(markdownToV2('*a*_b_'), '_a_\r_b_', 'adjacent italics are not read as underline')
+  assert.equal(plainOf(markdownToV2('*a _b_ c*')), 'a _b_ c', 'italic inside italic stays text')
+})
+
 test('a code span is never a cut point', () => {
   const text = `${'word '.repeat(30)}\`a code span with many spaces inside it\` tail`
   const spanAt = text.indexOf('`')

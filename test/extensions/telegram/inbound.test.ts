@@ -2,7 +2,8 @@
 // group messages answered only when they mention the bot, reply to it, name it in a command or sit in
 // a free-response chat; other bots, strangers and commands for other bots run nothing; a forum topic
 // is answered in the topic (in the chat when the topic is gone); fragments sent in quick succession
-// are one turn; a voice note gets one line, and a stranger's voice note nothing.
+// are one turn; a voice note gets one line, and a stranger's voice note nothing; typing is renewed
+// while the agent works.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -92,4 +93,16 @@ test('a document is described to the agent with its caption, mention removed', a
   await h.posted(GROUPS.general.id)
   assert.deepEqual(h.prompts(), ['read this\n[document: notes.pdf (application/pdf, 2 KB)]'])
   assert.ok(!h.prompts()[0]!.includes(BOT.username))
+})
+
+test('typing is renewed while the agent works and stops with the answer', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  h.fake.message({ from: 'alice', text: 'a slow question' })
+  await h.posted(USERS.alice.id, 1, 20_000)
+  const typing = () => h.fake.actions.filter((a) => a.chatId === String(USERS.alice.id) && a.action === 'typing').length
+  assert.ok(typing() >= 2, `typing shown ${typing()} time(s) during a 6 s answer`)
+  const after = typing()
+  await sleep(4500)
+  assert.equal(typing(), after, 'no typing after the answer')
 })

@@ -78,6 +78,11 @@ export function parseMarkdownV2(text: string): V2Result {
       i++
       continue
     }
+    // Telegram ignores a carriage return (it separates `_` `_` from underline's `__`).
+    if (c === '\r') {
+      i++
+      continue
+    }
     if (RESERVED.has(c)) return fail(`Character '${c}' is reserved and must be escaped with the preceding '\\'`)
     plain += c
     i++
