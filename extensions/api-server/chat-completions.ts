@@ -176,7 +176,7 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
   } catch (error) {
     if (!run.clientGone) {
       const message = HttpError.isInstance(error) ? error.message : withoutUrls(deps.runs().redact(errorMessage(error)))
-      sse.data({ ...chunk({}, 'error'), error: { message, type: 'server_error', code: HttpError.isInstance(error) ? error.code : 'agent_error' } })
+      sse.data({ ...chunk({}, 'error'), error: { message, type: 'server_error', param: null, code: HttpError.isInstance(error) ? error.code : 'agent_error' } })
     }
     sse.end('data: [DONE]\n\n')
     return undefined

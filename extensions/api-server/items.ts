@@ -15,6 +15,8 @@ export function itemId(responseId: string, type: string, index: number, input = 
   return `${PREFIX[type] ?? 'item'}_${responseId.slice(responseId.indexOf('_') + 1)}_${input ? 'i' : ''}${index}`
 }
 
+const HAS_STATUS = new Set(['message', 'function_call', 'function_call_output'])
+
 /** Input items as stored and listed: strings become user messages, every item gets an id. */
 export function inputItems(responseId: string, input: unknown): unknown[] {
   const list = typeof input === 'string' ? [input] : Array.isArray(input) ? input : []
@@ -22,11 +24,14 @@ export function inputItems(responseId: string, input: unknown): unknown[] {
     if (typeof item === 'string') return { type: 'message', id: itemId(responseId, 'message', index, true), role: 'user', status: 'completed', content: [{ type: 'input_text', text: item }] }
     const object = item as Record<string, unknown>
     const type = typeof object.type === 'string' ? object.type : 'message'
+    const id = typeof object.id === 'string' ? object.id : itemId(responseId, type, index, true)
+    // As the API lists them: items that have a status carry one (they all arrived complete).
+    const status = HAS_STATUS.has(type) && typeof object.status !== 'string' ? { status: 'completed' } : {}
     if (type === 'message' && typeof object.content === 'string') {
       const part = object.role === 'assistant' ? { type: 'output_text', text: object.content, annotations: [] } : { type: 'input_text', text: object.content }
-      return { ...object, type, id: typeof object.id === 'string' ? object.id : itemId(responseId, type, index, true), content: [part] }
+      return { ...object, type, id, ...status, content: [part] }
     }
-    return { ...object, type, id: typeof object.id === 'string' ? object.id : itemId(responseId, type, index, true) }
+    return { ...object, type, id, ...status }
   })
 }
 

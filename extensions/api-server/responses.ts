@@ -131,7 +131,7 @@ export function createResponse(deps: HandlerDeps) {
         incomplete_details: null,
         ...echo,
         truncation: 'disabled',
-        usage: null,
+        // usage: only once there is some (the schema has it optional, never null).
         ...extra,
       })
       const head = headOf(deps, previous, keyed, turn.history)

@@ -15,8 +15,9 @@ export function readEnvFile(path: string): Record<string, string> {
 /** Size and modification time of the file ('' when absent): tells a changed file from the one read. */
 export function envFileStamp(path: string): string {
   try {
-    const stat = statSync(path)
-    return `${stat.size}:${stat.mtimeMs}:${stat.ino}`
+    // No exception for a missing file (the usual case without a .env): building one cost more than the stat.
+    const stat = statSync(path, { throwIfNoEntry: false })
+    return stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : ''
   } catch {
     return ''
   }
