@@ -5,6 +5,7 @@
 import { isSecretName, UsageError, type CliContext, type CliSubcommand, type Settings } from 'agent/sdk'
 import { readCache, removeCache } from './cache.ts'
 import { parseServer, rawServers, readServers, SERVER_NAME, type ServerConfig } from './config.ts'
+import { removeAuth } from './oauth.ts'
 import type { ProbeResult } from './probe.ts'
 import { serve } from './serve.ts'
 
@@ -132,6 +133,7 @@ export function mcpSubcommands(deps: McpCliDeps): Record<string, CliSubcommand> 
           if (variable.startsWith(prefix)) await ctx.settings.setEnv(variable, undefined)
         }
         removeCache(ctx.settings.home, name)
+        removeAuth(ctx.settings.home, name)
         ctx.out(`removed MCP server "${name}"`)
       },
     },
@@ -244,6 +246,36 @@ export function mcpSubcommands(deps: McpCliDeps): Record<string, CliSubcommand> 
         if (ctx.argv.json) return void ctx.json({ name, changed, config: next })
         ctx.out(`${changed ? 'updated' : 'unchanged'}: ${name}  ${parsed.transport}  ${parsed.enabled ? 'enabled' : 'disabled'}  timeout ${parsed.timeoutMs / 1000}s  connect ${parsed.connectTimeoutMs / 1000}s${parsed.include ? `  include ${parsed.include.join(',')}` : ''}${parsed.exclude.length ? `  exclude ${parsed.exclude.join(',')}` : ''}`)
         if (changed) ctx.out('running chats pick this up with /reload-mcp')
+      },
+    },
+    login: {
+      description: 'Authorize the agent with a remote MCP server (OAuth; tokens kept in <agent_home>/mcp/auth, 0600)',
+      args: '<name>',
+      options: { timeout: { type: 'number', default: 300, describe: 'Seconds to wait for the authorization' } },
+      async run(ctx) {
+        const name = String(ctx.argv.name)
+        const entry = readServers(ctx.settings).find((e) => (e.ok ? e.config.name : e.name) === name)
+        if (!entry) throw new UsageError(`no MCP server named "${name}"`)
+        if (!entry.ok) throw new UsageError(`mcp_servers.${name}: ${entry.reason}`)
+        if (entry.config.transport === 'stdio') throw new UsageError(`"${name}" is a stdio server; OAuth applies to remote (--url) servers`)
+        const timeout = Number(ctx.argv.timeout)
+        if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout must be a positive number of seconds')
+        const { login } = await import('./login.ts')
+        const outcome = await login(ctx.settings, entry.config, (line) => ctx.out(line), timeout * 1000, deps.version)
+        ctx.out(outcome === 'already' ? `"${name}" lets the agent in already; nothing to authorize` : `authorized with "${name}"`)
+        const [result] = await deps.probe([name], ctx.settings)
+        if (result) printProbe(ctx, result)
+        return result?.ok === false ? 1 : 0
+      },
+    },
+    logout: {
+      description: 'Forget the OAuth tokens and client registration kept for a remote MCP server',
+      args: '<name>',
+      run(ctx) {
+        const name = String(ctx.argv.name)
+        if (rawServers(ctx.settings)[name] === undefined) throw new UsageError(`no MCP server named "${name}"`)
+        removeAuth(ctx.settings.home, name)
+        ctx.out(`forgot the authorization of "${name}"`)
       },
     },
     serve: {

@@ -9,6 +9,7 @@ import { AgentError, errorMessage, type Logger, type Services, type Settings, ty
 import type { CachedPrompt, CachedTool, ServerSnapshot } from './cache.ts'
 import { CLIENT_CAPABILITIES, installHandlers } from './client-handlers.ts'
 import type { ServerConfig } from './config.ts'
+import { StoredOAuthProvider } from './oauth.ts'
 import { sseTransport, stdioTransport, streamableTransport, terminateSession, wantsSseFallback, type TransportHooks } from './transport.ts'
 
 export type ServerState = 'idle' | 'connecting' | 'connected' | 'failed' | 'exited'
@@ -151,7 +152,11 @@ export class McpManager {
   /** Connects, answers the server's requests, and reads what it offers; bounded and abortable. */
   private async open(slot: Slot, signal: AbortSignal): Promise<Client> {
     const { config } = slot
-    const hooks: TransportHooks = { onStderr: (chunk) => void (slot.stderr = (slot.stderr + chunk).slice(-STDERR_TAIL)) }
+    const hooks: TransportHooks = {
+      onStderr: (chunk) => void (slot.stderr = (slot.stderr + chunk).slice(-STDERR_TAIL)),
+      // A remote server without an Authorization header of ours may ask for OAuth (agent mcp login).
+      ...(config.transport !== 'stdio' && !Object.keys(config.headers).some((h) => h.toLowerCase() === 'authorization') ? { authProvider: new StoredOAuthProvider(this.options.settings.home, config.name) } : {}),
+    }
     slot.stderr = ''
     const kinds: Array<'stdio' | 'http' | 'sse'> = config.transport === 'stdio' ? ['stdio'] : config.transport === 'sse' ? ['sse'] : ['http', 'sse']
     for (const [index, kind] of kinds.entries()) {
