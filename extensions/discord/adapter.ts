@@ -2,14 +2,19 @@
 // the gateway websocket (guild, direct-message and message-content intents), messages meant for it go
 // to the gateway, answers go back as channel messages through Discord's REST API (split at 2,000
 // characters, no pings), typing is shown while the agent works, and the gateway's slash commands are
-// offered as Discord application commands. discord.js keeps the connection (heartbeats, resume,
-// reconnect); a bad token or a refused intent is a ConfigError, anything else is retried by the gateway.
+// offered as Discord application commands. discord.js keeps the connection (heartbeats and missing
+// ACKs, op 7 reconnect, resume with replay, op 9 re-identify); after every new session the messages
+// Discord did not replay are read back over REST (catch-up.ts). A DM whose MESSAGE_CREATE lacks
+// channel_type from an uncached channel (discord.js would drop it without a word) is typed as the DM
+// it is. A reply that cannot be sent (429, 5xx, network) is deferred to the gateway's outbox. A bad
+// token or a refused intent is a ConfigError, anything else is retried by the gateway.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactSecrets, resolveSlash,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_SERVICE, redactSecrets, resolveSlash,
   type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { Client, ChatInputCommandInteraction, Interaction, Message, REST } from 'discord.js'
+import { advance, bySnowflake, parsePositions, READ_PER_CHANNEL, serialisePositions, type Positions } from './catch-up.ts'
 import { discordParts, MAX_MESSAGE_LENGTH } from './format.ts'
 import { parseMessage } from './inbound.ts'
 import { apiBase, behaviour, botToken, discordEnabled, isSnowflake, PLATFORM, type Behaviour, type DiscordConfig } from './settings.ts'
@@ -68,6 +73,10 @@ interface Session {
   fatalClose?: number
   watchdog?: NodeJS.Timeout
   closed: boolean
+  /** Channel → last message handed to the gateway (the resume point). */
+  positions: Positions
+  /** The catch-up running now, if any (one at a time). */
+  catchingUp?: Promise<void>
 }
 
 export type DiscordAdapter = GatewayAdapter & { stop(): Promise<void>; commandsChanged(): void }
@@ -152,10 +161,52 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     const { source } = inbound
     // Commas after the ids: the gateway's log redaction reads a run of digits, spaces and brackets as a phone number.
     session.log.debug(`Discord message ${inbound.messageId} from user ${source.userId}, ${source.chatType} ${source.chatId}, ${inbound.text.length} characters`)
-    session.gateway
-      .dispatch(inbound)
+    const dispatched = session.gateway.dispatch(inbound)
+    // The gateway recorded the message id as it was called: the position may move past it.
+    savePosition(session, source.threadId ?? source.chatId, inbound.messageId)
+    dispatched
       .then((result) => session.log.debug(`Discord message ${inbound.messageId}: ${result.status}`))
       .catch((error) => session.log.error(`Discord message ${inbound.messageId} failed: ${clean(errorMessage(error), session.token)}`))
+  }
+
+  function savePosition(session: Session, channelId: string | undefined, messageId: string | undefined): void {
+    if (!channelId || !messageId || !/^\d+$/.test(messageId) || !advance(session.positions, channelId, messageId)) return
+    try {
+      session.gateway.resumePoint(PLATFORM).set(serialisePositions(session.positions))
+    } catch (error) {
+      session.log.warn(`cannot save the Discord resume point: ${errorMessage(error)}`)
+    }
+  }
+
+  /** Reads what each known channel got since its position and hands it to the gateway (bounded there). */
+  function catchUp(session: Session): Promise<void> {
+    session.catchingUp ??= readBack(session).finally(() => (session.catchingUp = undefined))
+    return session.catchingUp
+  }
+
+  async function readBack(session: Session): Promise<void> {
+    const found: GatewayInbound[] = []
+    const newest = new Map<string, string>()
+    for (const [channelId, after] of [...session.positions]) {
+      if (session.closed) return
+      try {
+        const channel = await session.client.channels.fetch(channelId)
+        if (!channel?.isTextBased()) continue
+        const messages = [...(await channel.messages.fetch({ after, limit: READ_PER_CHANNEL })).values()].sort(bySnowflake)
+        for (const message of messages) {
+          newest.set(channelId, message.id)
+          const parsed = parseMessage(message, session.botId!, session.behaviour, session.discord.cleanContent)
+          if (parsed.ok) found.push(parsed.inbound)
+        }
+      } catch (error) {
+        session.log.warn(`cannot read what Discord channel ${channelId}, got while the adapter was away: ${clean(reasonOf(error), session.token)}`)
+      }
+    }
+    if (session.closed) return
+    found.sort((a, b) => bySnowflake({ id: a.messageId! }, { id: b.messageId! }))
+    const result = await session.gateway.catchUp(PLATFORM, found)
+    for (const [channelId, id] of newest) savePosition(session, channelId, id)
+    if (found.length > 0) session.log.info(`caught up on Discord: ${found.length} message(s) the gateway did not get live, ${result.dispatched} answered, ${result.summarised} summarised, ${result.duplicates} already seen`)
   }
 
   /**
@@ -287,6 +338,20 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     client.on(Events.ShardReady, () => {
       if (running === session && session.watchdog) session.log.info('the Discord gateway connection is back (new session)')
       clear()
+      // A new session (op 9, a failed resume): what was missed is not replayed, so it is read back.
+      if (running === session) void catchUp(session).then(() => session.gateway.connected(PLATFORM))
+    })
+    client.on(Events.ShardResume, () => {
+      if (running === session) session.gateway.connected(PLATFORM)
+    })
+    // Read before discord.js handles the packet: a DM without channel_type from a channel it has not
+    // cached would find no channel type and be dropped without a word. No guild_id means a DM (bots
+    // are never in group DMs), so it is typed as one.
+    client.on(Events.Raw, (packet: { t?: string; d?: { guild_id?: string; channel_type?: number; channel_id?: string; id?: string } }) => {
+      const d = packet?.t === 'MESSAGE_CREATE' ? packet.d : undefined
+      if (!d || d.guild_id !== undefined || d.channel_type !== undefined || !d.channel_id || client.channels.cache.has(d.channel_id)) return
+      d.channel_type = session.discord.ChannelType.DM
+      session.log.debug(`Discord message ${d.id} came without channel_type from an uncached channel: taken as a direct message`)
     })
     client.on(Events.ShardError, (error) => session.log.debug(`Discord gateway error: ${clean(errorMessage(error), session.token)}`))
     // Without a listener an 'error' event would throw out of the library.
@@ -355,7 +420,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         },
       },
     })
-    const session: Session = { discord, client, gateway, log: ctx.log, token, behaviour: rules, shards, closed: false }
+    const session: Session = { discord, client, gateway, log: ctx.log, token, behaviour: rules, shards, closed: false, positions: parsePositions(gateway.resumePoint(PLATFORM).get()) }
     watch(session)
     try {
       await connect(session, ctx.signal)
@@ -374,6 +439,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     running = session
     const free = rules.freeResponseChannels.size
     ctx.log.info(`connected to Discord as ${user.username} (${user.id}) in ${client.guilds.cache.size} server(s); server messages ${rules.requireMention ? 'need a mention' : 'need no mention'}${free ? `, except in ${free} free-response channel(s)` : ''}`)
+    await catchUp(session)
     queueSync(session)
   }
 
@@ -457,7 +523,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
           await rest.post(discord.Routes.channelMessages(target), { body: { content, allowed_mentions: { parse: [] } } })
         } catch (error) {
           const which = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : ''
-          throw new AgentError('E_DELIVERY', `Discord refused the message to channel ${target}${which}: ${clean(reasonOf(error), token)}`, { cause: error })
+          const status = (error as { status?: number }).status
+          const reason = `Discord refused the message to channel ${target}${which}: ${clean(reasonOf(error), token)}`
+          // Rate limits, server errors and network failures may pass: the gateway's outbox retries them.
+          if (status === undefined || status === 429 || status >= 500) throw new DeliveryDeferred(reason.replace('refused', 'did not take'), { cause: error })
+          throw new AgentError('E_DELIVERY', reason, { cause: error })
         }
       }
       log().debug(`sent ${parts.length} Discord message(s) to ${target}`)

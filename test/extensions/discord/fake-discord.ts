@@ -4,7 +4,10 @@
 // interaction webhook (@original edit/delete); every request is recorded and the bot token checked
 // (401 otherwise). The gateway websocket speaks JSON without compression: HELLO, IDENTIFY → READY and
 // GUILD_CREATE (4004 for a bad token), HEARTBEAT → ACK, RESUME → missed events and RESUMED, dispatches
-// injected by the test, and closes with any code.
+// injected by the test, and closes with any code. Protocol edges on demand: op 7 RECONNECT, op 9
+// INVALID_SESSION (resumable or not), heartbeats left without ACK, a DM MESSAGE_CREATE without
+// `channel_type`. Every user message is kept in its channel's history: GET /channels/:id and
+// GET /channels/:id/messages?after=&limit= (newest first, as Discord answers) read it back.
 
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -100,6 +103,12 @@ export interface FakeDiscord {
   failIdentify(code: number): void
   /** Messages posted to a channel, content only. */
   posted(channelId: string): string[]
+  /** Sends op 7 RECONNECT: the client should reconnect and resume. */
+  requestReconnect(): void
+  /** Sends op 9 INVALID_SESSION on the live socket; not resumable forgets the session (missed events are gone). */
+  invalidSession(resumable: boolean): void
+  /** While on, heartbeats get no ACK (op 11): the client should take the connection as dead. */
+  withholdHeartbeatAcks(on: boolean): void
   until(check: () => boolean, ms?: number): Promise<boolean>
   close(): Promise<void>
 }
@@ -117,6 +126,8 @@ export interface MessageOptions {
   replyTo?: { id: string; author: 'bot' | UserKey }
   webhook?: boolean
   id?: string
+  /** A DM without `channel_type` (Discord omits it at times): discord.js cannot type an uncached channel. */
+  noChannelType?: boolean
 }
 
 export interface InteractionOptions {
@@ -129,8 +140,14 @@ export interface InteractionOptions {
 const BOT_USER = { id: BOT_ID, username: 'agentbot', discriminator: '0', global_name: 'Agent', avatar: null, bot: true, verified: true, flags: 0, mfa_enabled: false }
 const dmChannelOf = (userId: string) => `94${userId.slice(2)}`
 
-let snowflake = 950000000000000000n
-const nextId = () => String(++snowflake)
+// Snowflakes carry their creation time (ms since the Discord epoch, shifted 22 bits), as Discord's do:
+// discord.js reads a message's time from its id.
+const DISCORD_EPOCH = 1420070400000n
+let snowflake = 0n
+const nextId = () => {
+  snowflake = [(BigInt(Date.now()) - DISCORD_EPOCH) << 22n, snowflake + 1n].reduce((a, b) => (a > b ? a : b))
+  return String(snowflake)
+}
 
 function userObject(key: UserKey | 'bot') {
   if (key === 'bot') return BOT_USER
@@ -222,6 +239,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
   let identifyClose = 0
   let refusedUpgrades = 0
   let hold = false
+  let noAcks = false
+  /** User messages per channel, oldest first: the history REST reads. */
+  const history = new Map<string, any[]>()
   const forbidden = new Set<string>()
   let attempts = 0
 
@@ -294,7 +314,19 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       return answer(200, { url: origin.replace('http:', 'ws:'), shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } })
     }
     if (req.method === 'GET' && path === '/users/@me') return answer(200, BOT_USER)
+    m = path.match(/^\/channels\/(\d+)$/)
+    if (m && req.method === 'GET') {
+      const recipient = Object.values(USERS).find((u) => dmChannelOf(u.id) === m![1])
+      if (!recipient) return answer(404, { message: 'Unknown Channel', code: 10003 })
+      return answer(200, { id: m[1], type: 1, last_message_id: history.get(m[1]!)?.at(-1)?.id ?? null, recipients: [userObject(Object.keys(USERS).find((k) => USERS[k as UserKey] === recipient) as UserKey)], flags: 0 })
+    }
     m = path.match(/^\/channels\/(\d+)\/messages$/)
+    if (m && req.method === 'GET') {
+      const after = BigInt(url.searchParams.get('after') ?? '0')
+      const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), 100)
+      const newer = (history.get(m[1]!) ?? []).filter((message) => BigInt(message.id) > after).slice(0, limit)
+      return answer(200, newer.reverse())
+    }
     if (m && req.method === 'POST') {
       if (forbidden.has(m[1]!)) return answer(403, { message: 'Missing Permissions', code: 50013 })
       if (typeof body?.content === 'string' && body.content.length > 2000) {
@@ -350,7 +382,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
           return ws.close(4002, 'Error while decoding payload.')
         }
         frames.push(frame)
-        if (frame.op === 1) return send({ op: 11, d: null, s: null, t: null })
+        if (frame.op === 1) return noAcks ? undefined : send({ op: 11, d: null, s: null, t: null })
         if (frame.op === 2) {
           if (hold) return
           if (identifyClose) return ws.close(identifyClose, 'Refused by the test.')
@@ -408,11 +440,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       const guild = o.channel !== undefined
       const channelId = guild ? CHANNELS[o.channel!] : dmChannelOf(author.id)
       const referenced = o.replyTo ? { id: o.replyTo.id, type: 0, channel_id: channelId, author: userObject(o.replyTo.author), content: 'earlier', timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, flags: 0 } : undefined
-      fake.dispatch('MESSAGE_CREATE', {
+      const payload = {
         id,
         type: o.replyTo ? 19 : 0,
         channel_id: channelId,
-        ...(guild ? { guild_id: GUILD_ID, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, nick: null }, channel_type: o.channel === 'thread' ? 11 : 0 } : { channel_type: 1 }),
+        ...(guild ? { guild_id: GUILD_ID, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0, nick: null }, channel_type: o.channel === 'thread' ? 11 : 0 } : o.noChannelType ? {} : { channel_type: 1 }),
         author,
         content: o.content,
         timestamp: new Date().toISOString(),
@@ -428,7 +460,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         components: [],
         ...(o.webhook ? { webhook_id: nextId() } : {}),
         ...(referenced ? { message_reference: { type: 0, message_id: referenced.id, channel_id: channelId, ...(guild ? { guild_id: GUILD_ID } : {}) }, referenced_message: referenced } : {}),
-      })
+      }
+      history.set(channelId, [...(history.get(channelId) ?? []), payload])
+      // Sent while no gateway session exists: kept in the channel only (REST reads it), as on Discord.
+      if (session) fake.dispatch('MESSAGE_CREATE', payload)
       return id
     },
     interaction(o) {
@@ -483,6 +518,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       identifyClose = code
     },
     posted: (channelId) => messages.filter((m) => m.channelId === channelId).map((m) => m.body?.content ?? ''),
+    requestReconnect() {
+      live?.send(JSON.stringify({ op: 7, d: null, s: null, t: null }))
+    },
+    invalidSession(resumable) {
+      const socket = live
+      if (!resumable) session = undefined
+      socket?.send(JSON.stringify({ op: 9, d: resumable, s: null, t: null }))
+    },
+    withholdHeartbeatAcks(on) {
+      noAcks = on
+    },
     async until(check, ms = 10_000) {
       const end = Date.now() + ms
       while (Date.now() < end) {
