@@ -5,12 +5,12 @@
 // subcommands are the registry's gateway commands (subcommands.ts).
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, gatewayKnownCommands, redactSecrets,
   type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type MessageSource, type Settings,
 } from 'agent/sdk'
 import type { WebClient } from '@slack/web-api'
 import { SocketConnection, type Envelope } from './connection.ts'
-import { MAX_MESSAGE_LENGTH, slackParts } from './format.ts'
+import { MAX_MESSAGE_LENGTH, slackParts, type MrkdwnOptions } from './format.ts'
 import { parseMessage, type SlackMessageEvent } from './inbound.ts'
 import { manifestSubcommand } from './manifest.ts'
 import { apiBase, appToken, behaviour, botToken, isTargetId, isTimestamp, PLATFORM, slackEnabled, slashCommandName, type Behaviour, type SlackConfig } from './settings.ts'
@@ -238,6 +238,15 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     return standalone.web
   }
 
+  /** The gateway's command names, which answers name as `/agent <name>` (a typed `/name` is Slack's). */
+  function commandReferences(): MrkdwnOptions['commands'] {
+    try {
+      return { slash: slashCommandName(extra), names: gatewayKnownCommands(options.commands()) }
+    } catch {
+      return undefined
+    }
+  }
+
   /**
    * Slack refusing a message (a bad channel, no access) fails it; the network, a 5xx or a rate limit
    * that outlasted the client's own retries leaves it queued in the gateway's outbox for later.
@@ -279,7 +288,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       const rawThread = sendOptions?.threadId
       const thread = typeof rawThread === 'string' && rawThread ? rawThread.trim() : undefined
       if (thread !== undefined && !isTimestamp(thread)) throw new AgentError('E_DELIVERY', `"${thread}" is not a Slack thread timestamp (e.g. 1712345678.000100)`)
-      const parts = slackParts(text)
+      const parts = slackParts(text, { commands: commandReferences() })
       if (parts.length === 0) return
       const key = typeof sendOptions?.idempotencyKey === 'string' ? sendOptions.idempotencyKey : undefined
       const web = await clientFor()

@@ -21,9 +21,23 @@ function linkTarget(href: string): string | undefined {
   return target.replace(/&/g, '&amp;')
 }
 
-interface Inline {
+export interface MrkdwnOptions {
+  /**
+   * On Slack a message starting with `/` is a slash command, so `/approve` in an answer is rewritten
+   * to `/agent approve` (outside code) for these command names and aliases.
+   */
+  commands?: { slash: string; names: ReadonlySet<string> }
+}
+
+interface Inline extends MrkdwnOptions {
   /** Inside bold (a heading): nested bold markers would end it early. */
   bold?: boolean
+}
+
+/** `/name` (a whole word, not a path) → `/agent name`, for the gateway's command names. */
+export function commandReferences(text: string, commands: MrkdwnOptions['commands']): string {
+  if (!commands) return text
+  return text.replace(/(^|[\s("'])\/([A-Za-z][\w-]*)(?=$|[\s.,;:!?)"'])/g, (match, before: string, name: string) => (commands.names.has(name.toLowerCase()) ? `${before}${commands.slash} ${name}` : match))
 }
 
 function inline(tokens: readonly Token[] | undefined, context: Inline = {}): string {
@@ -52,20 +66,20 @@ function inlineToken(token: Token, context: Inline): string {
       return (token as Tokens.Link).autolink ? `<${target}>` : `<${target}|${label.replace(/\|/g, '¦')}>`
     }
     case 'text':
-      return 'tokens' in token && token.tokens ? inline(token.tokens, context) : escapeMrkdwn(token.text)
+      return 'tokens' in token && token.tokens ? inline(token.tokens, context) : escapeMrkdwn(commandReferences(token.text, context.commands))
     // Raw HTML, escapes and anything else: shown as the text it is.
     default:
       return escapeMrkdwn('text' in token && typeof token.text === 'string' ? token.text : token.raw)
   }
 }
 
-function list(token: Tokens.List, depth: number): string {
+function list(token: Tokens.List, depth: number, options: MrkdwnOptions): string {
   const indent = '    '.repeat(depth)
   const start = typeof token.start === 'number' ? token.start : 1
   return token.items
     .map((item, i) => {
       const marker = item.task ? (item.checked ? '☑' : '☐') : token.ordered ? `${start + i}.` : '•'
-      const body = blocks(item.tokens.filter((t) => t.type !== 'checkbox'), depth + 1, '\n')
+      const body = blocks(item.tokens.filter((t) => t.type !== 'checkbox'), depth + 1, '\n', options)
       return `${indent}${marker} ${body}`
     })
     .join('\n')
@@ -81,27 +95,27 @@ function table(token: Tokens.Table): string {
   return `\`\`\`\n${escapeMrkdwn(text)}\n\`\`\``
 }
 
-function block(token: Token, depth: number): string | undefined {
+function block(token: Token, depth: number, options: MrkdwnOptions): string | undefined {
   switch (token.type) {
     case 'space':
     case 'def':
       return undefined
     case 'heading':
-      return `*${inline(token.tokens, { bold: true })}*`
+      return `*${inline(token.tokens, { ...options, bold: true })}*`
     case 'paragraph':
-      return inline(token.tokens)
+      return inline(token.tokens, options)
     case 'text':
-      return 'tokens' in token && token.tokens ? inline(token.tokens) : escapeMrkdwn(token.text)
+      return 'tokens' in token && token.tokens ? inline(token.tokens, options) : escapeMrkdwn(commandReferences(token.text, options.commands))
     case 'code':
       // Slack shows no language: the info string is dropped.
       return `\`\`\`\n${escapeMrkdwn(token.text)}\n\`\`\``
     case 'blockquote':
-      return blocks(token.tokens ?? [], depth, '\n\n')
+      return blocks(token.tokens ?? [], depth, '\n\n', options)
         .split('\n')
         .map((line) => `> ${line}`.trimEnd())
         .join('\n')
     case 'list':
-      return list(token as Tokens.List, depth)
+      return list(token as Tokens.List, depth, options)
     case 'table':
       return table(token as Tokens.Table)
     case 'hr':
@@ -111,20 +125,20 @@ function block(token: Token, depth: number): string | undefined {
   }
 }
 
-function blocks(tokens: readonly Token[], depth: number, separator: string): string {
+function blocks(tokens: readonly Token[], depth: number, separator: string, options: MrkdwnOptions): string {
   return tokens
-    .map((token) => block(token, depth))
+    .map((token) => block(token, depth, options))
     .filter((text): text is string => text !== undefined && text !== '')
     .join(separator)
 }
 
 /** Markdown (what models write) as Slack mrkdwn. */
-export function toMrkdwn(markdown: string): string {
-  return blocks(marked.lexer(markdown), 0, '\n\n').trim()
+export function toMrkdwn(markdown: string, options: MrkdwnOptions = {}): string {
+  return blocks(marked.lexer(markdown), 0, '\n\n', options).trim()
 }
 
 /** Markdown as Slack messages of at most `max` characters (code blocks balanced in each part). */
-export function slackParts(markdown: string, max = MAX_MESSAGE_LENGTH): string[] {
-  const text = toMrkdwn(markdown)
+export function slackParts(markdown: string, options: MrkdwnOptions = {}, max = MAX_MESSAGE_LENGTH): string[] {
+  const text = toMrkdwn(markdown, options)
   return text ? markdownParts(text, max) : []
 }

@@ -46,6 +46,18 @@ test('escape-first: model text can form no mention, command or foreign link', ()
   assert.equal(toMrkdwn('![chart](https://example.com/c.png)'), '<https://example.com/c.png|chart>')
 })
 
+test('command references: `/approve` in an answer becomes `/agent approve` (Slack would take /approve as its own command)', () => {
+  const commands = { slash: '/agent', names: new Set(['approve', 'deny', 'new']) }
+  assert.equal(
+    toMrkdwn('Reply /approve to run it once, /approve session, or /deny. (/new)', { commands }),
+    'Reply /agent approve to run it once, /agent approve session, or /agent deny. (/agent new)',
+  )
+  // Harmless look-alikes stay: paths, unknown names, code, URLs.
+  assert.equal(toMrkdwn('See /usr/bin/new, /newer, `/approve` and https://x.example/deny', { commands }), 'See /usr/bin/new, /newer, `/approve` and <https://x.example/deny>')
+  assert.equal(toMrkdwn('```\n/approve\n```', { commands }), '```\n/approve\n```')
+  assert.equal(toMrkdwn('Reply /approve'), 'Reply /approve', 'only when asked')
+})
+
 test('parts: short text is one part, empty is none; long text splits within 4000 with balanced fences', () => {
   assert.deepEqual(slackParts('hello'), ['hello'])
   assert.deepEqual(slackParts(''), [])
@@ -96,6 +108,8 @@ test('the subcommand map: gateway commands and aliases, help, unknown words', ()
   assert.deepEqual(resolveSubcommand(commands, 'reset'), { kind: 'command', name: 'new', text: '/reset' })
   assert.deepEqual(resolveSubcommand(commands, ''), { kind: 'help' })
   assert.deepEqual(resolveSubcommand(commands, 'help'), { kind: 'help' })
+  const withHelp: CommandDefinition[] = [...commands, { name: 'help', category: 'Info', description: 'gateway help', slash: () => undefined }]
+  assert.deepEqual(resolveSubcommand(withHelp, 'help'), { kind: 'help' }, 'the subcommand list, not the gateway /help')
   assert.deepEqual(resolveSubcommand(commands, 'clear'), { kind: 'unknown', word: 'clear' }, 'CLI-only commands are not subcommands')
   assert.deepEqual(resolveSubcommand(commands, 'doctor'), { kind: 'unknown', word: 'doctor' })
   assert.deepEqual(resolveSubcommand(commands, 'constructor'), { kind: 'unknown', word: 'constructor' }, 'no prototype keys')
