@@ -1,34 +1,30 @@
 // The `telegram` gateway adapter on grammy's Bot API client (imported when the adapter starts): the bot
 // long-polls getUpdates (poller.ts), hands the messages meant for it to the gateway (text fragments of
 // one sender batched into one turn, voice notes answered with one line), answers in MarkdownV2 (plain
-// text when Telegram refuses the markup) in 4,096-character parts, in the forum topic the message came
-// from, shows typing while the agent works, and keeps Telegram's command menu equal to the registry's
-// gateway commands. A token lock keeps two gateways of one agent home off one bot.
+// text when Telegram refuses the markup: outbound.ts) in 4,096-character parts, in the forum topic the
+// message came from, shows typing while the agent works, and keeps Telegram's command menu equal to
+// the registry's gateway commands. A token lock keeps two gateways of one agent home off one bot.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets, resolveSlash,
+  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets, resolveSlash,
   type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
-import type { Api, GrammyError as GrammyErrorClass } from 'grammy'
+import type { Api } from 'grammy'
 import type { Message, Update } from 'grammy/types'
 import { FragmentBatcher } from './batcher.ts'
-import { MAX_MESSAGE_LENGTH, telegramParts, type Part } from './format.ts'
+import { MAX_MESSAGE_LENGTH, telegramParts } from './format.ts'
 import { parseMessage, type Bot } from './inbound.ts'
 import { lockToken, type TokenLock } from './lock.ts'
 import { commandMenu, sameMenu, type Menu } from './menu.ts'
+import { createApi, loadGrammy, PartSender, reasonOf, type Grammy } from './outbound.ts'
 import { CONFLICT, grammySignal, poll, startError } from './poller.ts'
 import { apiBase, behaviour, botToken, isChatId, PLATFORM, telegramEnabled, type Behaviour, type TelegramConfig } from './settings.ts'
-
-type Grammy = typeof import('grammy')
 
 /** Telegram shows "typing…" for 5 s; renewed this often while the agent works, for at most TYPING_MAX_MS. */
 const TYPING_REFRESH_MS = 4000
 const TYPING_MAX_MS = 3 * 60_000
 /** Longest wait for the poll loop to end on stop. */
 const STOP_MS = 3000
-/** A 429 on a send is waited out this many times when Telegram asks for at most MAX_RETRY_AFTER_S. */
-const SEND_RETRIES = 3
-const MAX_RETRY_AFTER_S = 60
 const MENU_SCOPES = [{ type: 'all_private_chats' }, { type: 'all_group_chats' }] as const
 export const VOICE_ANSWER = "I can't listen to voice messages or audio yet (no speech-to-text is set up here): please send your message as text."
 
@@ -63,18 +59,6 @@ interface Session {
 
 export type TelegramAdapter = GatewayAdapter & { stop(): Promise<void>; commandsChanged(): void }
 
-async function loadGrammy(): Promise<Grammy> {
-  const mod = (await import('grammy')) as Grammy & { default?: Grammy }
-  // grammy is CommonJS: depending on the loader its exports are the namespace or its default.
-  return mod.Api ? mod : mod.default!
-}
-
-/** A short reason for a failed call, without the token. */
-function reasonOf(error: unknown, GrammyError: typeof GrammyErrorClass | undefined): string {
-  if (GrammyError && error instanceof GrammyError) return `${error.error_code}: ${error.description}`
-  return errorMessage(error)
-}
-
 /**
  * The update offset saved for bot `botId` (`<bot id>:<offset>`): update ids count per bot, so a point
  * saved for another token's bot is not used.
@@ -99,21 +83,8 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   let syncing: Promise<void> = Promise.resolve()
   const log = () => running?.log ?? options.log
   const clean = (text: string, token?: string) => redactSecrets(text, [token, ...settings.secretValues()])
-
-  /** grammy's Api for `token` with 429 answers on sends waited out (getUpdates has its own policy). */
-  function createApi(grammy: Grammy, token: string, base: string): Api {
-    const api = new grammy.Api(token, { apiRoot: base, timeoutSeconds: extra.poll_timeout_seconds + 30 })
-    api.config.use(async (previous, method, payload, signal) => {
-      for (let attempt = 0; ; attempt++) {
-        const result = await previous(method, payload, signal)
-        const wait = result.ok ? undefined : result.parameters?.retry_after
-        if (result.ok || result.error_code !== 429 || method === 'getUpdates' || attempt >= SEND_RETRIES || wait === undefined || wait > MAX_RETRY_AFTER_S) return result
-        log().info(`Telegram rate limit on ${method}: retrying in ${wait} s as asked`)
-        await new Promise((resolve) => setTimeout(resolve, wait * 1000))
-      }
-    })
-    return api
-  }
+  const sender = new PartSender(log, clean)
+  const apiOf = (grammy: Grammy, token: string, base: string) => createApi(grammy, token, base, extra.poll_timeout_seconds + 30, log)
 
   // ---------------------------------------------------------------------------------------------
   // Inbound
@@ -171,7 +142,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   async function answerVoice(session: Session, source: GatewayInbound['source']): Promise<void> {
     if (!session.auth?.authorize(source).allowed) return
     try {
-      await sendParts(session.api, session.grammy, source.chatId!, telegramParts(VOICE_ANSWER), source.threadId, session.token)
+      await sender.send({ api: session.api, grammy: session.grammy, token: session.token, chatId: source.chatId!, ...(source.threadId ? { threadId: source.threadId } : {}) }, telegramParts(VOICE_ANSWER))
     } catch (error) {
       session.log.warn(`cannot answer a voice message in chat ${source.chatId}, ${clean(errorMessage(error), session.token)}`)
     }
@@ -217,7 +188,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     if (!gateway) throw new ConfigError('the Telegram adapter needs the gateway service')
     const grammy = await loadGrammy()
     const lock = lockToken(ctx.settings.home, token)
-    const api = createApi(grammy, token, base)
+    const api = apiOf(grammy, token, base)
     let me
     try {
       me = await api.getMe(grammySignal(ctx.signal))
@@ -298,61 +269,9 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     const key = `${base}\n${token}`
     if (standalone?.key !== key) {
       const grammy = await loadGrammy()
-      standalone = { key, grammy, api: createApi(grammy, token, base) }
+      standalone = { key, grammy, api: apiOf(grammy, token, base) }
     }
     return { api: standalone.api, grammy: standalone.grammy, token }
-  }
-
-  /**
-   * Sends the parts in order: MarkdownV2 first, the plain text when Telegram cannot parse the markup;
-   * a topic Telegram no longer knows is dropped (the rest goes to the chat itself). With an
-   * idempotency key (the gateway's outbox), parts already sent by an earlier attempt are skipped.
-   * Network trouble, 5xx and a 429 not waited out are DeliveryDeferred: the outbox retries them.
-   */
-  async function sendParts(api: Api, grammy: Grammy, chatId: string, parts: Part[], threadId: string | undefined, token: string, key?: string): Promise<void> {
-    let thread = threadId && /^\d+$/.test(threadId) ? Number(threadId) : undefined
-    const first = key ? (partsSent.get(key) ?? 0) : 0
-    for (const [index, part] of parts.entries()) {
-      if (index < first) continue
-      let markup = part.markdown !== ''
-      for (;;) {
-        try {
-          const text = markup ? part.markdown : part.plain
-          await api.sendMessage(chatId, text, { ...(markup ? { parse_mode: 'MarkdownV2' as const } : {}), ...(thread ? { message_thread_id: thread } : {}), link_preview_options: { is_disabled: true } })
-          break
-        } catch (error) {
-          const description = error instanceof grammy.GrammyError ? error.description : ''
-          if (markup && /can't parse entities|can't find end of/i.test(description)) {
-            log().debug(`Telegram refused the MarkdownV2 of a part (${clean(description, token)}); sending it as plain text`)
-            markup = false
-            continue
-          }
-          if (thread && /thread not found|TOPIC_DELETED|TOPIC_CLOSED/i.test(description)) {
-            log().info(`the forum topic ${thread} of chat ${chatId} is gone; answering in the chat itself`)
-            thread = undefined
-            continue
-          }
-          const which = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : ''
-          const reason = clean(reasonOf(error, grammy.GrammyError), token)
-          const code = error instanceof grammy.GrammyError ? error.error_code : undefined
-          if (code === undefined || code >= 500 || code === 429) {
-            const retryAfter = error instanceof grammy.GrammyError ? error.parameters.retry_after : undefined
-            throw new DeliveryDeferred(`Telegram cannot take the message to chat ${chatId}${which} now: ${reason}`, { cause: error, ...(code === 429 ? { code: 'E_RATE_LIMITED' as const } : {}), ...(retryAfter !== undefined ? { retryAfterMs: retryAfter * 1000 } : {}) })
-          }
-          throw new AgentError('E_DELIVERY', `Telegram refused the message to chat ${chatId}${which}: ${reason}`, { cause: error })
-        }
-      }
-      if (key) remember(key, index + 1)
-    }
-    if (key) partsSent.delete(key)
-  }
-
-  /** Parts of a queued reply already sent, by idempotency key (bounded: old keys are forgotten). */
-  const partsSent = new Map<string, number>()
-  function remember(key: string, count: number): void {
-    partsSent.delete(key)
-    partsSent.set(key, count)
-    if (partsSent.size > 500) partsSent.delete(partsSent.keys().next().value!)
   }
 
   function stopTyping(chatId: string): void {
@@ -419,7 +338,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       const { api, grammy, token } = await apiFor()
       const threadId = typeof sendOptions?.threadId === 'string' && sendOptions.threadId ? sendOptions.threadId : undefined
       const key = typeof sendOptions?.idempotencyKey === 'string' && sendOptions.idempotencyKey ? sendOptions.idempotencyKey : undefined
-      await sendParts(api, grammy, target, parts, threadId, token, key)
+      await sender.send({ api, grammy, token, chatId: target, ...(threadId ? { threadId } : {}), ...(key ? { key } : {}) }, parts)
       log().debug(`sent ${parts.length} Telegram message(s) to chat ${target},`)
     },
     commandsChanged() {
