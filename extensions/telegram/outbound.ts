@@ -1,7 +1,7 @@
 // Talking to the Bot API: grammy loaded on first use, an Api whose sends wait out the 429s Telegram
 // asks them to (getUpdates has its own policy), and the sending of an answer's parts: MarkdownV2
 // first, plain text when Telegram cannot parse the markup, the chat itself when the forum topic is
-// gone, parts an earlier attempt of the gateway's outbox already sent skipped, and failures told
+// gone, the new supergroup when a group was upgraded, parts an earlier attempt of the gateway's outbox already sent skipped, and failures told
 // apart (DeliveryDeferred: try again later; AgentError E_DELIVERY: refused).
 
 import { AgentError, DeliveryDeferred, errorMessage, type Logger } from 'agent/sdk'
@@ -64,7 +64,8 @@ export class PartSender {
 
   /** Sends the parts in order (see the file header); throws on the first part that cannot go. */
   async send(target: PartTarget, parts: Part[]): Promise<void> {
-    const { api, grammy, token, chatId, key } = target
+    const { api, grammy, token, key } = target
+    let chatId = target.chatId
     let thread = target.threadId && /^\d+$/.test(target.threadId) ? Number(target.threadId) : undefined
     const first = key ? (this.sent.get(key) ?? 0) : 0
     for (const [index, part] of parts.entries()) {
@@ -82,12 +83,18 @@ export class PartSender {
             markup = false
             continue
           }
+          const migrated = error instanceof grammy.GrammyError ? error.parameters.migrate_to_chat_id : undefined
+          if (migrated !== undefined && String(migrated) !== chatId) {
+            this.log().warn(`Telegram chat ${chatId} became the supergroup ${migrated}; answering there (update any setting naming the old id, such as TELEGRAM_HOME_CHANNEL)`)
+            chatId = String(migrated)
+            continue
+          }
           if (thread && /thread not found|TOPIC_DELETED|TOPIC_CLOSED/i.test(description)) {
             this.log().info(`the forum topic ${thread} of chat ${chatId} is gone; answering in the chat itself`)
             thread = undefined
             continue
           }
-          throw this.failure(error, target, parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : '')
+          throw this.failure(error, { ...target, chatId }, parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : '')
         }
       }
       if (key) this.remember(key, index + 1)

@@ -1,6 +1,6 @@
 // Deliveries to Telegram (cron results, /background answers, webhook runs) through the delivery
 // service: the home channel (and its topic), /sethome from a Telegram chat, sends from a process where
-// the adapter is not running; refused markup resent as plain text; bad chat ids and refusals as
+// the adapter is not running; refused markup resent as plain text; an upgraded group followed; bad chat ids and refusals as
 // one-line errors without the token; a stranger refused, then paired and answered.
 
 import assert from 'node:assert/strict'
@@ -52,6 +52,16 @@ test('markup Telegram refuses is resent as plain text', async (t) => {
   assert.deepEqual(sends.map((r) => [r.status, r.body.parse_mode]), [[400, 'MarkdownV2'], [200, undefined]])
   assert.equal(sends[1]!.body.text, 'a **bold** claim (really).')
   assert.ok(h.log.lines.some((l) => l.includes("Telegram refused the MarkdownV2 of a part (Bad Request: can't parse entities")))
+})
+
+test('a group upgraded to a supergroup: the answer goes to the new chat, with a warning', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  h.fake.fail('sendMessage', 1, { code: 400, description: 'Bad Request: group chat was upgraded to a supergroup chat', migrateTo: GROUPS.general.id })
+  const delivery = h.k.kernel.services.require<DeliveryService>(DELIVERY_SERVICE)
+  await delivery.send({ kind: 'chat', platform: 'telegram', chatId: '-4000000001' }, 'to the old group')
+  assert.deepEqual(h.fake.posted(GROUPS.general.id), ['to the old group'])
+  assert.ok(h.log.lines.some((l) => l.startsWith(`warn: Telegram chat -4000000001 became the supergroup ${GROUPS.general.id}`)))
 })
 
 test('bad chat ids and refusals are one-line delivery errors without the token', async (t) => {

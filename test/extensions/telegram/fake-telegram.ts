@@ -45,6 +45,7 @@ export interface Failure {
   code: number
   description: string
   retryAfter?: number
+  migrateTo?: number
 }
 
 export interface MessageOptions {
@@ -114,7 +115,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   }
   const refuse = (res: ServerResponse, request: ApiRequest, failure: Failure) => {
     request.status = failure.code
-    json(res, failure.code, { ok: false, error_code: failure.code, description: failure.description, ...(failure.retryAfter !== undefined ? { parameters: { retry_after: failure.retryAfter } } : {}) })
+    const parameters = { ...(failure.retryAfter !== undefined ? { retry_after: failure.retryAfter } : {}), ...(failure.migrateTo !== undefined ? { migrate_to_chat_id: failure.migrateTo } : {}) }
+    json(res, failure.code, { ok: false, error_code: failure.code, description: failure.description, ...(Object.keys(parameters).length ? { parameters } : {}) })
   }
   const pending = (offset: number) => updates.filter((u) => u.update_id >= offset)
 
