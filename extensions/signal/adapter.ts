@@ -5,11 +5,12 @@
 
 import {
   AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactPhonesIn,
-  type AdapterContext, type GatewayAdapter, type GatewayService, type Logger, type Settings,
+  type AdapterContext, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import { describeAttachments } from './attachments.ts'
 import { envelopeOf, readEnvelope, SentTimestamps, type Identity } from './envelope.ts'
 import { redacted, targetOf, type Target } from './ids.ts'
+import { Catchup } from './resume.ts'
 import { checkDaemon, rpc } from './rpc.ts'
 import { daemonFrom, PLATFORM, signalEnabled, type Daemon, type SignalConfig } from './settings.ts'
 import { openEventStream, type EventStream } from './stream.ts'
@@ -27,6 +28,7 @@ interface Running {
   home: string
   controller: AbortController
   stream: EventStream
+  catchup: Catchup
 }
 
 const params = (target: Target) => ('groupId' in target ? { groupId: target.groupId } : { recipient: [target.recipient] })
@@ -46,21 +48,28 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     typingTimers.delete(chatId)
   }
 
-  async function onEvent(state: Running, event: unknown): Promise<void> {
+  async function onEvent(state: Running, event: unknown, eventId: string | undefined): Promise<void> {
     const envelope = envelopeOf(event)
-    if (!envelope) return state.log.debug('ignored a Signal event without an envelope')
+    const cursor = { ...(eventId ? { event: eventId } : {}), ...(typeof envelope?.timestamp === 'number' ? { ts: envelope.timestamp } : {}) }
+    if (!envelope) {
+      state.catchup.advance(cursor)
+      return state.log.debug('ignored a Signal event without an envelope')
+    }
     // Our own UUID, learnt from our own sync messages: the echo rules then recognise it too.
     if (envelope.syncMessage && envelope.sourceNumber === state.me.account && envelope.sourceUuid) state.me.uuid = envelope.sourceUuid.toLowerCase()
     const reading = readEnvelope(envelope, state.me, sent)
     const from = redacted(envelope.sourceNumber || envelope.sourceUuid || envelope.source)
-    if (!reading.ok) return state.log.debug(`ignored a Signal envelope from ${from}: ${reading.reason}`)
+    if (!reading.ok) {
+      state.catchup.advance(cursor)
+      return state.log.debug(`ignored a Signal envelope from ${from}: ${reading.reason}`)
+    }
     const message = reading.message
     let text = message.text
     if (message.attachments.length) {
       const lines = await describeAttachments(state.daemon, state.home, message.attachments, extra.max_attachment_bytes)
       text = [text, ...lines].filter(Boolean).join('\n')
     }
-    const result = await state.gateway.dispatch({
+    const inbound: GatewayInbound = {
       source: {
         platform: PLATFORM,
         userId: message.sender,
@@ -71,7 +80,11 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
       text,
       messageId: `${message.sender}:${message.timestamp}`,
       receivedAt: message.timestamp,
-    })
+    }
+    if (state.catchup.isBacklog(inbound)) return state.catchup.add(inbound, cursor)
+    await state.catchup.flush()
+    const result = await state.gateway.dispatch(inbound)
+    state.catchup.advance(cursor)
     state.log.debug(`Signal ${message.kind} from ${redacted(message.sender)} in ${message.chatType} ${redacted(message.chatId)} (${text.length} characters): ${result.status}`)
   }
 
@@ -85,11 +98,16 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     const stopWith = () => controller.abort()
     ctx.signal.addEventListener('abort', stopWith, { once: true })
     const me: Identity = { account: daemon.account }
-    const state = { daemon, me, gateway, log: ctx.log, home: ctx.settings.home, controller } as Running
+    const catchup = new Catchup(gateway.resumePoint(PLATFORM), gateway, ctx.log, Date.now())
+    const state = { daemon, me, gateway, log: ctx.log, home: ctx.settings.home, controller, catchup } as Running
+    const lastEventId = catchup.lastEventId()
     state.stream = openEventStream({
       daemon,
       log: ctx.log,
-      onEvent: (event) => onEvent(state, event),
+      onEvent: (event, id) => onEvent(state, event, id),
+      ...(lastEventId ? { lastEventId } : {}),
+      // Replies queued while the daemon was unreachable go out now.
+      onReconnect: () => gateway.connected(PLATFORM),
       initialDelayMs: extra.reconnect_initial_ms,
       maxDelayMs: extra.reconnect_max_ms,
       staleAfterMs: extra.stale_after_seconds * 1000,
@@ -99,6 +117,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
       await state.stream.connected
     } catch (error) {
       controller.abort()
+      catchup.dispose()
       ctx.signal.removeEventListener('abort', stopWith)
       throw new AgentError('E_UNAVAILABLE', errorMessage(error), { cause: error })
     }
@@ -123,6 +142,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
       if (!state) return
       state.controller.abort()
       await state.stream.done
+      state.catchup.dispose()
       state.log.info('disconnected from the signal-cli daemon')
     },
     async typing(chatId) {

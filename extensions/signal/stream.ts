@@ -13,8 +13,12 @@ import type { Daemon } from './settings.ts'
 export interface StreamOptions {
   daemon: Daemon
   log: Logger
-  /** Called for each event's data (parsed JSON), in order; a throw is logged, the stream goes on. */
-  onEvent(data: unknown): Promise<void>
+  /** Called for each event's data (parsed JSON) and id, in order; a throw is logged, the stream goes on. */
+  onEvent(data: unknown, id: string | undefined): Promise<void>
+  /** Where to resume on the first connection (the last event id handled before a restart). */
+  lastEventId?: string
+  /** Called after each reconnect (not the first connection). */
+  onReconnect?(): void
   initialDelayMs: number
   maxDelayMs: number
   staleAfterMs: number
@@ -32,12 +36,12 @@ export interface EventStream {
 export function openEventStream(options: StreamOptions): EventStream {
   const { daemon, log, signal } = options
   const url = `${daemon.url}/api/v1/events?account=${encodeURIComponent(daemon.account)}`
-  let lastEventId: string | undefined
+  let lastEventId = options.lastEventId
   let settleFirst: { resolve(): void; reject(error: unknown): void } | undefined
   const connected = new Promise<void>((resolve, reject) => (settleFirst = { resolve, reject }))
   connected.catch(() => undefined)
 
-  async function once(failures: number): Promise<boolean> {
+  async function once(): Promise<boolean> {
     const attempt = linkAbort(signal)
     let lastActivity = Date.now()
     let received = false
@@ -72,7 +76,8 @@ export function openEventStream(options: StreamOptions): EventStream {
         } catch {
           return log.debug(`ignored a Signal event that is not JSON (${event.data.length} characters)`)
         }
-        queue = queue.then(() => options.onEvent(data)).catch((error: unknown) => log.error(`a Signal event failed: ${redactPhonesIn(errorMessage(error))}`))
+        const id = event.id
+        queue = queue.then(() => options.onEvent(data, id)).catch((error: unknown) => log.error(`a Signal event failed: ${redactPhonesIn(errorMessage(error))}`))
       },
       onComment: touch,
     })
@@ -82,9 +87,11 @@ export function openEventStream(options: StreamOptions): EventStream {
         await response.arrayBuffer().catch(() => undefined)
         throw new Error(`HTTP ${response.status} on /api/v1/events`)
       }
+      const first = settleFirst !== undefined
       settleFirst?.resolve()
       settleFirst = undefined
-      log.info(failures === 0 ? `event stream connected to ${daemon.url}` : `event stream reconnected to ${daemon.url}${lastEventId ? ` (resuming after event ${lastEventId})` : ''}`)
+      log.info(first ? `event stream connected to ${daemon.url}` : `event stream reconnected to ${daemon.url}${lastEventId ? ` (resuming after event ${lastEventId})` : ''}`)
+      if (!first) options.onReconnect?.()
       const decoder = new TextDecoder()
       for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
       throw new Error('the daemon closed the event stream')
@@ -109,7 +116,7 @@ export function openEventStream(options: StreamOptions): EventStream {
   async function run(): Promise<void> {
     let failures = 0
     while (!signal.aborted) {
-      const healthy = await once(failures)
+      const healthy = await once()
       if (signal.aborted) break
       // A connection that delivered something was healthy: the backoff starts over.
       if (healthy) failures = 0

@@ -91,6 +91,8 @@ export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings
           state.run = await launch(home)
           state.log.info(`the WhatsApp bridge is running again (pid ${state.run.child.pid})`)
           if (state.controller.signal.aborted) return void (await state.run.stop())
+          // Replies queued while it was down go out now.
+          state.gateway.connected(PLATFORM)
           return supervise(state, home)
         } catch (error) {
           if (ConfigError.isInstance(error)) return state.log.error(`the WhatsApp bridge stopped: ${errorMessage(error)}`)

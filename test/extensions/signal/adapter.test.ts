@@ -15,12 +15,24 @@ import { CORE, FAST, harness, until } from './harness.ts'
 
 const answers = (h: Awaited<ReturnType<typeof harness>>, to: Record<string, unknown>) => h.daemon.sends().filter((c) => Object.entries(to).every(([k, v]) => JSON.stringify(c.params[k]) === JSON.stringify(v)))
 
-test('conformance', async (t) => {
+test('conformance, with no message lost across reconnects and restarts', async (t) => {
   const daemon = await startFakeDaemon()
   t.after(() => daemon.close())
-  const kernel = (enabled: boolean) => async (st: TestContext) =>
-    createTestKernel({ builtins: CORE, config: { platforms: { signal: { enabled, extra: FAST } } }, env: { SIGNAL_HTTP_URL: daemon.url, SIGNAL_ACCOUNT: ACCOUNT, WEBHOOK_PORT: '0', API_SERVER_PORT: '0' } })
-  await adapterConformance(t, { adapter: 'signal', enabled: kernel(true), disabled: kernel(false) })
+  const env = { SIGNAL_HTTP_URL: daemon.url, SIGNAL_ACCOUNT: ACCOUNT, SIGNAL_ALLOWED_USERS: ALICE, WEBHOOK_PORT: '0', API_SERVER_PORT: '0' }
+  const config = (enabled: boolean) => ({ gateway: { reconnect: { initial_ms: 50, max_ms: 200 } }, platforms: { signal: { enabled, extra: FAST } } })
+  await adapterConformance(t, {
+    adapter: 'signal',
+    enabled: () => createTestKernel({ builtins: CORE, config: config(true), env }),
+    disabled: () => createTestKernel({ builtins: CORE, config: config(false), env }),
+    continuity: {
+      kernel: ({ home, extensions }) => createTestKernel({ home, builtins: CORE, extensions, config: config(true), env }),
+      say: (text) => void daemon.push(dm(ALICE, text)),
+      said: () => daemon.sends().filter((c) => c.params.recipient?.[0] === ALICE).map((c) => String(c.params.message)),
+      drop: () => daemon.dropStreams(),
+      keepsHistory: true,
+      waitMs: 10_000,
+    },
+  })
 })
 
 test('a DM from an allowed user: typing, then the answer to their number; a stranger gets no run', async (t) => {
@@ -134,4 +146,26 @@ test('send outside a running adapter (delivery from another process) and bad cha
   await adapter.send(`group.${TEAM}`, 'to the team')
   assert.deepEqual(h.daemon.sends()[0]!.params, { account: ACCOUNT, groupId: TEAM, message: 'to the team' })
   await assert.rejects(adapter.send('not-a-chat', 'x'), /not a Signal chat id/)
+})
+
+test('restart: resumes after the last event handled; what came meanwhile is caught up once, old messages are not answered again', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  const first = h.daemon.push(dm(ALICE, 'before the restart'))
+  await until(() => answers(h, { recipient: [ALICE] }).length === 1, 10_000)
+  await h.adapter.stop()
+  h.daemon.push(dm(ALICE, 'while away 1'))
+  h.daemon.push(dm(ALICE, 'while away 2'))
+  await h.adapter.start(h.context())
+  assert.equal(h.daemon.connections.at(-1)!.lastEventId, String(first))
+  await until(() => answers(h, { recipient: [ALICE] }).length === 3, 10_000, () => h.lines.join('\n'))
+  assert.ok(h.lines.some((l) => /info: caught up with 2 Signal message\(s\) from while the gateway was away: 2 answered, 0 summarised, 0 already seen/.test(l)), h.lines.join('\n'))
+  // The daemon restarted and no longer knows the id: it replays everything it kept; nothing is answered twice.
+  await h.adapter.stop()
+  const { GATEWAY_SERVICE } = await import('../../../sdk/index.ts')
+  h.k.kernel.services.require<import('../../../sdk/index.ts').GatewayService>(GATEWAY_SERVICE).resumePoint('signal').set(JSON.stringify({ event: '424242', ts: 1 }))
+  await h.adapter.start(h.context())
+  await until(() => h.lines.some((l) => /caught up with 3 Signal message\(s\).*3 already seen/.test(l)), 10_000, () => h.lines.join('\n'))
+  assert.deepEqual(h.inputs(), ['before the restart', 'while away 1', 'while away 2'])
+  assert.equal(answers(h, { recipient: [ALICE] }).length, 3)
 })

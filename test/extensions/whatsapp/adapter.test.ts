@@ -5,13 +5,13 @@
 // the bridge's process group; the bridge's log file; an unlinked session refused.
 
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ConfigError } from '../../../sdk/index.ts'
 import { adapterConformance, createTestKernel } from '../../../sdk/testing/index.ts'
-import { ALICE, CORE, FAST, harness, link, MALLORY, OWN, until, type Harness } from './harness.ts'
+import { ALICE, CORE, FAST, harness, link, MALLORY, OWN, until, type Harness, type WhatsAppAdapter } from './harness.ts'
 
 const alive = (pid: number) => {
   try {
@@ -35,13 +35,54 @@ async function eventually<T>(get: () => Promise<T[]>, count = 1, ms = 10_000): P
 
 const answersTo = async (h: Harness, chatId: string) => (await h.sent()).sent.filter((s) => s.chatId === chatId && s.text !== undefined)
 
-test('conformance', async (t) => {
+test('conformance, with no message lost across bridge crashes and gateway restarts', async (t) => {
+  const env = { WHATSAPP_ALLOWED_USERS: '+15550001111', WEBHOOK_PORT: '0', API_SERVER_PORT: '0' }
+  const config = (enabled: boolean) => ({ gateway: { reconnect: { initial_ms: 50, max_ms: 200 } }, platforms: { whatsapp: { enabled, extra: FAST } } })
   const kernel = (enabled: boolean) => async (_st: TestContext) => {
-    const k = await createTestKernel({ builtins: CORE, config: { platforms: { whatsapp: { enabled, extra: FAST } } }, env: { WEBHOOK_PORT: '0', API_SERVER_PORT: '0' } })
+    const k = await createTestKernel({ builtins: CORE, config: config(enabled), env })
     link(k.home)
     return k
   }
-  await adapterConformance(t, { adapter: 'whatsapp', enabled: kernel(true), disabled: kernel(false) })
+  let current: { k: Awaited<ReturnType<typeof createTestKernel>>; home: string } | undefined
+  const bridge = () => (current?.k.kernel.registries.adapters.get('whatsapp') as WhatsAppAdapter | undefined)?.bridge()
+  await adapterConformance(t, {
+    adapter: 'whatsapp',
+    enabled: kernel(true),
+    disabled: kernel(false),
+    continuity: {
+      async kernel({ home, extensions }) {
+        link(home)
+        current = { k: await createTestKernel({ home, builtins: CORE, extensions, config: config(true), env }), home }
+        return current.k
+      },
+      // WhatsApp hands a message over once the bridge is connected: while it restarts, the user waits.
+      // With the gateway down there is no bridge, and this simulated WhatsApp keeps no history.
+      async say(text) {
+        const end = Date.now() + 15_000
+        for (;;) {
+          if (!bridge()) return
+          try {
+            const message = { key: { remoteJid: ALICE, id: `C${Date.now()}${Math.random()}`, fromMe: false }, message: { conversation: text } }
+            return void (await bridge()!.client.request('POST', '/test/inbound', { message }, 2000))
+          } catch (error) {
+            if (Date.now() > end) throw error
+            await sleep(50)
+          }
+        }
+      },
+      said() {
+        const file = join(current!.home, 'whatsapp', 'fake-sent.jsonl')
+        if (!existsSync(file)) return []
+        return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { chatId: string; text: string }).filter((s) => s.chatId === ALICE).map((s) => s.text)
+      },
+      drop() {
+        const pid = bridge()?.child.pid
+        if (pid) process.kill(pid, 'SIGKILL')
+      },
+      keepsHistory: false,
+      waitMs: 15_000,
+    },
+  })
 })
 
 for (const [label, options, header] of [

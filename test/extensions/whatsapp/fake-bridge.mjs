@@ -6,10 +6,11 @@
 // baileys writes it). Test-only routes, behind the same token: POST /test/inbound (raw WhatsApp Web
 // messages, through the real filter), /test/sent (what the socket sent), /test/env (the
 // environment this process received, and its pid). A send to the owner's own chat comes back as a
-// fromMe message with the same id, as WhatsApp echoes it.
+// fromMe message with the same id, as WhatsApp echoes it. Sent texts are also appended to
+// fake-sent.jsonl beside the auth folder (read across restarts).
 
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { appendFileSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { isOwnChat, outgoingText, readIncoming, SentIds } from '../../../extensions/whatsapp/bridge/filter.mjs'
 import { MessageQueue, startBridgeServer } from '../../../extensions/whatsapp/bridge/server.mjs'
 
@@ -38,6 +39,8 @@ const handlers = {
     const id = `FAKE${nextId++}`
     const body = outgoingText(text, chatId, { mode, prefix, me })
     outbox.push({ chatId, text: body, id })
+    // Kept beside the session too, so a test reads what was sent across bridge restarts.
+    appendFileSync(join(dirname(env.WHATSAPP_AUTH_DIR), 'fake-sent.jsonl'), `${JSON.stringify({ chatId, text: body, id })}\n`)
     sent.remember(id)
     // WhatsApp shows our own message in the owner's chat on every device: it comes back to us.
     if (isOwnChat(chatId, me)) setTimeout(() => inbound({ key: { remoteJid: chatId, fromMe: true, id }, message: { conversation: body }, messageTimestamp: Math.floor(Date.now() / 1000) }), 5)
