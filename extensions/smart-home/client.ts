@@ -20,6 +20,8 @@ export interface HaClientOptions {
   pingIntervalMs?: number
   /** The token stopped working while reconnecting: the connection is closed, this one error is final. */
   onAuthLost?(error: ConfigError): void
+  /** The library reconnected (subscriptions restored): what happened meanwhile may be read back. */
+  onReconnected?(): void
 }
 
 /** Home Assistant's `{code, message}` error objects, the library's numeric codes and Errors, as one line. */
@@ -93,7 +95,10 @@ export class HaClient {
     // Reconnects (the library's loop, 0-5 s apart, subscriptions restored) are logged; a token that
     // stops working ends the loop and is reported once.
     conn.addEventListener('disconnected', () => log.warn('connection to Home Assistant lost; reconnecting'))
-    conn.addEventListener('ready', () => log.info(`reconnected to Home Assistant at ${options.baseUrl}`))
+    conn.addEventListener('ready', () => {
+      log.info(`reconnected to Home Assistant at ${options.baseUrl}`)
+      options.onReconnected?.()
+    })
     conn.addEventListener('reconnect-error', () => {
       const error = new ConfigError(`Home Assistant at ${options.baseUrl} rejected HASS_TOKEN while reconnecting (auth_invalid: ${factory.authMessage ?? 'no reason given'})`)
       log.error(error.message)

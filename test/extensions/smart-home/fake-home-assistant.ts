@@ -1,8 +1,10 @@
 // A loopback fake of Home Assistant's websocket API (/api/websocket on 127.0.0.1:0), speaking the
 // real wire protocol: auth_required → auth {access_token} → auth_ok | auth_invalid (then close);
 // supported_features, subscribe_events / unsubscribe_events, call_service, get_states and ping with
-// `result` / `pong` answers by id; state_changed events sent to subscribers. Tests drive it: emit
-// changes, read the service calls, drop every connection, stop answering pings.
+// `result` / `pong` answers by id; state_changed events sent to subscribers. A client that announced
+// `coalesce_messages` gets what the server sends within one turn of its loop as one JSON array frame,
+// as Home Assistant coalesces. Tests drive it: emit changes, read the service calls, drop every
+// connection, stop answering pings.
 
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
@@ -30,6 +32,9 @@ interface Client {
   socket: WebSocket
   authenticated: boolean
   subscriptions: Map<number, string | undefined>
+  /** Announced supported_features.coalesce_messages: messages are batched into array frames. */
+  coalesce: boolean
+  pending: unknown[]
 }
 
 export interface FakeHomeAssistant {
@@ -45,6 +50,8 @@ export interface FakeHomeAssistant {
   readonly received: Array<{ type: string; id?: number }>
   /** Open authenticated connections. */
   connections(): number
+  /** Frames sent as an array of two or more messages (coalesced). */
+  coalescedFrames(): number
   /** state_changed subscriptions over all connections. */
   subscriptions(): number
   states(): FakeEntity[]
@@ -78,6 +85,7 @@ export async function startFakeHomeAssistant(options: { token?: string; version?
   const sockets = new Set<Socket>()
   let authAttempts = 0
   let pingsSilent = false
+  let coalesced = 0
 
   const http = createServer((_req, res) => {
     res.writeHead(404, { 'content-type': 'text/plain' })
@@ -99,13 +107,22 @@ export async function startFakeHomeAssistant(options: { token?: string; version?
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
 
   const send = (client: Client, message: unknown) => {
-    if (client.socket.readyState === client.socket.OPEN) client.socket.send(JSON.stringify(message))
+    if (client.socket.readyState !== client.socket.OPEN) return
+    if (!client.coalesce) return client.socket.send(JSON.stringify(message))
+    client.pending.push(message)
+    if (client.pending.length > 1) return
+    setImmediate(() => {
+      const batch = client.pending.splice(0)
+      if (client.socket.readyState !== client.socket.OPEN || batch.length === 0) return
+      if (batch.length > 1) coalesced++
+      client.socket.send(JSON.stringify(batch.length === 1 ? batch[0] : batch))
+    })
   }
   const result = (client: Client, id: number, value: unknown = null) => send(client, { id, type: 'result', success: true, result: value })
   const failure = (client: Client, id: number, code: string, message: string) => send(client, { id, type: 'result', success: false, error: { code, message } })
 
   function onConnection(ws: WebSocket): void {
-    const client: Client = { socket: ws, authenticated: false, subscriptions: new Map() }
+    const client: Client = { socket: ws, authenticated: false, subscriptions: new Map(), coalesce: false, pending: [] }
     clients.add(client)
     ws.on('close', () => clients.delete(client))
     ws.on('error', () => undefined)
@@ -136,6 +153,7 @@ export async function startFakeHomeAssistant(options: { token?: string; version?
     received.push({ type: String(message?.type), id })
     switch (message?.type) {
       case 'supported_features':
+        client.coalesce = message.features?.coalesce_messages === 1
         return result(client, id)
       case 'subscribe_events':
         client.subscriptions.set(id, message.event_type)
@@ -201,6 +219,7 @@ export async function startFakeHomeAssistant(options: { token?: string; version?
     serviceCalls,
     received,
     connections: () => [...clients].filter((c) => c.authenticated).length,
+    coalescedFrames: () => coalesced,
     subscriptions: () => [...clients].reduce((n, c) => n + [...c.subscriptions.values()].filter((t) => t === undefined || t === 'state_changed').length, 0),
     states: () => [...entities.values()],
     setState,
