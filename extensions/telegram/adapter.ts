@@ -18,7 +18,7 @@ import { lockToken, type TokenLock } from './lock.ts'
 import { commandMenu, sameMenu, type Menu } from './menu.ts'
 import { createApi, loadGrammy, PartSender, reasonOf, type Grammy } from './outbound.ts'
 import { CONFLICT, grammySignal, poll, startError } from './poller.ts'
-import { apiBase, behaviour, botToken, isChatId, PLATFORM, telegramEnabled, type Behaviour, type TelegramConfig } from './settings.ts'
+import { allowlistWarnings, apiBase, behaviour, botToken, isChatId, PLATFORM, telegramEnabled, type Behaviour, type TelegramConfig } from './settings.ts'
 
 /** Telegram shows "typing…" for 5 s; renewed this often while the agent works, for at most TYPING_MAX_MS. */
 const TYPING_REFRESH_MS = 4000
@@ -253,6 +253,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
         if (running === session) session.gateway.connectionLost(PLATFORM, error)
       },
     })
+    for (const warning of allowlistWarnings(ctx.settings)) ctx.log.warn(warning)
     const free = rules.freeResponseChats.size
     ctx.log.info(`connected to Telegram as @${me.username} (long polling); group messages ${rules.requireMention ? 'need a mention or a reply' : 'need no mention'}${free ? `, except in ${free} free-response chat(s)` : ''}`)
     queueSync(session)

@@ -77,3 +77,17 @@ export function behaviour(settings: Settings, extra: Readonly<TelegramExtra>): B
   }
   return { requireMention, freeResponseChats }
 }
+
+/**
+ * Allowlist entries that can never match (Telegram authorises on numeric ids; an @username or a name
+ * is not one): one warning each, so a typo does not pass for a silent refusal.
+ */
+export function allowlistWarnings(settings: Settings): string[] {
+  const warnings: string[] = []
+  for (const name of ['TELEGRAM_ALLOWED_USERS', 'TELEGRAM_GROUP_ALLOWED_USERS']) {
+    for (const entry of parseIds(settings.env(name))) {
+      if (entry !== '*' && !isChatId(entry)) warnings.push(`${name}: "${entry}" is not a numeric Telegram id and never matches (a user's id comes from @userinfobot, or approve their pairing code)`)
+    }
+  }
+  return warnings
+}

@@ -92,7 +92,7 @@ test('Telegram end to end through `agent gateway run`', async (t) => {
     const help = (await posted(GROUPS.general.id, 2)).slice(1).join('\n')
     const listed = [...help.matchAll(/^\s+\/(\S+)/gm)].map((m) => menuName(m[1]!)!)
     const expected = [...new Set([...listed, 'help'])].sort()
-    assert.ok(expected.includes('ping') && expected.includes('new') && expected.includes('sethome'), expected.join(' '))
+    for (const name of ['ping', 'new', 'sethome', 'approve', 'deny', 'background']) assert.ok(expected.includes(name), `${name} in ${expected.join(' ')}`)
     for (const scope of ['all_private_chats', 'all_group_chats']) assert.deepEqual(fake.menus.get(scope)!.map((c) => c.command), expected, scope)
 
     fake.message({ from: 'bob', group: 'general', text: `/ping@${BOT.username} one` })

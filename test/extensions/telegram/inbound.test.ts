@@ -42,6 +42,17 @@ test('in groups: a mention, a reply to the bot, a free-response chat are answere
   assert.deepEqual(h.prompts(), ['summarise the thread', 'and a follow-up', 'free chat, no mention'])
 })
 
+test('an allowlist entry that is not a numeric id is warned about and matches nobody', async (t) => {
+  const h = await harness(t, { env: { TELEGRAM_ALLOWED_USERS: `@alice,${USERS.bob.id}`, TELEGRAM_GROUP_ALLOWED_USERS: `*,${GROUPS.general.id}` } })
+  await h.start()
+  assert.deepEqual(h.log.lines.filter((l) => l.includes('is not a numeric Telegram id')), ['warn: TELEGRAM_ALLOWED_USERS: "@alice" is not a numeric Telegram id and never matches (a user\'s id comes from @userinfobot, or approve their pairing code)'])
+  h.fake.message({ from: 'alice', text: 'am I in?' })
+  h.fake.message({ from: 'bob', text: 'bob is' })
+  assert.deepEqual(await h.posted(USERS.bob.id), ['answer to: bob is'])
+  await sleep(200)
+  assert.deepEqual(h.fake.posted(USERS.alice.id), [])
+})
+
 test('TELEGRAM_REQUIRE_MENTION=false answers every group message of an allowed sender', async (t) => {
   const h = await harness(t, { env: { TELEGRAM_REQUIRE_MENTION: 'false' } })
   await h.start()
