@@ -1,12 +1,12 @@
 // The `slack` gateway adapter on the official SDK packages (imported when the adapter starts): the bot
 // token is checked with auth.test, Socket Mode (connection.ts) brings message events and the slash
 // command, messages meant for the bot go to the gateway, and answers go back through chat.postMessage
-// in the message's thread, as Slack mrkdwn, in parts of 4,000 characters. The slash command's
-// subcommands are the registry's gateway commands (subcommands.ts).
+// in the message's thread, as Slack mrkdwn, in parts of 4,000 characters. The slash command
+// (slash-command.ts) carries the registry's gateway commands as subcommands.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, gatewayKnownCommands, redactSecrets,
-  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type MessageSource, type Settings,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_SERVICE, gatewayKnownCommands, redactSecrets,
+  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { WebClient } from '@slack/web-api'
 import { SocketConnection, type Envelope } from './connection.ts'
@@ -14,12 +14,11 @@ import { MAX_MESSAGE_LENGTH, slackParts, type MrkdwnOptions } from './format.ts'
 import { parseMessage, type SlackMessageEvent } from './inbound.ts'
 import { manifestSubcommand } from './manifest.ts'
 import { apiBase, appToken, behaviour, botToken, isTargetId, isTimestamp, PLATFORM, slackEnabled, slashCommandName, type Behaviour, type SlackConfig } from './settings.ts'
-import { resolveSubcommand, subcommandHelp } from './subcommands.ts'
+import { handleSlashCommand } from './slash-command.ts'
 import { classify, loadSocketMode, loadWebApi, reasonOf, sdkLogger, slackErrorCode, webClient, type WebApiModule } from './web.ts'
 
 /** Threads the bot answers in (a follow-up there needs no mention); the oldest are forgotten first. */
 const MAX_ENGAGED_THREADS = 2000
-const NOT_AUTHORISED = 'You are not authorised to use this agent.'
 /** What to do when Slack refuses a post, by its error code. */
 const DELIVERY_HINTS: Record<string, string> = {
   not_in_channel: 'invite the app to the channel first (/invite @app)',
@@ -89,7 +88,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (event && (event.type === 'message' || event.type === 'app_mention')) return onMessage(session, event)
       return session.log.debug(`ignored Slack event ${String(event?.type)}`)
     }
-    if (envelope.type === 'slash_commands') return void onSlashCommand(session, envelope).catch((error) => session.log.warn(`Slack slash command failed: ${clean(reasonOf(error))}`))
+    if (envelope.type === 'slash_commands') {
+      const ctx = { gateway: session.gateway, services: session.services, log: session.log, slash: session.slash, commands: options.commands, apiBase: apiBase(settings) }
+      return void handleSlashCommand(ctx, envelope.envelopeId, envelope.body ?? {}).catch((error) => session.log.warn(`Slack slash command failed: ${clean(reasonOf(error))}`))
+    }
     session.log.debug(`ignored Slack envelope ${envelope.type}`)
   }
 
@@ -112,7 +114,11 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     } catch (error) {
       return session.log.warn(`ignored Slack message ${id}: ${clean(errorMessage(error))}`)
     }
-    if (!parsed.ok) return session.log.debug(`ignored Slack message ${id}: ${parsed.reason}`)
+    if (!parsed.ok) {
+      // Chatter not meant for the bot is not a drop; a message for it that carries nothing readable is.
+      if (parsed.reason !== 'no text') return session.log.debug(`ignored Slack message ${id}: ${parsed.reason}`)
+      return session.gateway.dropped(PLATFORM, { reason: 'a message without text or files', messageId: id, ...(event.channel ? { chatId: event.channel } : {}), ...(event.user ? { userId: event.user } : {}) })
+    }
     const { source } = parsed.inbound
     if (source.chatType === 'group' && source.threadId && parsed.mentioned) engage(session, source.chatId!, source.threadId)
     dispatch(session, parsed.inbound)
@@ -125,55 +131,6 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       .dispatch(inbound)
       .then((result) => session.log.debug(`Slack message ${inbound.messageId}: ${result.status}`))
       .catch((error) => session.log.error(`Slack message ${inbound.messageId} failed: ${clean(errorMessage(error))}`))
-  }
-
-  /**
-   * `/agent <subcommand> [args]`: a subcommand runs exactly as the typed `/<subcommand> args` would
-   * (same authorisation, chat and session) and its replies go to the channel; help, an unknown
-   * subcommand and a refusal are answered to the invoker only (the command's response URL).
-   */
-  async function onSlashCommand(session: Session, envelope: Envelope): Promise<void> {
-    const body = envelope.body ?? {}
-    const userId = String(body.user_id ?? '')
-    const channelId = String(body.channel_id ?? '')
-    if (!userId || !channelId) return session.log.debug('ignored a Slack slash command without a user or channel')
-    const privately = (text: string) => respond(session, body, text)
-    if (body.command !== session.slash) return privately(`This agent answers ${session.slash}, not ${String(body.command)}.`)
-    const source: MessageSource = { platform: PLATFORM, userId, ...(body.user_name ? { userName: String(body.user_name) } : {}), chatId: channelId, chatType: channelId.startsWith('D') ? 'dm' : 'group' }
-    const sub = resolveSubcommand(options.commands(), String(body.text ?? ''))
-    if (sub.kind !== 'command') {
-      const auth = session.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
-      if (!auth?.authorize(source).allowed) return privately(NOT_AUTHORISED)
-      if (sub.kind === 'help') return privately(subcommandHelp(options.commands(), session.slash))
-      return privately(`\`${session.slash} ${sub.word}\` is not a command of this agent; \`${session.slash} help\` lists them.`)
-    }
-    const result = await session.gateway.dispatch({ source, text: sub.text, messageId: `command:${envelope.envelopeId}`, receivedAt: Date.now() })
-    session.log.debug(`Slack ${session.slash} ${sub.name} from ${userId}: ${result.status}`)
-    if (result.status === 'denied') await privately(NOT_AUTHORISED)
-  }
-
-  /** An answer only the invoker sees, through the command's response URL (works where the bot is not a member). */
-  async function respond(session: Session, body: Record<string, unknown>, text: string): Promise<void> {
-    const url = responseUrl(body.response_url)
-    const parts = slackParts(text)
-    if (!url) return session.log.warn('cannot answer a Slack slash command: it came without a Slack response URL')
-    for (const part of parts) {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response_type: 'ephemeral', text: part }), signal: AbortSignal.timeout(15_000) })
-      await response.arrayBuffer().catch(() => undefined)
-      if (!response.ok) throw new AgentError('E_DELIVERY', `Slack refused the answer to a slash command: HTTP ${response.status}`)
-    }
-  }
-
-  /** Only Slack's own hooks (or, for tests, the configured API's origin) receive answers. */
-  function responseUrl(value: unknown): string | undefined {
-    if (typeof value !== 'string') return undefined
-    try {
-      const url = new URL(value)
-      if (url.protocol === 'https:' && url.hostname === 'hooks.slack.com') return url.href
-      return url.origin === new URL(apiBase(settings)).origin ? url.href : undefined
-    } catch {
-      return undefined
-    }
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import { ConfigError, type CommandDefinition, type Settings } from '../../../sdk
 import { escapeMrkdwn, slackParts, toMrkdwn } from '../../../extensions/slack/format.ts'
 import { readableText, stripBotMention } from '../../../extensions/slack/inbound.ts'
 import { apiBase, appToken, behaviour, botToken, isTargetId, isTimestamp, slashCommandName } from '../../../extensions/slack/settings.ts'
+import { responseUrl } from '../../../extensions/slack/slash-command.ts'
 import { resolveSubcommand, subcommandHelp, subcommandNames, usageHint } from '../../../extensions/slack/subcommands.ts'
 
 const fences = (part: string) => (part.match(/^```/gm) ?? []).length
@@ -158,4 +159,13 @@ test('settings: tokens by prefix (never echoed), ids, base URL, slash command na
   assert.deepEqual(behaviour(settingsOf({}), { ...extra, free_response_channels: 'C0FROMCONF' }).freeResponseChannels, new Set(['C0FROMCONF']))
   assert.throws(() => behaviour(settingsOf({ SLACK_FREE_RESPONSE_CHANNELS: '#general' }), extra), /"#general" is not a channel id/)
   assert.throws(() => behaviour(settingsOf({ SLACK_REQUIRE_MENTION: 'maybe' }), extra), /must be true or false/)
+})
+
+test('private answers go to Slack hooks or the configured API origin only', () => {
+  const base = 'https://slack.com/api/'
+  assert.equal(responseUrl('https://hooks.slack.com/commands/T1/1/abc', base), 'https://hooks.slack.com/commands/T1/1/abc')
+  assert.equal(responseUrl('http://127.0.0.1:9/respond/x', 'http://127.0.0.1:9/api/'), 'http://127.0.0.1:9/respond/x')
+  for (const refused of ['http://hooks.slack.com/commands/x', 'https://hooks.slack.com.evil.example/x', 'https://evil.example/hooks.slack.com', 'http://127.0.0.1:10/respond/x', 'not a url', 42, undefined]) {
+    assert.equal(responseUrl(refused, base), undefined, String(refused))
+  }
 })

@@ -4,7 +4,7 @@
 // adapter started with a logger that records every line as written (nothing redacted).
 
 import type { TestContext } from 'node:test'
-import { GATEWAY_SERVICE, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
+import { GATEWAY_SERVICE, type AdapterContext, type DroppedMessage, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
 import { createTestKernel, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeSlack, USERS, type FakeSlack } from './fake-slack.ts'
 
@@ -49,6 +49,8 @@ export interface Harness {
   log: ReturnType<typeof recordingLog>
   /** connectionLost calls the adapter made to the gateway. */
   lost: Array<{ adapter: string; error: unknown }>
+  /** Messages the adapter reported as dropped on purpose. */
+  drops: Array<{ adapter: string; message: DroppedMessage }>
   context(): AdapterContext
   /** Starts the adapter (stopped in t.after). */
   start(): Promise<void>
@@ -97,6 +99,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   if (!adapter) throw new Error('the slack adapter is not registered')
   const log = recordingLog()
   const lost: Harness['lost'] = []
+  const drops: Harness['drops'] = []
   const controller = new AbortController()
   const services = k.kernel.services
   const context = (): AdapterContext => ({
@@ -108,11 +111,20 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
       provide: () => {
         throw new Error('adapters cannot provide services')
       },
-      // The real gateway, except that a lost connection is recorded instead of restarting the adapter.
+      // The real gateway, except that a lost connection is recorded instead of restarting the adapter,
+      // and drops are recorded too.
       get: <T>(name: string): T | undefined => {
         const value = services.get<T>(name)
         if (name !== GATEWAY_SERVICE || !value) return value
-        return { ...(value as unknown as GatewayService), connectionLost: (adapter: string, error: unknown) => void lost.push({ adapter, error }) } as T
+        const gateway = value as unknown as GatewayService
+        return {
+          ...gateway,
+          connectionLost: (adapter: string, error: unknown) => void lost.push({ adapter, error }),
+          dropped: (adapter: string, message: DroppedMessage) => {
+            drops.push({ adapter, message })
+            gateway.dropped(adapter, message)
+          },
+        } as T
       },
     },
   })
@@ -123,6 +135,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
     adapter,
     log,
     lost,
+    drops,
     context,
     async start() {
       await adapter.start(context())
