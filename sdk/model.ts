@@ -31,6 +31,24 @@ export interface ToolCall {
 
 export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
 
+const TOOL_RESULT = Symbol.for('agent.toolResultWithImages')
+
+/** A tool result carrying images besides its text: the runtime passes them to the model (see toolResult). */
+export interface ToolResultWithImages {
+  readonly [TOOL_RESULT]: true
+  text: string
+  images: Array<{ type: 'image_url'; image_url: { url: string } }>
+}
+
+/** What a tool returns to show the model images (data: or http(s) URLs) with its text result. */
+export function toolResult(text: string, images: ToolResultWithImages['images']): ToolResultWithImages {
+  return { [TOOL_RESULT]: true, text, images }
+}
+
+export function isToolResultWithImages(value: unknown): value is ToolResultWithImages {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_RESULT] === true
+}
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool'
   content: string | ContentPart[] | null

@@ -1,9 +1,10 @@
 // MCP tools as agent tools: the namespaced name `mcp__<server>__<tool>` (model-safe, at most 64
 // characters), the server's JSON Schema as parameters, and the call result (text, images, resources,
-// structured content, isError) turned into what the model reads.
+// structured content, isError) turned into what the model reads: images are passed on as images
+// (toolResult), audio is described.
 
 import { createHash } from 'node:crypto'
-import { AgentError, defineTool, type ToolDefinition } from 'agent/sdk'
+import { AgentError, defineTool, toolResult, type ToolDefinition, type ToolResultWithImages } from 'agent/sdk'
 import type { CachedTool } from './cache.ts'
 import type { McpManager } from './connection.ts'
 
@@ -38,13 +39,22 @@ interface ContentPart {
   resource?: { uri?: string; text?: string; blob?: string; mimeType?: string }
 }
 
-/** Text for the model from a CallToolResult; an isError result throws with the server's message. */
-export function resultText(result: unknown, tool: string, server = ''): string {
+/** Images passed to the model per result, and the largest (base64 characters) passed at all. */
+const MAX_IMAGES = 8
+const MAX_IMAGE_CHARS = 8_000_000
+
+type Image = ToolResultWithImages['images'][number]
+
+/** Text and images for the model from a CallToolResult; an isError result throws with the server's message. */
+export function resultContent(result: unknown, tool: string, server = ''): { text: string; images: Image[] } {
   const r = (result ?? {}) as { content?: ContentPart[]; structuredContent?: unknown; isError?: boolean; toolResult?: unknown }
   const parts: string[] = []
+  const images: Image[] = []
+  const size = (data?: string) => Math.floor(((data?.length ?? 0) * 3) / 4)
   for (const part of r.content ?? []) {
     if (part.type === 'text') parts.push(part.text ?? '')
-    else if (part.type === 'image' || part.type === 'audio') parts.push(`[${part.type}: ${part.mimeType ?? 'unknown type'}, ${Math.floor(((part.data?.length ?? 0) * 3) / 4)} bytes]`)
+    else if (part.type === 'image' && part.data && images.length < MAX_IMAGES && part.data.length <= MAX_IMAGE_CHARS) images.push({ type: 'image_url', image_url: { url: `data:${part.mimeType ?? 'image/png'};base64,${part.data}` } })
+    else if (part.type === 'image' || part.type === 'audio') parts.push(`[${part.type}: ${part.mimeType ?? 'unknown type'}, ${size(part.data)} bytes${part.type === 'image' ? ', not passed on (too large or too many)' : ''}]`)
     else if (part.type === 'resource') parts.push(part.resource?.text ?? `[resource ${part.resource?.uri ?? ''} (${part.resource?.mimeType ?? 'binary'})]`)
     else if (part.type === 'resource_link') parts.push(`[resource link: ${part.uri ?? ''}${part.name ? ` (${part.name})` : ''}${server ? `; read it with ${bridgedName(server, 'read_resource')}` : ''}]`)
   }
@@ -53,7 +63,7 @@ export function resultText(result: unknown, tool: string, server = ''): string {
   if (!text && r.toolResult !== undefined) text = typeof r.toolResult === 'string' ? r.toolResult : JSON.stringify(r.toolResult)
   if (text.length > MAX_RESULT_CHARS) text = `${text.slice(0, MAX_RESULT_CHARS)}\n[truncated: the result had ${text.length} characters]`
   if (r.isError) throw new AgentError('E_TOOL', text || `MCP tool "${tool}" reported an error`)
-  return text
+  return { text, images }
 }
 
 export function bridgeTool(server: string, tool: CachedTool, manager: () => McpManager): ToolDefinition {
@@ -64,7 +74,8 @@ export function bridgeTool(server: string, tool: CachedTool, manager: () => McpM
     parameters: objectSchema(tool.inputSchema),
     async execute({ input, signal, session }) {
       const result = await manager().call(server, tool.name, input && typeof input === 'object' ? input : {}, { signal, session })
-      return resultText(result, tool.name, server)
+      const { text, images } = resultContent(result, tool.name, server)
+      return images.length ? toolResult(text, images) : text
     },
   })
 }

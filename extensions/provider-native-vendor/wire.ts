@@ -38,7 +38,8 @@ export function toWireBody(model: string, request: Omit<ModelRequest, 'model'>, 
   for (const m of request.messages) {
     if (m.role === 'system') continue
     if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: text(m.content) || '(empty)' }])
+      // Images a tool returned go inside its tool_result (the Messages API takes image blocks there).
+      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url') ? contentBlocks(m.content) : text(m.content) || '(empty)' }])
     } else if (m.role === 'assistant') {
       const blocks = contentBlocks(m.content)
       for (const call of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolArguments(call.arguments) })

@@ -2,27 +2,43 @@
 // chunks → ModelResponse. Tool calls keep their ids; a call sent without one gets a synthetic id so
 // its result still pairs with it.
 
-import { syntheticCallId, type ChatMessage, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
+import { syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
 
 export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
-  return messages.map((m) => {
+  const out: Array<Record<string, unknown>> = []
+  // Tool messages carry text only; images a tool returned follow the batch's results as one user
+  // message (no user message may come between the results of one batch).
+  let toolImages: ContentPart[] = []
+  const flushImages = () => {
+    if (!toolImages.length) return
+    out.push({ role: 'user', content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...toolImages] })
+    toolImages = []
+  }
+  for (const m of messages) {
+    if (m.role !== 'tool') flushImages()
     switch (m.role) {
       case 'assistant': {
-        const out: Record<string, unknown> = { role: 'assistant', content: m.content ?? (m.toolCalls?.length ? null : '') }
-        if (m.toolCalls?.length) out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments || '{}' } }))
-        return out
+        const msg: Record<string, unknown> = { role: 'assistant', content: m.content ?? (m.toolCalls?.length ? null : '') }
+        if (m.toolCalls?.length) msg.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments || '{}' } }))
+        out.push(msg)
+        break
       }
       case 'tool':
-        return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: plainText(m.content) }
+        if (Array.isArray(m.content)) toolImages.push(...m.content.filter((p) => p.type === 'image_url'))
+        out.push({ role: 'tool', tool_call_id: m.toolCallId ?? '', content: Array.isArray(m.content) ? m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n') : plainText(m.content) })
+        break
       case 'system':
-        return { role: 'system', content: plainText(m.content) }
+        out.push({ role: 'system', content: plainText(m.content) })
+        break
       default: {
-        const out: Record<string, unknown> = { role: 'user', content: m.content ?? '' }
-        if (m.name) out.name = m.name
-        return out
+        const msg: Record<string, unknown> = { role: 'user', content: m.content ?? '' }
+        if (m.name) msg.name = m.name
+        out.push(msg)
       }
     }
-  })
+  }
+  flushImages()
+  return out
 }
 
 export function plainText(content: ChatMessage['content']): string {

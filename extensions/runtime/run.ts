@@ -281,7 +281,8 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
         observe,
       })
       for (const o of outcomes) trace.push(o.trace)
-      if (outcomes.length) await persist(outcomes.map((o) => ({ role: 'tool', toolCallId: o.call.id, name: o.call.name, content: o.result })), undefined, undefined, pending.length ? 'tool_calls' : undefined)
+      // A tool's images travel with its text (the provider's wire decides how the model sees them).
+      if (outcomes.length) await persist(outcomes.map((o) => ({ role: 'tool', toolCallId: o.call.id, name: o.call.name, content: o.images ? [{ type: 'text' as const, text: o.result }, ...o.images] : o.result })), undefined, undefined, pending.length ? 'tool_calls' : undefined)
       if (pending.length) {
         exitReason = 'tool_calls'
         pendingToolCalls = pending

@@ -4,7 +4,7 @@
 // and capped. Calls that modify files run one after another in the model's order; the others run in
 // parallel.
 
-import { errorMessage, toolEnabled, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
+import { errorMessage, isToolResultWithImages, toolEnabled, type ToolResultWithImages, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
 
 export interface OfferedTool {
   definition: ToolDefinition
@@ -82,6 +82,7 @@ export function ensureCallIds(calls: ToolCall[], iteration: number): void {
 /** A tool's return value as the text the model reads. */
 export function resultText(value: unknown): string {
   if (typeof value === 'string') return value
+  if (isToolResultWithImages(value)) return value.text
   if (value === undefined || value === null) return ''
   try {
     return JSON.stringify(value, null, 2) ?? String(value)
@@ -101,6 +102,8 @@ export interface CallOutcome {
   call: ToolCall
   ok: boolean
   result: string
+  /** Images a tool returned with its text (toolResult in the sdk), for the model. */
+  images?: ToolResultWithImages['images']
   trace: ToolTraceEntry
 }
 
@@ -153,6 +156,7 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   ctx.emit({ type: 'tool.start', callId: call.id, name: call.name, input: parsed.input ?? call.arguments })
   let ok = false
   let text: string
+  let images: ToolResultWithImages['images'] | undefined
   if (!offered) {
     text = `Error: there is no tool "${call.name}". Available tools: ${ctx.tools.map((t) => t.definition.name).join(', ') || 'none'}.`
   } else if (parsed.error) {
@@ -166,6 +170,7 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
     const outcome = await guardedExecute(offered.definition, event, ctx)
     ok = outcome.ok
     text = outcome.result
+    images = outcome.images
   }
   if (ctx.signal.aborted && !ok) text = text || 'Interrupted: the run was stopped before this tool finished.'
   // After every tap and before the cap (a cut could leave half a secret): nothing can skip this step.
@@ -175,7 +180,7 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   const resultBytes = Buffer.byteLength(result)
   ctx.emit({ type: 'tool.end', callId: call.id, name: call.name, ok, resultBytes, result })
   ctx.observe({ type: 'tool.call', tool: call.name, callId: call.id, ok, argsBytes, resultBytes })
-  return { call, ok, result, trace: { tool: call.name, callId: call.id, argsBytes, resultBytes, status: ok ? 'ok' : 'error' } }
+  return { call, ok, result, ...(ok && images ? { images } : {}), trace: { tool: call.name, callId: call.id, argsBytes, resultBytes, status: ok ? 'ok' : 'error' } }
 }
 
 /** `text` without known secrets; when they cannot be read, nothing of it (fail closed). */
@@ -188,7 +193,7 @@ function withheld(text: string, ctx: BatchContext): string {
 }
 
 /** beforeToolCall → execute → afterToolCall. Never throws: every failure becomes text for the model. */
-async function guardedExecute(tool: ToolDefinition, event: ToolCallEvent, ctx: BatchContext): Promise<{ ok: boolean; result: string }> {
+async function guardedExecute(tool: ToolDefinition, event: ToolCallEvent, ctx: BatchContext): Promise<{ ok: boolean; result: string; images?: ToolResultWithImages['images'] }> {
   try {
     const verdict = await ctx.api.hooks.beforeToolCall.promise(event)
     if (verdict && (verdict as { block?: unknown }).block) {
@@ -202,11 +207,11 @@ async function guardedExecute(tool: ToolDefinition, event: ToolCallEvent, ctx: B
     return { ok: false, result: `Blocked: ${event.tool} was not run because a safety check failed: ${errorMessage(error)}` }
   }
   if (ctx.signal.aborted) return { ok: false, result: 'Interrupted: the run was stopped before this tool started.' }
-  let outcome: { ok: boolean; result: string }
+  let outcome: { ok: boolean; result: string; images?: ToolResultWithImages['images'] }
   try {
     const running = Promise.resolve().then(() => tool.execute({ input: event.input, callId: event.callId, signal: ctx.signal, session: event.session }))
     const value = await untilAbortedPlusGrace(running, ctx.signal, ctx.abortGraceMs)
-    outcome = { ok: true, result: resultText(value) }
+    outcome = { ok: true, result: resultText(value), ...(isToolResultWithImages(value) && value.images.length ? { images: value.images } : {}) }
   } catch (error) {
     outcome = ctx.signal.aborted
       ? { ok: false, result: `Interrupted: ${event.tool} was stopped (${errorMessage(error)})` }
@@ -214,7 +219,7 @@ async function guardedExecute(tool: ToolDefinition, event: ToolCallEvent, ctx: B
   }
   try {
     const after = await ctx.api.hooks.afterToolCall.promise(outcome, event)
-    if (after && typeof after.result === 'string') outcome = { ok: Boolean(after.ok), result: after.result }
+    if (after && typeof after.result === 'string') outcome = { ok: Boolean(after.ok), result: after.result, ...(after.ok && outcome.images ? { images: outcome.images } : {}) }
   } catch (error) {
     ctx.api.log.warn(`afterToolCall failed for ${event.tool}: ${errorMessage(error)}`)
   }

@@ -2,8 +2,9 @@
 // model: the client capabilities it declares make the server offer its roots, sampling and
 // elicitation tools; roots are the workspace, sampling goes to the agent's model when the approval
 // policy allows it (and is refused when no one can be asked), elicitation is declined where no one
-// can answer, a task-required tool runs as a task, resource links are
-// readable, server log lines reach the log, and the server's instructions join the system prompt.
+// can answer, a task-required tool runs as a task, resource links are readable, images reach the
+// model as images, server log lines reach the log, and the server's instructions join the system
+// prompt.
 
 import assert from 'node:assert/strict'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -65,6 +66,7 @@ describe('server-everything (stdio) through agent chat -q', () => {
             { id: 'task', name: 'mcp__everything__simulate-research-query', arguments: { topic: 'otters' } },
             { id: 'links', name: 'mcp__everything__get-resource-links', arguments: { count: 1 } },
             { id: 'ask', name: 'mcp__everything__trigger-elicitation-request', arguments: {} },
+            { id: 'img', name: 'mcp__everything__get-tiny-image', arguments: {} },
           ],
         },
         { toolCalls: [{ id: 'read', name: 'mcp__everything__read_resource', arguments: { uri: 'demo://resource/dynamic/text/1' } }] },
@@ -79,6 +81,15 @@ describe('server-everything (stdio) through agent chat -q', () => {
     assert.match(tool('links'), /resource link: demo:\/\/resource\/.*read it with mcp__everything__read_resource/)
     assert.match(tool('read'), /Resource 1/)
     assert.match(tool('ask'), /declined/i)
+    // The image reaches the model as an image: the tool message keeps the text, a user message after
+    // the batch's results carries the picture.
+    assert.match(tool('img'), /Here's the image you requested/)
+    assert.doesNotMatch(tool('img'), /base64|\[image/)
+    const second = requests[1]!.body.messages
+    const lastTool = second.map((m: any) => m.role).lastIndexOf('tool')
+    const pictures = second[lastTool + 1]
+    assert.equal(pictures.role, 'user')
+    assert.match(pictures.content[1].image_url.url, /^data:image\/png;base64,iVBORw0KGgo/)
     // The server's instructions are in the system prompt of a request that offers its tools.
     assert.match(requests[0]!.body.messages[0].content, /Instructions of the MCP server "everything"[\s\S]*Everything Server/)
     // Its log notifications reach the agent's log.
