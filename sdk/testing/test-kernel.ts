@@ -33,7 +33,7 @@ export interface TestKernel {
 
 /** Names of variables that could leak real credentials or real endpoints into a test. */
 export function isCredentialVariable(name: string): boolean {
-  return /(_API_KEY|_TOKEN|_SECRET|_BASE_URL|_AUTH_TOKEN|_ACCOUNT_SID|_PASSWORD|^AGENT_|^API_SERVER_|^WEBHOOK_|^TWILIO_|^SMS_|^HASS_|^DINGTALK_|^HOMEASSISTANT_|^MATRIX_|^DISCORD_|^SIGNAL_|^WHATSAPP_|_ALLOWED_USERS$|_ALLOW_ALL_USERS$)/.test(name) || name === 'OPENAI_BASE_URL'
+  return /(_API_KEY|_TOKEN|_SECRET|_BASE_URL|_AUTH_TOKEN|_ACCOUNT_SID|_PASSWORD|^AGENT_|^API_SERVER_|^WEBHOOK_|^TWILIO_|^SMS_|^HASS_|^DINGTALK_|^HOMEASSISTANT_|^MATRIX_|^DISCORD_|^SIGNAL_|^WHATSAPP_|^TELEGRAM_|_ALLOWED_USERS$|_ALLOW_ALL_USERS$)/.test(name) || name === 'OPENAI_BASE_URL'
 }
 
 export function hermeticEnv(extra: Record<string, string | undefined> = {}, home?: string): NodeJS.ProcessEnv {
