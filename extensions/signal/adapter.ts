@@ -9,6 +9,7 @@ import {
 } from 'agent/sdk'
 import { describeAttachments } from './attachments.ts'
 import { envelopeOf, readEnvelope, SentTimestamps, type Identity } from './envelope.ts'
+import { toSignalText } from './format.ts'
 import { redacted, targetOf, type Target } from './ids.ts'
 import { Catchup } from './resume.ts'
 import { checkDaemon, rpc } from './rpc.ts'
@@ -164,7 +165,8 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
       const target = targetOf(chatId)
       const daemon = running?.daemon ?? daemonFrom(settings)
       stopTyping(chatId)
-      const result = await rpc<{ timestamp?: number }>(daemon, 'send', { ...params(target), message: text }).catch((error: unknown) => {
+      const { text: message, styles } = toSignalText(text)
+      const result = await rpc<{ timestamp?: number }>(daemon, 'send', { ...params(target), message, ...(styles.length ? { textStyle: styles } : {}) }).catch((error: unknown) => {
         throw new AgentError('E_DELIVERY', `cannot send to Signal ${redacted(chatId)}: ${redactPhonesIn(errorMessage(error))}`, { cause: error })
       })
       sent.remember(result?.timestamp)

@@ -42,7 +42,7 @@ test('a DM from an allowed user: typing, then the answer to their number; a stra
   h.daemon.push(dm(MALLORY, 'let me in'))
   h.daemon.push(dm(ALICE, 'What is 2+2?'))
   await until(() => answers(h, { recipient: [ALICE] }).length === 1, 10_000, () => h.lines.join('\n'))
-  assert.deepEqual(answers(h, { recipient: [ALICE] })[0]!.params, { account: ACCOUNT, recipient: [ALICE], message: '**Answer** to: What is 2+2?' })
+  assert.deepEqual(answers(h, { recipient: [ALICE] })[0]!.params, { account: ACCOUNT, recipient: [ALICE], message: 'Answer to: What is 2+2?', textStyle: ['0:6:BOLD'] })
   assert.ok(h.daemon.calls.some((c) => c.method === 'sendTyping' && c.params.recipient?.[0] === ALICE))
   assert.deepEqual(h.inputs(), ['What is 2+2?'])
   assert.equal(answers(h, { recipient: [MALLORY] }).length, 0)
@@ -71,7 +71,7 @@ test('a group answer goes to the group id', async (t) => {
   await h.start()
   h.daemon.push(inGroup(BOB, TEAM, 'hello team'))
   await until(() => answers(h, { groupId: TEAM }).length === 1, 10_000)
-  assert.equal(answers(h, { groupId: TEAM })[0]!.params.message, '**Answer** to: hello team')
+  assert.equal(answers(h, { groupId: TEAM })[0]!.params.message, 'Answer to: hello team')
 })
 
 test('Note to Self: answered once; the answer\'s own echo is not read as a new message', async (t) => {

@@ -7,9 +7,10 @@
 // messages, through the real filter), /test/sent (what the socket sent), /test/env (the
 // environment this process received, and its pid). A send to the owner's own chat comes back as a
 // fromMe message with the same id, as WhatsApp echoes it. Sent texts are also appended to
-// fake-sent.jsonl beside the auth folder (read across restarts).
+// fake-sent.jsonl beside the auth folder (read across restarts); fake-bridge.json there says where
+// it listens, with its token (for tests of a whole `agent gateway run`).
 
-import { appendFileSync, readFileSync } from 'node:fs'
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { isOwnChat, outgoingText, readIncoming, SentIds } from '../../../extensions/whatsapp/bridge/filter.mjs'
 import { MessageQueue, startBridgeServer } from '../../../extensions/whatsapp/bridge/server.mjs'
@@ -66,6 +67,8 @@ const routes = {
 }
 
 const server = await startBridgeServer({ token: env.WHATSAPP_BRIDGE_TOKEN, handlers, queue, routes, log })
+// For tests that drive a whole `agent gateway run`: where this bridge listens, with its token.
+writeFileSync(join(dirname(env.WHATSAPP_AUTH_DIR), 'fake-bridge.json'), JSON.stringify({ port: server.port, token: env.WHATSAPP_BRIDGE_TOKEN, pid: process.pid }), { mode: 0o600 })
 process.stdout.write(`${JSON.stringify({ event: 'listening', port: server.port })}\n`)
 log(`listening (${mode} mode)`)
 process.on('SIGTERM', async () => {
