@@ -84,6 +84,9 @@ export function parseMessage(message: Message, rules: InboundRules): Parsed {
   if (address.kind === 'other-bot') return { ok: false, reason: 'a command for another bot' }
   if (address.kind === 'ours') {
     text = address.text
+    // Telegram's clients send /start when someone opens the bot: unless the registry has a /start, it
+    // is the help (a deep link's payload is dropped).
+    if (/^\/start(\s|$)/i.test(text) && !rules.isCommand(text)) text = '/help'
     command = rules.isCommand(text)
     if (address.addressed || command) addressed = true
   }

@@ -85,6 +85,8 @@ test('a command picked from the menu runs the registry command; strangers run no
   h.fake.message({ from: 'alice', text: '/help' })
   const [, help] = await h.posted(USERS.alice.id, 2)
   assert.match(help!, /\/echo <text> - Repeats its arguments/)
+  h.fake.message({ from: 'alice', text: '/start deep-link-payload' })
+  assert.equal((await h.posted(USERS.alice.id, 3))[2], help, '/start (no registry command of that name) is the help')
   await sleep(200)
   assert.equal(h.fake.posted(GROUPS.general.id).length, 2)
   assert.deepEqual(h.prompts(), [], 'commands never reach the model')
