@@ -13,7 +13,7 @@ import { SocketConnection, type Envelope } from './connection.ts'
 import { MAX_MESSAGE_LENGTH, slackParts, type MrkdwnOptions } from './format.ts'
 import { parseMessage, type SlackMessageEvent } from './inbound.ts'
 import { manifestSubcommand } from './manifest.ts'
-import { apiBase, appToken, behaviour, botToken, isTargetId, isTimestamp, PLATFORM, slackEnabled, slashCommandName, type Behaviour, type SlackConfig } from './settings.ts'
+import { allowlistWarnings, apiBase, appToken, behaviour, botToken, isTargetId, isTimestamp, PLATFORM, slackEnabled, slashCommandName, type Behaviour, type SlackConfig } from './settings.ts'
 import { handleSlashCommand } from './slash-command.ts'
 import { classify, loadSocketMode, loadWebApi, reasonOf, sdkLogger, slackErrorCode, webClient, type WebApiModule } from './web.ts'
 
@@ -175,6 +175,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     session = { web, connection, gateway, services: ctx.services, log: ctx.log, behaviour: rules, slash, botUserId: identity.user_id, closed: false, engaged: new Set() }
     await connection.open(ctx.signal)
     running = session
+    for (const warning of allowlistWarnings(ctx.settings)) ctx.log.warn(warning)
     const free = rules.freeResponseChannels.size
     ctx.log.info(`connected to Slack as ${identity.user ?? identity.user_id} in ${identity.team ?? 'the workspace'} (Socket Mode); channel messages ${rules.requireMention ? 'need a mention' : 'need no mention'}${free ? `, except in ${free} free-response channel(s)` : ''}; slash command ${slash}`)
   }

@@ -76,7 +76,8 @@ export function parseIds(value: string[] | string | undefined): Set<string> {
 /** Conversation ids: C (channels), G (private channels, group DMs), D (direct messages). */
 export const isChannelId = (id: string) => /^[CGD][A-Z0-9]{6,}$/.test(id)
 /** Where a message can be posted: a conversation, or a user id (Slack opens the DM with the app). */
-export const isTargetId = (id: string) => isChannelId(id) || /^[UW][A-Z0-9]{6,}$/.test(id)
+export const isTargetId = (id: string) => isChannelId(id) || isMemberId(id)
+export const isMemberId = (id: string) => /^[UW][A-Z0-9]{6,}$/.test(id)
 /** A message timestamp, which is also a thread's id. */
 export const isTimestamp = (ts: string) => /^\d{9,12}\.\d{1,9}$/.test(ts)
 
@@ -100,4 +101,18 @@ export function slashCommandName(extra: Readonly<Partial<SlackExtra>> | undefine
   const name = raw.startsWith('/') ? raw : `/${raw}`
   if (!SLASH_NAME.test(name)) throw new ConfigError(`platforms.slack.extra.slash_command: "${raw}" is not a Slack slash command (a slash, then up to 32 of a-z, 0-9, - and _)`)
   return name
+}
+
+/**
+ * Allowlist entries that can never match (the gateway authorises on member ids like U0123456789; a
+ * @handle, a name or an e-mail address is not one): one warning each, so a typo is not a silent refusal.
+ */
+export function allowlistWarnings(settings: Settings): string[] {
+  const warnings: string[] = []
+  for (const name of ['SLACK_ALLOWED_USERS', 'SLACK_GROUP_ALLOWED_USERS']) {
+    for (const entry of parseIds(settings.env(name))) {
+      if (entry !== '*' && !isMemberId(entry)) warnings.push(`${name}: "${entry}" is not a Slack member id and never matches (profile → ⋮ → Copy member ID, e.g. U0123456789; or approve their pairing code)`)
+    }
+  }
+  return warnings
 }

@@ -70,6 +70,14 @@ test('ignored: our own messages, bots, edits and joins, strangers; a stranger DM
     assert.deepEqual(h.drops.map((d) => [d.adapter, d.message.reason, d.message.userId]), [['slack', 'a message without text or files', USERS.alice]], 'only the empty message is a drop')
     assert.equal(h.fake.texts(dmChannel('mallory')).length + h.fake.texts(CHANNELS.general).length, 0)
   })
+  await t.test('allowlist entries that are not member ids are warned about once each', async (st) => {
+    const h = await harness(st, { env: { SLACK_ALLOWED_USERS: `@alice, ${USERS.alice}, *`, SLACK_GROUP_ALLOWED_USERS: 'bob@example.com' } })
+    await h.start()
+    assert.deepEqual(h.log.lines.filter((l) => l.startsWith('warn:')), [
+      'warn: SLACK_ALLOWED_USERS: "@alice" is not a Slack member id and never matches (profile → ⋮ → Copy member ID, e.g. U0123456789; or approve their pairing code)',
+      'warn: SLACK_GROUP_ALLOWED_USERS: "bob@example.com" is not a Slack member id and never matches (profile → ⋮ → Copy member ID, e.g. U0123456789; or approve their pairing code)',
+    ])
+  })
   await t.test('no allowlist: a pairing code in the DM, no run', async (st) => {
     const h = await harness(st, { env: { SLACK_ALLOWED_USERS: undefined, SLACK_GROUP_ALLOWED_USERS: undefined } })
     await h.start()
