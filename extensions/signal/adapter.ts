@@ -17,8 +17,7 @@ import { daemonFrom, PLATFORM, signalEnabled, type Daemon, type SignalConfig } f
 import { openEventStream, type EventStream } from './stream.ts'
 
 export const MAX_MESSAGE_LENGTH = 8000
-/** Signal clients hide a typing indicator after about 15 s: renewed before that, for at most this long. */
-const TYPING_RENEW_MS = 10_000
+/** Signal clients hide a typing indicator after about 15 s: renewed before that (extra.typing_renew_ms), for at most this long. */
 const TYPING_MAX_MS = 5 * 60_000
 
 interface Running {
@@ -156,7 +155,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
       const timer = setInterval(() => {
         if (running !== state || Date.now() > until) return stopTyping(chatId)
         void show()
-      }, TYPING_RENEW_MS)
+      }, extra.typing_renew_ms)
       timer.unref()
       typingTimers.set(chatId, { timer, until })
       await show()

@@ -27,6 +27,7 @@ export default defineExtension<SignalConfig>({
           reconnect_initial_ms: { type: 'integer', minimum: 10, maximum: 60_000, default: 2000 },
           reconnect_max_ms: { type: 'integer', minimum: 10, maximum: 600_000, default: 60_000 },
           max_attachment_bytes: { type: 'integer', minimum: 0, maximum: 104_857_600, default: 26_214_400 },
+          typing_renew_ms: { type: 'integer', minimum: 50, maximum: 14_000, default: 10_000 },
         },
         // The gateway keeps other per-platform keys here.
         additionalProperties: true,

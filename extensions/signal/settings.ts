@@ -16,6 +16,8 @@ export interface SignalExtra {
   reconnect_max_ms: number
   /** Attachments larger than this are not downloaded (the agent is told they were skipped). */
   max_attachment_bytes: number
+  /** How often the typing indicator is renewed while a turn runs (Signal hides it after about 15 s). */
+  typing_renew_ms: number
 }
 
 export interface SignalConfig {

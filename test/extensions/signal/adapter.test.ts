@@ -169,3 +169,16 @@ test('restart: resumes after the last event handled; what came meanwhile is caug
   assert.deepEqual(h.inputs(), ['before the restart', 'while away 1', 'while away 2'])
   assert.equal(answers(h, { recipient: [ALICE] }).length, 3)
 })
+
+test('typing is renewed while a turn runs and stops with the answer', async (t) => {
+  const h = await harness(t, { extra: { typing_renew_ms: 50 } })
+  await h.start()
+  const typings = () => h.daemon.calls.filter((c) => c.method === 'sendTyping' && c.params.recipient?.[0] === ALICE).length
+  await h.adapter.typing!(ALICE)
+  await until(() => typings() >= 3, 10_000, () => `renewals: ${typings()}`)
+  await (h.adapter as GatewayAdapter & { send: NonNullable<GatewayAdapter['send']> }).send(ALICE, 'done')
+  const after = typings()
+  await sleep(300)
+  // At most one renewal that was already on its way.
+  assert.ok(typings() <= after + 1, `typing went on after the answer: ${after} → ${typings()}`)
+})
