@@ -27,19 +27,44 @@ export async function readBody(ctx: HttpContext, limit: number): Promise<Buffer>
     drain(ctx)
     throw new HttpError(413, `Request body too large (limit ${limit} bytes)`, { code: 'body_too_large' })
   }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limit) {
-      drain(ctx)
-      throw new HttpError(413, `Request body too large (limit ${limit} bytes)`, { code: 'body_too_large' })
-    }
-    chunks.push(chunk)
-  }
-  const body = Buffer.concat(chunks)
+  const body = await collect(ctx, limit)
   ;(ctx.state as { rawBody?: Buffer }).rawBody = body
   return body
+}
+
+/** The body's chunks, by the stream's events (an async iterator cost a promise or two a chunk on every request). */
+function collect(ctx: HttpContext, limit: number): Promise<Buffer> {
+  const req = ctx.req
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0))
+  if (req.destroyed) return Promise.reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }))
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const settle = (error?: unknown) => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', settle)
+      req.off('close', onClose)
+      if (error) reject(error)
+      else resolve(Buffer.concat(chunks))
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        settle(new HttpError(413, `Request body too large (limit ${limit} bytes)`, { code: 'body_too_large' }))
+        drain(ctx)
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => settle()
+    // Closed before its end: the client went away in the middle of the body.
+    const onClose = () => settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }))
+    req.on('data', onData)
+    req.once('end', onEnd)
+    req.once('error', settle)
+    req.once('close', onClose)
+  })
 }
 
 // Keep the connection usable for the error answer: discard whatever else the client sends.

@@ -46,7 +46,8 @@ const INSERT_MESSAGE = `INSERT INTO messages (session_id, role, content, parts, 
   VALUES (@session_id, @role, @content, @parts, @tool_calls, @tool_call_id, @name, @reasoning, @created_at)`
 const BUMP = `UPDATE sessions SET message_count = message_count + @count, updated_at = @now,
     input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
-    reasoning_tokens = reasoning_tokens + @reasoning, cost_usd = cost_usd + @cost, api_calls = api_calls + @calls
+    reasoning_tokens = reasoning_tokens + @reasoning, cost_usd = cost_usd + @cost, api_calls = api_calls + @calls,
+    last_exit_reason = coalesce(@exit, last_exit_reason)
   WHERE id = @id`
 
 /** What was written, as read back: parts and tool calls are copies, absent fields are left out. */
@@ -231,15 +232,16 @@ export class SqliteSessionStore implements SessionStore {
     for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
     return this.write((db): StoredMessage[] => {
       const now = Date.now()
-      const touched = this.bump(db, sessionId, messages.length, options.usage, options.apiCalls, now)
+      // The exit reason rides on the same statement as the totals.
+      const touched = this.bump(db, sessionId, messages.length, options.usage, options.apiCalls, now, options.lastExitReason)
       if (!touched) throw new AgentError('E_NOT_FOUND', `no session "${sessionId}"`)
-      if (options.lastExitReason !== undefined) this.sql('UPDATE sessions SET last_exit_reason = ? WHERE id = ?', false, db).run(options.lastExitReason, sessionId)
       return this.insertMessages(db, sessionId, messages, now)
     })
   }
 
-  private bump(db: SqliteDatabase, id: string, count: number, usage: Partial<Usage> | undefined, apiCalls: number | undefined, now: number): boolean {
+  private bump(db: SqliteDatabase, id: string, count: number, usage: Partial<Usage> | undefined, apiCalls: number | undefined, now: number, exit?: string): boolean {
     const result = this.sql(BUMP, false, db).run({
+        exit: exit ?? null,
         id,
         now,
         count,
