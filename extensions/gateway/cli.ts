@@ -37,7 +37,13 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
     ctx.out(`  PID file: ${s.pidFile}`)
     ctx.out(`  manager:  ${s.manager}${s.unitInstalled ? ` (unit ${s.unitFile})` : ''}`)
     ctx.out(`  log:      ${s.logFile}`)
-    if (Array.isArray(s.adapters)) for (const a of s.adapters as Array<{ name: string; state: string; lastError?: string }>) ctx.out(`  adapter ${a.name}: ${a.state}${a.lastError ? ` (${a.lastError})` : ''}`)
+    if (Array.isArray(s.adapters)) {
+      for (const a of s.adapters as Array<{ name: string; state: string; lastError?: string; dropped?: number; queued?: number; failedDeliveries?: number }>) {
+        // What was dropped on purpose, waits in the outbox or was given up: shown when there is any.
+        const counts = [a.dropped ? `${a.dropped} dropped` : '', a.queued ? `${a.queued} queued` : '', a.failedDeliveries ? `${a.failedDeliveries} undeliverable` : ''].filter(Boolean).join(', ')
+        ctx.out(`  adapter ${a.name}: ${a.state}${a.lastError ? ` (${a.lastError})` : ''}${counts ? ` [${counts}]` : ''}`)
+      }
+    }
   }
 
   return {

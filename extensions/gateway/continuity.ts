@@ -23,6 +23,8 @@ export interface ContinuityOptions {
   dispatch: GatewayService['dispatch']
   deliver(reply: Reply): Promise<void>
   describe(source: { platform: string; userId?: string; chatId?: string }): string
+  /** A drop was counted (the status file is rewritten). */
+  changed?(): void
   now?: () => number
 }
 
@@ -108,5 +110,6 @@ export class Continuity {
 
   private count(adapter: string, n = 1): void {
     this.drops.set(adapter, this.droppedCount(adapter) + n)
+    this.options.changed?.()
   }
 }

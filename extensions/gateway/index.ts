@@ -22,7 +22,7 @@ interface GatewayConfig {
   reconnect: { initial_ms: number; max_ms: number }
   reset_notice_exclude: string[]
   backlog: BacklogConfig
-  outbox: { max_attempts: number; max_age_minutes: number }
+  outbox: { max_attempts: number; max_age_minutes: number; retry_initial_ms: number }
 }
 
 /** Every line an adapter or the gateway logs has its phone numbers redacted. */
@@ -80,7 +80,11 @@ export default defineExtension<GatewayConfig>({
       // Replies that cannot be sent wait in the outbox: retried until this many attempts or this age.
       outbox: {
         type: 'object',
-        properties: { max_attempts: { type: 'integer', minimum: 1, default: 10 }, max_age_minutes: { type: 'integer', minimum: 1, maximum: 10_080, default: 1440 } },
+        properties: {
+          max_attempts: { type: 'integer', minimum: 1, default: 10 },
+          max_age_minutes: { type: 'integer', minimum: 1, maximum: 10_080, default: 1440 },
+          retry_initial_ms: { type: 'integer', minimum: 10, maximum: 300_000, default: 2000 },
+        },
         additionalProperties: false,
         default: {},
       },
@@ -107,6 +111,8 @@ export default defineExtension<GatewayConfig>({
       describe: (platform, chatId) => describe({ platform, chatId }),
       maxAttempts: config.outbox?.max_attempts ?? 10,
       maxAgeMs: (config.outbox?.max_age_minutes ?? 1440) * 60_000,
+      retryInitialMs: config.outbox?.retry_initial_ms ?? 2000,
+      changed: () => stateSoon(),
     })
     const lifecycle = new AdapterLifecycle({
       list: adapters,
@@ -119,6 +125,16 @@ export default defineExtension<GatewayConfig>({
       onStarted: (name) => void outbox.flush(name, true),
     })
     let stateWanted = false
+    let stateTimer: NodeJS.Timeout | undefined
+    /** Counts (drops, queued replies) change often: the status file is rewritten at most once a second. */
+    function stateSoon(): void {
+      if (!stateWanted || stateTimer) return
+      stateTimer = setTimeout(() => {
+        stateTimer = undefined
+        writeState()
+      }, 1000)
+      stateTimer.unref?.()
+    }
     function writeState(): void {
       if (!stateWanted) return
       const path = stateFilePath(api.settings.home)
@@ -160,6 +176,7 @@ export default defineExtension<GatewayConfig>({
       dispatch: (message) => dispatcher.dispatch(message),
       deliver: (reply) => outbox.deliver(reply),
       describe,
+      changed: () => stateSoon(),
     })
     /** Lifecycle states with what was dropped, queued and given up per adapter. */
     function status(): AdapterStatus[] {
@@ -235,6 +252,7 @@ export default defineExtension<GatewayConfig>({
     api.onDispose(async () => {
       await lifecycle.stopAll()
       outbox.close()
+      clearTimeout(stateTimer)
     })
   },
 })

@@ -19,6 +19,10 @@ export interface OutboxOptions {
   describe(platform: string, chatId: string): string
   maxAttempts: number
   maxAgeMs: number
+  /** First retry delay (doubling to 5 min). */
+  retryInitialMs?: number
+  /** Something was queued, sent or given up (the status file is rewritten). */
+  changed?(): void
   now?: () => number
 }
 
@@ -29,8 +33,8 @@ export interface Reply {
   text: string
 }
 
-/** Retry delay after the n-th failed attempt: 2 s doubling to 5 min. */
-export const retryDelay = (attempts: number) => Math.min(2000 * 2 ** Math.max(0, attempts - 1), 300_000)
+/** Retry delay after the n-th failed attempt: `initialMs` (2 s) doubling to 5 min. */
+export const retryDelay = (attempts: number, initialMs = 2000) => Math.min(initialMs * 2 ** Math.max(0, attempts - 1), 300_000)
 
 export class Outbox {
   private readonly chains = new Map<string, Promise<void>>()
@@ -84,6 +88,7 @@ export class Outbox {
       if (this.closed) return
     }
     this.schedule()
+    this.options.changed?.()
   }
 
   private expired(row: OutboxRow): boolean {
@@ -126,7 +131,7 @@ export class Outbox {
         this.give({ ...row, attempts }, reason)
         return true
       }
-      const delay = retryAfterOf(error) ?? retryDelay(attempts)
+      const delay = retryAfterOf(error) ?? retryDelay(attempts, this.options.retryInitialMs)
       this.options.store.attempted(row.id, attempts, this.now() + delay, reason)
       this.options.log.warn(`reply to ${this.options.describe(row.platform, row.chatId)} queued (attempt ${attempts} of ${this.options.maxAttempts}): ${reason}; retried when the adapter is back or in ${Math.ceil(delay / 1000)} s`)
       return false

@@ -1,8 +1,9 @@
 // Outbound SMS through the provider's REST API: POST {base}/2010-04-01/Accounts/{sid}/Messages.json,
 // form fields From, To, Body, HTTP Basic authentication (account id and auth token). The base URL is
-// TWILIO_API_BASE_URL (default the public API), so tests point it at a loopback fake.
+// TWILIO_API_BASE_URL (default the public API), so tests point it at a loopback fake. A network
+// failure, 429 or 5xx is deferred (the gateway's outbox retries it); other refusals are final.
 
-import { AgentError, redactPhonesIn, redactSecrets } from 'agent/sdk'
+import { AgentError, DeliveryDeferred, redactPhonesIn, redactSecrets } from 'agent/sdk'
 
 export const DEFAULT_API_BASE = 'https://api.twilio.com'
 
@@ -29,13 +30,17 @@ export async function sendSms(account: SmsAccount, to: string, body: string, tim
       signal: AbortSignal.timeout(timeoutMs),
     })
   } catch (error) {
-    throw new AgentError('E_DELIVERY', `SMS send failed: ${clean((error as Error).message)}`, { cause: error })
+    throw new DeliveryDeferred(`SMS send failed: ${clean((error as Error).message)}`, { cause: error })
   }
   const text = await response.text().catch(() => '')
   let parsed: { sid?: string; message?: string } = {}
   try {
     parsed = JSON.parse(text) as typeof parsed
   } catch {}
-  if (!response.ok) throw new AgentError('E_DELIVERY', `SMS provider ${response.status}: ${clean(parsed.message ?? text.slice(0, 200))}`)
+  if (!response.ok) {
+    const reason = `SMS provider ${response.status}: ${clean(parsed.message ?? text.slice(0, 200))}`
+    if (response.status === 429 || response.status >= 500) throw new DeliveryDeferred(reason, { ...(response.status === 429 ? { code: 'E_RATE_LIMITED' as const } : {}) })
+    throw new AgentError('E_DELIVERY', reason)
+  }
   return parsed.sid
 }

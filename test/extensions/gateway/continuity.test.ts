@@ -5,7 +5,7 @@
 // once across restarts.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
@@ -98,6 +98,9 @@ test('dropped: one info line with chat, id and reason; counted in status', async
   gateway.dropped('fake', { reason: 'a DM from an uncached channel', chatId: '123', messageId: 'm9' })
   assert.ok(gw.lines.some((l) => l.includes('info') && l.includes('dropped a fake message from fake:123 (m9): a DM from an uncached channel')), gw.lines.join('\n'))
   assert.deepEqual(gateway.status().map((s) => [s.name, s.dropped, s.queued, s.failedDeliveries]), [['fake', 1, 0, 0]])
+  // The status file `agent gateway status` reads gets the count within about a second.
+  const file = join(k.home, 'gateway_state.json')
+  await until(() => existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).adapters?.[0]?.dropped === 1, 5000, 'the count in gateway_state.json')
 })
 
 test('outbox: a refused send is given up at once with chat and reason; a deferred one waits for the reconnect', async (t) => {
