@@ -7,7 +7,8 @@
 // exits 0 once the phone has linked it.
 //
 // Environment: WHATSAPP_BRIDGE_TOKEN, WHATSAPP_AUTH_DIR, WHATSAPP_MODE (self-chat | bot),
-// WHATSAPP_REPLY_PREFIX (the resolved header; empty: none), WHATSAPP_BRIDGE_VERBOSE.
+// WHATSAPP_REPLY_PREFIX (the resolved header; empty: none), WHATSAPP_BRIDGE_VERBOSE, and
+// WHATSAPP_WEB_SOCKET_URL (another WhatsApp Web address: a test points it at loopback).
 
 import { readFile } from 'node:fs/promises'
 import { outgoingText, readIncoming, SentIds } from './filter.mjs'
@@ -80,6 +81,7 @@ async function serve() {
       authDir,
       log,
       verbose: env.WHATSAPP_BRIDGE_VERBOSE === '1',
+      ...(env.WHATSAPP_WEB_SOCKET_URL ? { waWebSocketUrl: env.WHATSAPP_WEB_SOCKET_URL } : {}),
       events: {
         onQr: () => {
           state = 'needs_pairing'

@@ -93,3 +93,12 @@ test('no linked session: `agent gateway run` exits 2 naming the setup command', 
   const lines = run.stderr.split('\n').filter((l) => l.startsWith('agent:'))
   assert.deepEqual(lines, ['agent: adapter "whatsapp" cannot start: WhatsApp is not linked: run `agent gateway whatsapp setup` and scan the QR code with your phone'])
 })
+
+test('`agent gateway whatsapp setup` with a linked session says so and changes nothing', async (t) => {
+  const dir = home(t)
+  const before = readFileSync(join(dir, 'whatsapp', 'auth', 'creds.json'), 'utf8')
+  const run = await runAgent(['gateway', 'whatsapp', 'setup'], { home: dir, timeoutMs: 30_000 })
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stdout, /WhatsApp is already linked\. `agent gateway run` starts it; `agent gateway whatsapp setup --force` links again\./)
+  assert.equal(readFileSync(join(dir, 'whatsapp', 'auth', 'creds.json'), 'utf8'), before)
+})
