@@ -204,7 +204,8 @@ export class Dispatcher implements ChatHost {
     return {
       input: prompt,
       sessionId,
-      source: { platform: chat.source.platform, userId: chat.source.userId, chatId: chat.source.chatId },
+      // The thread too: what the run sends back to its chat (approval prompts, background notices) goes there.
+      source: { platform: chat.source.platform, userId: chat.source.userId, chatId: chat.source.chatId, ...(chat.source.threadId ? { threadId: chat.source.threadId } : {}) },
       signal,
       ...(model ? { provider: model.customName ? `custom:${model.customName}` : model.provider, model: model.model } : {}),
       ...(chat.effort ? { reasoningEffort: chat.effort } : {}),

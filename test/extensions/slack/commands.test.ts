@@ -12,7 +12,7 @@ import { createSlackAdapter } from '../../../extensions/slack/adapter.ts'
 import { appManifest, BOT_EVENTS, BOT_SCOPES } from '../../../extensions/slack/manifest.ts'
 import { runAgent, jsonOf } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
-import { CHANNELS, dmChannel, startFakeSlack, USERS } from './fake-slack.ts'
+import { BOT_USER, CHANNELS, dmChannel, startFakeSlack, USERS } from './fake-slack.ts'
 import { harness } from './harness.ts'
 
 const echo = defineExtension({
@@ -131,4 +131,28 @@ test('`agent gateway slack-manifest` prints it as YAML or JSON, from the configu
   const bad = await runAgent(['gateway', 'slack-manifest', '--command', '/no spaces'], { home })
   assert.equal(bad.code, 2)
   assert.match(bad.stderr, /is not a Slack slash command/)
+})
+
+test('approval in a Slack thread: the prompt names `/agent approve`, `/agent deny` answers it, the turn goes on', async (t) => {
+  // A harmless command the approval gate still flags (a recursive delete of a folder that does not exist).
+  const command = 'rm -rf ./slack-approval-test-missing-folder'
+  const h = await harness(t, {
+    builtins: ['approvals', 'tools-terminal'],
+    respond: (body) => {
+      const last = body?.messages?.at(-1)
+      if (last?.role === 'tool') return { text: `the tool said: ${String(last.content).slice(0, 300)}` }
+      return { toolCalls: [{ name: 'terminal', arguments: { command } }] }
+    },
+  })
+  await h.start()
+  const ts = h.fake.message({ from: 'bob', channel: 'general', text: `<@${BOT_USER}> clean up the folder` })
+  const [prompt] = await h.posted(CHANNELS.general, 1, ts)
+  assert.match(prompt!, /Approval needed/)
+  assert.match(prompt!, /Reply \/agent approve to run it once, \/agent approve session .* or \/agent deny\./)
+  assert.ok(prompt!.includes(command))
+  // Answered with the slash command from the channel (slash commands have no thread).
+  h.fake.slash({ from: 'bob', channel: 'general', text: 'deny not now' })
+  assert.deepEqual((await h.posted(CHANNELS.general, 2)).at(-1), `Denied: ${command}`)
+  const answer = (await h.posted(CHANNELS.general, 2, ts)).at(-1)!
+  assert.match(answer, /^the tool said: .*not now/)
 })

@@ -5,7 +5,7 @@
 
 import type { TestContext } from 'node:test'
 import { GATEWAY_SERVICE, type AdapterContext, type DroppedMessage, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
-import { createTestKernel, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, recordingLog, startScriptedModel, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeSlack, USERS, type FakeSlack } from './fake-slack.ts'
 
 export const BOT_TOKEN = 'xoxb-1111111111-2222222222222-fakeslackbottoken0001'
@@ -38,6 +38,10 @@ export interface HarnessOptions {
   config?: Record<string, unknown>
   dotenv?: Record<string, string>
   extensions?: ExtensionDefinition<any>[]
+  /** Built-in extensions besides CORE. */
+  builtins?: string[]
+  /** The scripted model's turn for a request (default: answerFor the last user message). */
+  respond?: (body: any) => ScriptedTurn
   fake?: FakeSlack
 }
 
@@ -67,10 +71,10 @@ export const DEFAULT_ENV = {
 export async function harness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
   const fake = options.fake ?? (await startFakeSlack({ botToken: BOT_TOKEN, appToken: APP_TOKEN }))
   if (!options.fake) t.after(() => fake.close())
-  const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)) }) })
+  const model = await startScriptedModel({ respond: options.respond ?? ((body) => ({ text: answerFor(lastUser(body)) })) })
   t.after(() => model.close())
   const k = await createTestKernel({
-    builtins: CORE,
+    builtins: [...CORE, ...(options.builtins ?? [])],
     extensions: options.extensions ?? [],
     ...(options.dotenv ? { dotenv: options.dotenv } : {}),
     config: {
