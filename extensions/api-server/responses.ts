@@ -149,7 +149,7 @@ export function createResponse(deps: HandlerDeps) {
         if (store) {
           const answer: ChatMessage[] = result.answer || pending.length ? [{ role: 'assistant', content: result.answer || null, ...(pending.length ? { toolCalls: pending } : {}) }] : []
           const transcript = [...history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), ...answer]
-          deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
+          await deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
           // The session's transcript now ends at this response: chaining from it continues the session.
           if (continuable && status === 'completed' && answer.length) afterStored(result, () => deps.store().setHead(keyed ? chatHead(transcript) : id, result.sessionId))
         }
@@ -159,7 +159,7 @@ export function createResponse(deps: HandlerDeps) {
       if (background) {
         const input = inputItems(id, body.input)
         const record = (response: Record<string, unknown>) => ({ id, response, transcript: history, instructions, conversation, input })
-        deps.store().put(record(envelope('in_progress', [])), createdAt)
+        await deps.store().put(record(envelope('in_progress', [])), createdAt)
         detached = true
         deps.background().start(id, run, async () => {
           const builder = new OutputBuilder(id)
@@ -169,7 +169,7 @@ export function createResponse(deps: HandlerDeps) {
           } catch (error) {
             const message = HttpError.isInstance(error) ? error.message : 'The server failed to complete the response'
             deps.warn(`background response ${id} failed: ${deps.runs().redact(message)}`)
-            deps.store().put(record(envelope('failed', builder.finish('', false), { error: { code: 'server_error', message } })), createdAt)
+            await deps.store().put(record(envelope('failed', builder.finish('', false), { error: { code: 'server_error', message } })), createdAt)
           }
         })
         ctx.body = envelope('queued', [])

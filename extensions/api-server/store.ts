@@ -4,7 +4,7 @@
 // transcript ends at). Statements are prepared once per database handle (a hot-reloaded state-db
 // hands out a new one).
 //
-// Stored responses are written at once and durably: the API promises them. Session heads and LRU
+// Stored responses are committed before the answer: the API promises them. Session heads and LRU
 // read-stamps are conveniences, so they are written behind (batched every FLUSH_MS, and on stop):
 // with state.db fsyncing every commit, a synchronous write per request would cost more than the
 // rest of the server's work. Until flushed, the pending map answers in their place.
@@ -114,10 +114,11 @@ export class ApiStore {
     private readonly redactor: () => (text: string) => string = () => (text) => text,
   ) {}
 
-  /** Opens (and migrates) on first use; cheap afterwards. */
-  #stmts(): Prepared {
+  /** Opens (and migrates) on first use; cheap afterwards. `current`: the handle a group commit runs on. */
+  #stmts(current?: SqliteDatabase): Prepared {
+    if (current && this.#prepared?.db === current) return this.#prepared
     const service = this.database()
-    const db = service.db()
+    const db = current ?? service.db()
     if (this.#prepared?.db === db) return this.#prepared
     service.migrate('api-server', MIGRATIONS)
     const max = (sql: string) => Number((db.prepare(sql).get() as { m: number | null }).m ?? 0)
@@ -223,8 +224,12 @@ export class ApiStore {
     return { id, response, transcript, instructions: row.instructions ?? undefined, sessionId: row.session_id ?? undefined, conversation: row.conversation ?? undefined }
   }
 
-  /** Stores (or replaces) a response durably, moves its conversation's head to it, and evicts past capacity. */
-  put(record: StoredResponse, createdAt: number): void {
+  /**
+   * Stores (or replaces) a response, moves its conversation's head to it, and evicts past capacity;
+   * resolves once committed. Through the database's group commit: the session's last write (stored
+   * behind the answer) and this one share a commit, and the answer still waits for this one.
+   */
+  put(record: StoredResponse, createdAt: number): Promise<void> {
     // What the client sent (history, input, instructions) may hold a secret the agent knows: never stored.
     const redact = this.redactor()
     const cleared = {
@@ -234,7 +239,7 @@ export class ApiStore {
       instructions: record.instructions === undefined ? undefined : redact(record.instructions),
       input: record.input === undefined ? undefined : redactDeep(record.input, redact),
     }
-    this.#stmts().putTx(cleared, createdAt)
+    return this.database().write((db) => this.#stmts(db).putTx(cleared, createdAt))
   }
 
   delete(id: string): boolean {
