@@ -2,6 +2,7 @@
 
 export * from './types.ts'
 export * from './model.ts'
+export * from './elicitation.ts'
 export * from './hooks.ts'
 export * from './errors.ts'
 export * from './define.ts'

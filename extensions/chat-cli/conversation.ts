@@ -11,6 +11,7 @@ import {
   SESSIONS_SERVICE,
   toolEnabled,
   type ApprovalPrompt,
+  type ElicitationPrompt,
   type BackgroundTask,
   type ChatConversation,
   type ChatModel,
@@ -106,6 +107,8 @@ export class CliConversation implements ChatConversation {
 
   /** How dangerous commands are confirmed in this terminal (set by the interactive chat). */
   approvalPrompt: ApprovalPrompt | undefined
+  /** How a tool's questions (an MCP server's elicitation) are asked in this terminal. */
+  elicitationPrompt: ElicitationPrompt | undefined
 
   private runRequest(input: string, signal: AbortSignal): RunRequest {
     return {
@@ -118,7 +121,7 @@ export class CliConversation implements ChatConversation {
       disableTools: [...this.disableTools],
       ...(this.options.skills?.length ? { skills: this.options.skills } : {}),
       ...(this.options.personality ? { personality: this.options.personality } : {}),
-      extra: { ...(this.options.checkpoints ? { checkpoints: true } : {}), ...(this.approvalPrompt ? { approvalPrompt: this.approvalPrompt } : {}) },
+      extra: { ...(this.options.checkpoints ? { checkpoints: true } : {}), ...(this.approvalPrompt ? { approvalPrompt: this.approvalPrompt } : {}), ...(this.elicitationPrompt ? { elicitationPrompt: this.elicitationPrompt } : {}) },
       signal,
     }
   }

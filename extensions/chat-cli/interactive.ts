@@ -5,6 +5,7 @@
 import { emitKeypressEvents } from 'node:readline'
 import { AgentError, errorMessage, resolveSlash, SESSIONS_SERVICE, terminalSafe, type CliContext, type SessionStore, type SlashContext } from 'agent/sdk'
 import { ApprovalQuestions } from './approval-prompt.ts'
+import { ElicitationQuestions } from './elicitation-prompt.ts'
 import { complete, suggest } from './completion.ts'
 import { CliConversation } from './conversation.ts'
 import { InputHistory } from './history.ts'
@@ -60,6 +61,11 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
     drawInput()
   })
   chat.approvalPrompt = approvals.prompt
+  const questions = new ElicitationQuestions((lines) => {
+    for (const line of lines) transcript.line(theme.warn(line))
+    drawInput()
+  })
+  chat.elicitationPrompt = questions.prompt
 
   let note: { text: string; until: number } | undefined
   let lastInterrupt = 0
@@ -161,10 +167,17 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   let started: Promise<void> = Promise.resolve()
   const submit = async (line: string) => {
     const text = line.trim()
-    if (!text) return
+    // An empty line answers a form's field (its default, or skipping it).
+    if (!text && !questions.pending) return
     if (approvals.pending) {
       const choice = approvals.answer(text)
       transcript.line(theme.dim(choice === 'deny' ? '✗ denied' : `✓ approved (${choice})`))
+      drawInput()
+      return
+    }
+    if (questions.pending) {
+      const note = questions.answer(line)
+      if (note) transcript.line(theme.dim(note))
       drawInput()
       return
     }
@@ -290,6 +303,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   clearInterval(ticker)
   activity.stop()
   approvals.denyAll()
+  questions.cancelAll()
   ctx.signal.removeEventListener('abort', onAbort)
   stdin.off('keypress', onKey)
   stdout.off('resize', onResize)

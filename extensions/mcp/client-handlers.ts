@@ -6,16 +6,13 @@
 
 import { pathToFileURL } from 'node:url'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { MODELS_SERVICE, errorMessage, type ApprovalChoice, type ApprovalPrompt, type ChatMessage, type ContentPart, type Logger, type ModelsService, type Services, type Settings, type ToolSession } from 'agent/sdk'
+import { MODELS_SERVICE, errorMessage, type ApprovalChoice, type ApprovalPrompt, type ElicitationField, type ElicitationPrompt, type ChatMessage, type ContentPart, type Logger, type ModelsService, type Services, type Settings, type ToolSession } from 'agent/sdk'
 
 export const CLIENT_CAPABILITIES = {
   roots: { listChanged: false },
   sampling: {},
   elicitation: { form: {} },
 }
-
-/** What a surface may pass as `RunRequest.extra.elicitationPrompt` to answer a server's question. */
-export type ElicitationPrompt = (request: { server: string; message: string; schema: unknown }) => Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>
 
 export interface HandlerContext {
   server: string
@@ -48,7 +45,7 @@ export async function installHandlers(client: Client, ctx: HandlerContext): Prom
       ctx.log.info(`MCP server "${ctx.server}" asked the user a question; no one can answer here: declined`)
       return { action: 'decline' as const }
     }
-    return prompt({ server: ctx.server, message: params.message, schema: params.requestedSchema })
+    return prompt({ from: `MCP server "${ctx.server}"`, message: params.message, fields: formFields(params.requestedSchema) })
   })
   client.setRequestHandler(types.CreateMessageRequestSchema, async (request, extra) => {
     const params = request.params
@@ -62,6 +59,36 @@ export async function installHandlers(client: Client, ctx: HandlerContext): Prom
     for (const m of params.messages) messages.push({ role: m.role, content: samplingContent(m.content) })
     const response = await model.complete({ messages, ...(params.maxTokens ? { maxTokens: params.maxTokens } : {}), ...(params.temperature !== undefined ? { temperature: params.temperature } : {}), ...(params.stopSequences ? { stop: params.stopSequences } : {}) }, { signal: extra.signal })
     return { role: 'assistant' as const, model: model.model, stopReason: response.finishReason === 'length' ? 'maxTokens' : 'endTurn', content: { type: 'text' as const, text: response.content ?? '' } }
+  })
+}
+
+type Choices = { enum?: unknown[]; enumNames?: unknown[]; oneOf?: Array<{ const?: unknown; title?: unknown }>; anyOf?: Array<{ const?: unknown; title?: unknown }> }
+
+function choicesOf(schema: Choices | undefined): ElicitationField['choices'] {
+  const titled = schema?.oneOf ?? schema?.anyOf
+  if (titled) return titled.map((c) => ({ value: String(c.const), label: String(c.title ?? c.const) }))
+  if (schema?.enum) return schema.enum.map((v, i) => ({ value: String(v), label: String(schema.enumNames?.[i] ?? v) }))
+  return undefined
+}
+
+/** An elicitation's requested schema (a flat object of primitives and multi-selects) as form fields. */
+export function formFields(schema: unknown): ElicitationField[] {
+  const s = (schema ?? {}) as { properties?: Record<string, Record<string, unknown>>; required?: string[] }
+  const types = ['string', 'number', 'integer', 'boolean', 'array'] as const
+  return Object.entries(s.properties ?? {}).map(([name, p]) => {
+    const type = types.find((t) => t === p.type) ?? 'string'
+    const choices = choicesOf((type === 'array' ? p.items : p) as Choices | undefined)
+    return {
+      name,
+      title: typeof p.title === 'string' ? p.title : name,
+      ...(typeof p.description === 'string' ? { description: p.description } : {}),
+      type,
+      ...(choices ? { choices } : {}),
+      required: (s.required ?? []).includes(name),
+      ...(p.default !== undefined ? { default: p.default as ElicitationField['default'] } : {}),
+      ...(typeof p.minimum === 'number' ? { minimum: p.minimum } : {}),
+      ...(typeof p.maximum === 'number' ? { maximum: p.maximum } : {}),
+    }
   })
 }
 

@@ -1,5 +1,6 @@
 // server-everything (stdio) and a growing fixture server in a running agent with the real runtime:
-// progress notifications become the run's tool.progress events, prompts are slash commands of the
+// progress notifications become the run's tool.progress events, an elicitation form reaches the
+// surface's prompt and its answers the server, prompts are slash commands of the
 // registry whose text goes to the conversation, and a list-changed notification brings a new tool
 // in without /reload-mcp.
 
@@ -8,7 +9,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
-import { RUNTIME_SERVICE, type AgentRuntime, type ChatConversation, type CommandDefinition, type RunEvent, type ToolDefinition } from 'agent/sdk'
+import { parseElicitationValue, RUNTIME_SERVICE, type AgentRuntime, type ChatConversation, type ElicitationPrompt, type ElicitationRequest, type ElicitationValue, type CommandDefinition, type RunEvent, type ToolDefinition } from 'agent/sdk'
 import { createTestKernel, makeTempHome, startScriptedModel, type ScriptedModelServer, type TestKernel } from 'agent/sdk/testing'
 import { EVERYTHING_BIN } from './everything-server.ts'
 
@@ -56,6 +57,32 @@ describe('server-everything in a running agent: progress, prompts, list-changed'
     assert.equal(result.answer, 'done')
     const progress = events.filter((e) => e.type === 'tool.progress').map((e) => (e as { text: string }).text)
     assert.ok(progress.includes('(1/2)'), JSON.stringify(progress))
+  })
+
+  it('elicitation: the form reaches the surface prompt as fields; accepted answers go back to the server', async () => {
+    const asked: ElicitationRequest[] = []
+    const elicitationPrompt: ElicitationPrompt = async (request) => {
+      asked.push(request)
+      const content: Record<string, ElicitationValue> = {}
+      for (const field of request.fields) {
+        const parsed = parseElicitationValue(field, field.name === 'name' ? 'Ada Lovelace' : '')
+        if ('value' in parsed && parsed.value !== undefined) content[field.name] = parsed.value
+      }
+      return { action: 'accept', content }
+    }
+    model.enqueue({ toolCalls: [{ id: 'ask', name: 'mcp__ev__trigger-elicitation-request', arguments: {} }] }, { text: 'asked' })
+    const result = await t.kernel.services.require<AgentRuntime>(RUNTIME_SERVICE).run({ input: 'ask me', extra: { elicitationPrompt } })
+    assert.equal(result.answer, 'asked')
+    assert.equal(asked[0]!.from, 'MCP server "ev"')
+    const byName = new Map(asked[0]!.fields.map((f) => [f.name, f]))
+    assert.deepEqual(byName.get('name'), { name: 'name', title: 'String', description: 'Your full, legal name', type: 'string', required: true })
+    assert.deepEqual(byName.get('titledSingleSelectEnum')!.choices![1], { value: 'hero-2', label: 'Green Lantern' })
+    assert.deepEqual(byName.get('legacyTitledEnum')!.choices![0], { value: 'pet-1', label: 'Cats' })
+    assert.equal(byName.get('untitledMultipleSelectEnum')!.type, 'array')
+    const chat = model.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!.body.messages
+    const toolText = chat.find((m: any) => m.role === 'tool' && m.tool_call_id === 'ask').content
+    assert.match(toolText, /accept/i)
+    assert.match(toolText, /Ada Lovelace/)
   })
 
   it('a prompt is a slash command: arguments checked, its text queued in the conversation', async () => {
