@@ -7,8 +7,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { AgentError, DELIVERY_SERVICE, isRetryableDelivery, type DeliveryService } from '../../../sdk/index.ts'
-import { CHANNELS, startFakeSlack } from './fake-slack.ts'
+import { AgentError, DELIVERY_SERVICE, GATEWAY_SERVICE, isRetryableDelivery, type DeliveryService, type GatewayService } from '../../../sdk/index.ts'
+import { CHANNELS, startFakeSlack, USERS } from './fake-slack.ts'
 import { BOT_TOKEN, harness } from './harness.ts'
 
 test('deliveries go to the home channel, or a thread; `/agent sethome` in a Slack chat sets it', async (t) => {
@@ -29,6 +29,15 @@ test('deliveries go to the home channel, or a thread; `/agent sethome` in a Slac
   assert.match(readFileSync(join(h.k.home, '.env'), 'utf8'), new RegExp(`^SLACK_HOME_CHANNEL=${CHANNELS.general}$`, 'm'))
   await delivery.send({ kind: 'chat', platform: 'slack' }, 'to the new home')
   assert.equal(h.fake.texts(CHANNELS.general).at(-1), 'to the new home')
+})
+
+test('a background-process notice goes to the conversation it belongs to, thread included', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  const gateway = h.k.kernel.services.require<GatewayService>(GATEWAY_SERVICE)
+  const source = { platform: 'slack', userId: USERS.bob, chatId: CHANNELS.general, chatType: 'group' as const, threadId: '1700000000.000200' }
+  assert.equal(await gateway.notifyBackground(source, { kind: 'exit', processId: 'proc_1', exitCode: 0, text: 'build finished: `ok`' }), true)
+  assert.deepEqual(await h.posted(CHANNELS.general, 1, '1700000000.000200'), ['build finished: `ok`'])
 })
 
 test('a delivery without a running adapter (a CLI process) uses the Web API with the bot token, in parts', async (t) => {
