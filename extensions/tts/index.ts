@@ -1,0 +1,26 @@
+// Text-to-speech: the `tts` service (edge, free and the default; elevenlabs; openai-compatible), each
+// chat's `/voice` mode (the `voice-modes` service the gateway reads through `speakReply` in the SDK),
+// the `text_to_speech` tool, and the CLI's `/voice` microphone prompt.
+
+import { defineExtension, TTS_SERVICE, VOICE_MODES_SERVICE } from 'agent/sdk'
+import { createTtsService } from './service.ts'
+import { TTS_CONFIG_SCHEMA, type TtsConfig } from './settings.ts'
+import { textToSpeechTool } from './tool.ts'
+import { voiceCommand } from './voice-command.ts'
+import { createVoiceModes } from './voice-modes.ts'
+
+export default defineExtension<TtsConfig>({
+  name: 'tts',
+  version: '1.0.0',
+  description: 'Text-to-speech (Edge, ElevenLabs, OpenAI-compatible), /voice and the text_to_speech tool',
+  configKey: 'tts',
+  config: TTS_CONFIG_SCHEMA,
+  setup(api) {
+    const config = api.config as TtsConfig
+    const modes = createVoiceModes(api.services)
+    api.services.provide(TTS_SERVICE, createTtsService(config, api.settings, api.log))
+    api.services.provide(VOICE_MODES_SERVICE, modes)
+    api.commands.register(voiceCommand(modes, api.services))
+    api.tools.register(textToSpeechTool(config, api.settings, api.services, api.adapters))
+  },
+})
