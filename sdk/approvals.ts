@@ -9,6 +9,20 @@ export const APPROVALS_SERVICE = 'approvals'
 
 export type ApprovalMode = 'manual' | 'smart' | 'off'
 
+export const APPROVAL_MODES: readonly ApprovalMode[] = Object.freeze(['manual', 'smart', 'off'])
+
+/**
+ * `RunRequest.extra` key: the approval mode of this run instead of `approvals.mode` (an editor's
+ * session mode). Never-allowed commands stay blocked in every mode.
+ */
+export const APPROVAL_MODE_KEY = 'approvalMode'
+
+/** The mode a run asked for, when it names one. */
+export function approvalModeOf(extra: Record<string, unknown> | undefined): ApprovalMode | undefined {
+  const mode = extra?.[APPROVAL_MODE_KEY]
+  return APPROVAL_MODES.includes(mode as ApprovalMode) ? (mode as ApprovalMode) : undefined
+}
+
 /** once: this command only; session: its pattern keys for the rest of the session; always: persisted to config. */
 export type ApprovalChoice = 'once' | 'session' | 'always' | 'deny'
 

@@ -2,7 +2,7 @@
 // id, so an editor can load it again after a restart; the stored session is created with the first
 // prompt (an editor opens many threads it never uses). Only one turn runs per session at a time.
 
-import { randomHex } from 'agent/sdk'
+import { randomHex, type ApprovalMode } from 'agent/sdk'
 
 export interface RunningTurn {
   controller: AbortController
@@ -21,6 +21,23 @@ export interface LiveSession {
   /** Chosen with session/set_config_option (model); unset: the configured model. */
   provider?: string
   model?: string
+  /** Chosen with session/set_mode; unset: approvals.mode. */
+  mode?: ApprovalMode
+  /** `/tools enable|disable` in this session, by tool or toolset name. */
+  tools: Map<string, boolean>
+  /** Totals of the turns run on this connection. */
+  usage: SessionUsageTotals
+}
+
+export interface SessionUsageTotals {
+  inputTokens: number
+  outputTokens: number
+  reasoningTokens: number
+  costUsd: number
+  apiCalls: number
+  /** Prompt tokens of the last model call: how full the context is. */
+  contextTokens: number
+  startedAt: number
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -33,14 +50,15 @@ export function newSessionId(now = new Date()): string {
 export class LiveSessions {
   private readonly sessions = new Map<string, LiveSession>()
 
-  open(session: Omit<LiveSession, 'turns'>): LiveSession {
+  open(session: Pick<LiveSession, 'id' | 'cwd' | 'stored'>): LiveSession {
     const existing = this.sessions.get(session.id)
     if (existing) {
       existing.cwd = session.cwd
       existing.stored ||= session.stored
       return existing
     }
-    const live: LiveSession = { ...session, turns: 0 }
+    const usage = { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, costUsd: 0, apiCalls: 0, contextTokens: 0, startedAt: Date.now() }
+    const live: LiveSession = { ...session, turns: 0, tools: new Map(), usage }
     this.sessions.set(live.id, live)
     return live
   }

@@ -114,6 +114,39 @@ export class ModelOptions {
     return work
   }
 
+  /** Context windows (tokens) by `<provider>:<model>`, as the clients report them. */
+  private readonly windows = new Map<string, number | undefined>()
+
+  /** The session model's context window: the client's, else `model.context_length`, else 128,000 (as the runtime assumes). */
+  async contextWindow(session: LiveSession): Promise<number> {
+    const current = this.current(session)
+    const fallback = this.settings?.get<number>('model.context_length') ?? 128_000
+    if (!current) return fallback
+    const key = `${providerArg(current)}:${current.model}`
+    if (!this.windows.has(key)) {
+      try {
+        const client = await this.services.get<ModelsService>(MODELS_SERVICE)!.resolve({ provider: providerArg(current), model: current.model, fallback: false })
+        this.windows.set(key, client.contextLength)
+      } catch {
+        this.windows.set(key, undefined)
+      }
+    }
+    return this.windows.get(key) ?? fallback
+  }
+
+  /** session/load and resume: the model stored with the session, when it can still be selected. */
+  restore(session: LiveSession, stored: { provider?: string; model?: string }): void {
+    if (!stored.provider || !stored.model) return
+    try {
+      this.services.get<ModelsService>(MODELS_SERVICE)?.select({ provider: stored.provider, model: stored.model })
+    } catch (error) {
+      this.log.info(`the stored model ${stored.provider}:${stored.model} of session ${session.id} is not available: ${errorMessage(error)}`)
+      return
+    }
+    session.provider = stored.provider
+    session.model = stored.model
+  }
+
   /** session/set_config_option: validates like `/model` and switches this session's model. */
   async set(session: LiveSession, configId: string, value: unknown): Promise<SessionConfigOption[]> {
     if (configId !== MODEL_OPTION_ID) throw badParams(`unknown config option "${configId}" (this agent has: ${MODEL_OPTION_ID})`)

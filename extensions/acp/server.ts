@@ -15,12 +15,16 @@ import {
   type RuntimeService,
   type SessionStore,
 } from 'agent/sdk'
-import type { AgentRequestContext, InitializeResponse, SessionInfo } from '@agentclientprotocol/sdk'
+import type { AgentContext, AgentRequestContext, ClientCapabilities, InitializeResponse, SessionInfo } from '@agentclientprotocol/sdk'
+import { AcpConversation } from './conversation.ts'
+import { editorIo } from './editor-io.ts'
 import { AcpFailure, badParams, toRequestError, unknownSession, wrongTime } from './errors.ts'
 import { LiveSessions, newSessionId, type LiveSession } from './live-sessions.ts'
 import { ModelOptions } from './model-option.ts'
+import { modeState, setMode } from './modes.ts'
 import { promptInput } from './prompt-input.ts'
 import { replayUpdates } from './replay.ts'
+import { availableCommands, runSlash, slashOf } from './slash.ts'
 import { protocolStdio } from './stdio.ts'
 import { runTurn, UpdateQueue } from './turn.ts'
 
@@ -58,7 +62,7 @@ export function initializeResponse(requested: number, latest: number, version: s
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: false, sse: false },
-      sessionCapabilities: { list: {}, resume: {}, close: {} },
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
     },
     // Credentials come from the agent's own config.yaml and .env.
     authMethods: [],
@@ -95,6 +99,8 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       return sessions
     }
     const live = new LiveSessions()
+    /** What the editor offers (fs, terminal), from its initialize. */
+    let clientCapabilities: ClientCapabilities | undefined
     const models = new ModelOptions(ctx.services, { provider: options.provider, model: options.model }, log, ctx.settings)
     const secrets = () => ctx.settings.secretValues()
 
@@ -118,6 +124,20 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       return session
     }
 
+    /** What session/new, load and resume answer besides the id: the model option and the modes. */
+    const sessionState = async (session: LiveSession, client: AgentContext) => {
+      // After the answer, so the editor knows the session the update is about.
+      setTimeout(() => void client.notify('session/update', { sessionId: session.id, update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands(ctx.commands.list()) } }).catch(() => undefined), 0)
+      return { configOptions: await models.options(session, client), modes: modeState(session, ctx.settings) }
+    }
+
+    /** After a turn: how full the context is and what the session cost so far. */
+    const usageUpdate = async (session: LiveSession, updates: UpdateQueue) => {
+      const size = await models.contextWindow(session)
+      const cost = session.usage.costUsd > 0 ? { cost: { amount: session.usage.costUsd, currency: 'USD' } } : {}
+      updates.send({ sessionUpdate: 'usage_update', used: session.usage.contextTokens, size, ...cost })
+    }
+
     const openStored = async (sessionId: string, cwd: string) => {
       const running = live.get(sessionId)
       if (running?.turn) throw wrongTime(`session "${sessionId}" is answering a prompt; cancel it first`)
@@ -129,14 +149,19 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       // A compressed conversation goes on in its newest continuation.
       const tip = found.endReason === 'compression' ? ((await store().tip(found.id)) ?? found) : found
       const messages = await store().messages(tip.id)
-      return { session: live.open({ id: sessionId, cwd, stored: true }), messages }
+      const session = live.open({ id: sessionId, cwd, stored: true })
+      if (!running) models.restore(session, found)
+      return { session, messages }
     }
 
     const app = acp
       .agent({ name: 'agent' })
       .onRequest(
         'initialize',
-        guarded('initialize', ({ params }) => initializeResponse(params.protocolVersion, acp.PROTOCOL_VERSION, options.version)),
+        guarded('initialize', ({ params }) => {
+          clientCapabilities = params.clientCapabilities
+          return initializeResponse(params.protocolVersion, acp.PROTOCOL_VERSION, options.version)
+        }),
       )
       .onRequest(
         'session/new',
@@ -144,7 +169,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
           const cwd = checkCwd(params.cwd)
           if (params.mcpServers?.length) log.info(`session/new: ${params.mcpServers.length} MCP server(s) from the editor are ignored; configure them with agent mcp add`)
           const session = live.open({ id: newSessionId(), cwd, stored: false })
-          return { sessionId: session.id, configOptions: await models.options(session, client) }
+          return { sessionId: session.id, ...(await sessionState(session, client)) }
         }),
       )
       .onRequest(
@@ -155,7 +180,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
           const updates = new UpdateQueue(client, session.id, log)
           for (const update of replayUpdates(messages, cwd)) updates.send(update)
           await updates.flush()
-          return { configOptions: await models.options(session, client) }
+          return sessionState(session, client)
         }),
       )
       .onRequest(
@@ -163,7 +188,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
         guarded('session/resume', async ({ params, client }) => {
           const cwd = checkCwd(params.cwd)
           const { session } = await openStored(params.sessionId, cwd)
-          return { configOptions: await models.options(session, client) }
+          return sessionState(session, client)
         }),
       )
       .onRequest(
@@ -195,10 +220,31 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
         }),
       )
       .onRequest(
+        'session/delete',
+        guarded('session/delete', async ({ params }) => {
+          const session = live.get(params.sessionId)
+          if (session?.turn) throw wrongTime(`session "${params.sessionId}" is answering a prompt; cancel it first`)
+          live.close(params.sessionId)
+          // Deleting what is not there is done (the SDK's clients treat -32002 as success too).
+          await store().delete(params.sessionId)
+          return {}
+        }),
+      )
+      .onRequest(
+        'session/set_mode',
+        guarded('session/set_mode', ({ params }) => {
+          setMode(sessionOf(params.sessionId), params.modeId)
+          return {}
+        }),
+      )
+      .onRequest(
         'session/set_config_option',
         guarded('session/set_config_option', async ({ params }) => {
           const session = sessionOf(params.sessionId)
-          return { configOptions: await models.set(session, params.configId, params.value) }
+          const configOptions = await models.set(session, params.configId, params.value)
+          // Kept with the session, so session/load brings it back (a new session stores it with its first prompt).
+          if (session.stored) await store().update(session.id, { provider: session.provider, model: session.model })
+          return { configOptions }
         }),
       )
       .onRequest(
@@ -209,6 +255,18 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
           const agentRuntime = runtime()
           if (!agentRuntime) throw new AgentError('E_STATE', 'the agent runtime is not available (the runtime extension is not loaded)')
           const input = promptInput(params.prompt)
+          const slash = typeof input === 'string' ? slashOf(ctx.commands.list(), input) : undefined
+          if (slash) {
+            const updates = new UpdateQueue(client, session.id, log)
+            const chat = new AcpConversation(ctx, live, session, () => models.selection(session))
+            try {
+              await runSlash(slash, { chat, reply: (text) => updates.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: text.endsWith('\n') ? text : `${text}\n` } }) })
+            } catch (error) {
+              updates.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `/${slash.invokedAs}: ${toRequestError(acp.RequestError, error, secrets()).message}\n` } })
+            }
+            await updates.flush()
+            return { stopReason: 'end_turn' as const }
+          }
           const controller = new AbortController()
           // The request itself may be cancelled ($/cancel_request) or the connection may close.
           const link = linkAbort(signal)
@@ -218,9 +276,11 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
           const turn = session.turn
           try {
             if (!session.stored) {
-              await store().create({ id: session.id, source: 'acp', cwd: session.cwd })
+              await store().create({ id: session.id, source: 'acp', cwd: session.cwd, ...(session.model ? { provider: session.provider, model: session.model } : {}) })
               session.stored = true
             }
+            const updates = new UpdateQueue(client, session.id, log)
+            const switches = [...session.tools]
             const { stopReason } = await runTurn({
               runtime: agentRuntime,
               client,
@@ -232,8 +292,23 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
               ...models.selection(session),
               signal: controller.signal,
               cancelled: () => turn.cancelled,
-              updates: new UpdateQueue(client, session.id, log),
+              updates,
+              ...(session.mode ? { approvalMode: session.mode } : {}),
+              editorIo: editorIo(client, session.id, clientCapabilities),
+              enableTools: switches.filter(([, on]) => on).map(([name]) => name),
+              disableTools: switches.filter(([, on]) => !on).map(([name]) => name),
+              onUsage: (usage) => {
+                const totals = session.usage
+                totals.inputTokens += usage.inputTokens
+                totals.outputTokens += usage.outputTokens
+                totals.reasoningTokens += usage.reasoningTokens ?? 0
+                totals.costUsd += usage.costUsd ?? 0
+                totals.apiCalls++
+                totals.contextTokens = usage.inputTokens + usage.outputTokens
+              },
             })
+            await usageUpdate(session, updates)
+            await updates.flush()
             return { stopReason }
           } finally {
             link.dispose()
@@ -256,6 +331,12 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
     await live.cancelAll('the editor closed the connection', CLOSE_WAIT_MS)
     connection.close()
     await connection.closed.catch((error: unknown) => log.debug(`connection closed: ${errorMessage(error)}`))
+    // An editor that hangs up while the agent is still starting (stdin closed in its first moments):
+    // the start finishes first (bounded), else what it starts after the CLI's shutdown (the extension
+    // watcher) keeps the process alive.
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([ready.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))])
+    clearTimeout(timer)
   } finally {
     stdio.release()
   }

@@ -1,7 +1,9 @@
 // The protocol's stdio: web streams over the process's stdin and the protocol's stdout for the SDK.
 // An editor parses every stdout line as JSON-RPC: the command is declared `stdio: 'protocol'`, so the
 // CLI hands it the real stdout (`ctx.protocolOut`) and sends every other write, from extension load
-// on, to the log on stderr.
+// on, to the log on stderr. Requests sent before the initialize answer wait for it (init-gate.ts).
+
+import { InitGate } from './init-gate.ts'
 
 export interface ProtocolStdio {
   /** Bytes the SDK writes: each one goes to the real stdout. */
@@ -15,11 +17,12 @@ export interface ProtocolStdio {
 }
 
 export function protocolStdio(stdin: NodeJS.ReadStream = process.stdin, stdout: NodeJS.WritableStream = process.stdout): ProtocolStdio {
+  let gate: InitGate | undefined
   const output = new WritableStream<Uint8Array>({
     write: (chunk) =>
       new Promise<void>((resolve, reject) => {
         stdout.write(chunk, (error?: Error | null) => (error ? reject(error) : resolve()))
-      }),
+      }).then(() => gate?.written(chunk)),
   })
 
   let endStdin: () => void = () => undefined
@@ -28,6 +31,9 @@ export function protocolStdio(stdin: NodeJS.ReadStream = process.stdin, stdout: 
   const listeners: Array<[string, (...args: any[]) => void]> = []
   const input = new ReadableStream<Uint8Array>({
     start(controller) {
+      gate = new InitGate((bytes) => {
+        if (!closed) controller.enqueue(bytes)
+      })
       const finish = (error?: Error) => {
         if (closed) return
         closed = true
@@ -40,7 +46,7 @@ export function protocolStdio(stdin: NodeJS.ReadStream = process.stdin, stdout: 
         stdin.on(event, fn)
       }
       on('data', (chunk: Buffer | string) => {
-        if (!closed) controller.enqueue(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+        if (!closed) gate!.input(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
       })
       on('end', () => finish())
       on('close', () => finish())

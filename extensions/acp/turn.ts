@@ -5,7 +5,7 @@
 
 import { readFileSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
-import { errorMessage, type Logger, type RunEvent, type RunResult, type RuntimeService } from 'agent/sdk'
+import { APPROVAL_MODE_KEY, EDITOR_IO_KEY, errorMessage, type ApprovalMode, type EditorIo, type Logger, type RunEvent, type RunResult, type RuntimeService, type Usage } from 'agent/sdk'
 import type { AgentContext, SessionUpdate, StopReason, ToolCallContent } from '@agentclientprotocol/sdk'
 import { permissionPrompt } from './permission.ts'
 import { editDiff, textContent, toolKind, toolLocations, toolTitle } from './tool-calls.ts'
@@ -53,6 +53,15 @@ export interface TurnOptions {
   /** true once session/cancel (or closing) asked this turn to stop. */
   cancelled(): boolean
   updates: UpdateQueue
+  /** The session's approval mode (session/set_mode), when chosen. */
+  approvalMode?: ApprovalMode
+  /** The session's `/tools enable|disable` choices. */
+  enableTools?: string[]
+  disableTools?: string[]
+  /** The editor's file system and terminal, when it offers them. */
+  editorIo?: EditorIo
+  /** Each model call's usage. */
+  onUsage?(usage: Usage): void
 }
 
 interface CallState {
@@ -105,6 +114,12 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
       if (diff) content.push(diff)
     }
     const text = state.result?.result ?? (options.signal.aborted ? 'Interrupted before it finished.' : 'Not run: a guard blocked it.')
+    // A call that ends after session/cancel was stopped by it, whatever the tool made of that (a
+    // killed command still "returns"). ACP has no cancelled status: failed, marked cancelled.
+    if (options.cancelled()) {
+      const shown = [textContent(`Cancelled: the turn was cancelled while this call ran.\n${text}`)]
+      return callUpdate(state, { status: 'failed', content: shown, rawOutput: { ok: false, cancelled: true, result: text }, _meta: { cancelled: true } })
+    }
     content.push(textContent(text))
     callUpdate(state, { status: ok ? 'completed' : 'failed', content, rawOutput: { ok, result: state.result?.result ?? text } })
   }
@@ -119,6 +134,8 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
         return updates.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } })
       case 'reasoning':
         return updates.send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.text } })
+      case 'usage':
+        return options.onUsage?.(event.usage)
       case 'tool.start': {
         const state: CallState = {
           toolCallId: `t${options.turnNumber}-${event.callId}`,
@@ -190,7 +207,9 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
       ...(options.model ? { model: options.model } : {}),
       signal: options.signal,
       onEvent,
-      extra: { [TURN_KEY]: hooks, approvalPrompt },
+      ...(options.enableTools?.length ? { enableTools: options.enableTools } : {}),
+      ...(options.disableTools?.length ? { disableTools: options.disableTools } : {}),
+      extra: { [TURN_KEY]: hooks, approvalPrompt, ...(options.approvalMode ? { [APPROVAL_MODE_KEY]: options.approvalMode } : {}), ...(options.editorIo ? { [EDITOR_IO_KEY]: options.editorIo } : {}) },
     })
   } catch (error) {
     for (const state of calls.values()) finishCall(state, false)

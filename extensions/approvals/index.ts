@@ -3,7 +3,7 @@
 // ask a person; smart: the auxiliary model first, escalating to a person when unclear; off: run).
 // Also `/approve [session|always]` and `/deny` for gateway chats, and the `approvals` service.
 
-import { APPROVALS_SERVICE, defineExtension, errorMessage, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
+import { APPROVALS_SERVICE, approvalModeOf, defineExtension, errorMessage, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
 import { assessCommand, commandJudge } from './detect.ts'
@@ -88,12 +88,13 @@ export default defineExtension<ApprovalsConfig>({
 
     /** The flow for findings that need approval: mode, allowlist and session grants, judge, person. */
     async function decide(event: ToolCallEvent, command: string, findings: CommandFinding[], judge: boolean): Promise<ToolCallVerdict | undefined> {
-      if (config.mode === 'off' || findings.length === 0) return undefined
+      const mode = approvalModeOf(event.session.extra) ?? config.mode
+      if (mode === 'off' || findings.length === 0) return undefined
       const granted = new Set([...allowlist(), ...(sessionAllowed.get(event.session.id) ?? [])])
       const open = findings.filter((f) => !granted.has(f.key))
       if (open.length === 0) return undefined
 
-      if (config.mode === 'smart' && judge) {
+      if (mode === 'smart' && judge) {
         const judged = await askJudge(api.services, command, open.map((f) => f.description), config.judge_timeout * 1000)
         api.log.info(`smart approval: ${judged.verdict} (${judged.note})`)
         if (judged.verdict === 'approve') return undefined

@@ -2,7 +2,7 @@
 // lines shortened; binary files and folders are refused with a clear reason.
 
 import { readFile, stat } from 'node:fs/promises'
-import { defineTool, type ToolDefinition } from 'agent/sdk'
+import { defineTool, editorIoOf, errorMessage, type ToolDefinition } from 'agent/sdk'
 import { assertReadable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 
 const MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -21,6 +21,25 @@ export function describeFsError(error: unknown, shown: string): Error {
   if (code === 'EISDIR') return new Error(`${shown} is a directory`)
   if (code === 'ENOTDIR') return new Error(`a part of ${shown} is not a directory`)
   return error instanceof Error ? error : new Error(String(error))
+}
+
+async function readFromDisk(path: string, shown: string): Promise<string> {
+  let info
+  try {
+    info = await stat(path)
+  } catch (error) {
+    throw describeFsError(error, shown)
+  }
+  if (info.isDirectory()) throw new Error(`${shown} is a directory; use search_files with target "files" to list it`)
+  if (info.size > MAX_FILE_BYTES) throw new Error(`${shown} is ${info.size} bytes, more than read_file handles; use search_files or the terminal`)
+  let buffer: Buffer
+  try {
+    buffer = await readFile(path)
+  } catch (error) {
+    throw describeFsError(error, shown)
+  }
+  if (isBinary(buffer)) throw new Error(`${shown} is a binary file (${buffer.length} bytes)`)
+  return buffer.toString('utf8')
 }
 
 export function readFileTool(deps: FileToolDeps): ToolDefinition {
@@ -49,22 +68,9 @@ export function readFileTool(deps: FileToolDeps): ToolDefinition {
       const limit = input.limit === undefined ? DEFAULT_LIMIT : Number(input.limit)
       if (!Number.isInteger(offset) || offset < 1) throw new Error('"offset" must be a line number of 1 or more')
       if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new Error('"limit" must be between 1 and 10000')
-      let info
-      try {
-        info = await stat(path)
-      } catch (error) {
-        throw describeFsError(error, shown)
-      }
-      if (info.isDirectory()) throw new Error(`${shown} is a directory; use search_files with target "files" to list it`)
-      if (info.size > MAX_FILE_BYTES) throw new Error(`${shown} is ${info.size} bytes, more than read_file handles; use search_files or the terminal`)
-      let buffer: Buffer
-      try {
-        buffer = await readFile(path)
-      } catch (error) {
-        throw describeFsError(error, shown)
-      }
-      if (isBinary(buffer)) throw new Error(`${shown} is a binary file (${buffer.length} bytes)`)
-      const text = buffer.toString('utf8')
+      // An editor (ACP) that offers its buffers: the file as the user sees it, unsaved changes included.
+      const fromEditor = editorIoOf(session)?.readTextFile
+      const text = fromEditor ? await fromEditor(path).catch((error: unknown) => Promise.reject(new Error(`${shown}: the editor could not read it: ${errorMessage(error)}`))) : await readFromDisk(path, shown)
       if (text.length === 0) return `(${shown} is empty)`
       const lines = text.split(/\r?\n/)
       if (lines.at(-1) === '') lines.pop()

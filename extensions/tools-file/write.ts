@@ -4,13 +4,30 @@
 
 import { mkdir, readFile, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { defineTool, type ToolDefinition } from 'agent/sdk'
+import { defineTool, editorIoOf, type ToolSession, type ToolDefinition } from 'agent/sdk'
 import { assertWritable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 import { describeFsError, isBinary } from './read.ts'
 
-async function atomicWrite(path: string, content: string): Promise<void> {
+async function atomicWrite(path: string, content: string, session: ToolSession): Promise<void> {
+  // An editor (ACP) that offers writes: through it, so it shows and tracks the change.
+  const toEditor = editorIoOf(session)?.writeTextFile
+  if (toEditor) return toEditor(path, content)
   const { default: writeFileAtomic } = await import('write-file-atomic')
   await writeFileAtomic(path, content, { encoding: 'utf8' })
+}
+
+/** The file's text: the editor's buffer when it offers one, else the disk's. */
+async function currentText(path: string, shown: string, session: ToolSession): Promise<string> {
+  const fromEditor = editorIoOf(session)?.readTextFile
+  if (fromEditor) return fromEditor(path)
+  let buffer: Buffer
+  try {
+    buffer = await readFile(path)
+  } catch (error) {
+    throw describeFsError(error, shown)
+  }
+  if (isBinary(buffer)) throw new Error(`${shown} is a binary file`)
+  return buffer.toString('utf8')
 }
 
 export function writeFileTool(deps: FileToolDeps): ToolDefinition {
@@ -44,7 +61,7 @@ export function writeFileTool(deps: FileToolDeps): ToolDefinition {
       }
       try {
         await mkdir(dirname(path), { recursive: true })
-        await atomicWrite(path, input.content)
+        await atomicWrite(path, input.content, session)
       } catch (error) {
         throw describeFsError(error, shown)
       }
@@ -87,14 +104,7 @@ export function patchTool(deps: FileToolDeps): ToolDefinition {
       if (input.old_string === input.new_string) throw new Error('"old_string" and "new_string" are the same; nothing to change')
       assertWritable(target, classifier(deps), deps, callId, session)
       const path = target.real
-      let buffer: Buffer
-      try {
-        buffer = await readFile(path)
-      } catch (error) {
-        throw describeFsError(error, shown)
-      }
-      if (isBinary(buffer)) throw new Error(`${shown} is a binary file`)
-      const text = buffer.toString('utf8')
+      const text = await currentText(path, shown, session)
       let oldText = input.old_string
       let newText = input.new_string
       // A file with CRLF line ends still matches text the model wrote with LF.
@@ -108,7 +118,7 @@ export function patchTool(deps: FileToolDeps): ToolDefinition {
       const firstLine = text.slice(0, text.indexOf(oldText)).split('\n').length
       const updated = input.replace_all ? text.split(oldText).join(newText) : text.replace(oldText, () => newText)
       try {
-        await atomicWrite(path, updated)
+        await atomicWrite(path, updated, session)
       } catch (error) {
         throw describeFsError(error, shown)
       }

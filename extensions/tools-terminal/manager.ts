@@ -3,7 +3,7 @@
 // processes. One instance per extension instance (no module-global state).
 
 import { isAbsolute, resolve } from 'node:path'
-import { shortHash, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
+import { editorIoOf, shortHash, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
 import { BackgroundRegistry } from './background.ts'
 import { localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
 import { execArgv, interactiveShellArgv, planContainer, SessionContainer } from './container.ts'
@@ -82,8 +82,12 @@ export class TerminalManager {
     // The persistent shell's end-of-command marker is not output.
     const progress = outputProgress(session.progress?.bind(session), 250, (line) => line.startsWith('__AGENT_DONE_'))
     const onOutput = (chunk: string) => progress.push(chunk)
+    const inEditor = backend === 'local' ? editorIoOf(session)?.runCommand : undefined
     try {
-      if (persistentFor(this.config, backend, this.settings)) {
+      if (inEditor) {
+        // An editor (ACP) that offers its terminal: the command runs there, where the user sees it.
+        outcome = await inEditor({ command: this.config.shell, args: ['-c', input.command], cwd: this.cwdOf(session, input.workdir), timeoutMs, outputByteLimit: limit, signal })
+      } else if (persistentFor(this.config, backend, this.settings)) {
         const shell = await this.shell(session, backend, timeoutMs)
         // A workdir for one command must not move the persistent shell: run it in a subshell.
         const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command

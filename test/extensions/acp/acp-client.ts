@@ -22,12 +22,18 @@ export interface AcpProcess {
   permissions: acp.RequestPermissionRequest[]
   /** How permission requests are answered (default: reject). */
   answerPermission: (request: acp.RequestPermissionRequest, signal: AbortSignal) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>
+  /** The editor's fs/* and terminal/* answers (unset: the request fails), and the requests received. */
+  editor: Partial<Record<EditorMethod, (params: any) => unknown>>
+  editorRequests: Array<{ method: EditorMethod; params: any }>
   /** Resolves when an update matching `predicate` has arrived (rejects after `timeoutMs`). */
   waitForUpdate(predicate: (n: acp.SessionNotification) => boolean, timeoutMs?: number): Promise<acp.SessionNotification>
   /** Resolves with the exit code (rejects after `timeoutMs`). */
   exited(timeoutMs?: number): Promise<number | null>
   kill(): Promise<void>
 }
+
+const EDITOR_METHODS = ['fs/read_text_file', 'fs/write_text_file', 'terminal/create', 'terminal/output', 'terminal/wait_for_exit', 'terminal/kill', 'terminal/release'] as const
+export type EditorMethod = (typeof EDITOR_METHODS)[number]
 
 export interface StartOptions {
   home: string
@@ -86,6 +92,15 @@ export function startAcp(options: StartOptions): AcpProcess {
       permissions.push(params)
       return proc.answerPermission(params, signal)
     })
+  const editorRequests: AcpProcess['editorRequests'] = []
+  for (const method of EDITOR_METHODS) {
+    ;(app as any).onRequest(method, async ({ params }: { params: any }) => {
+      editorRequests.push({ method, params })
+      const handler = proc.editor[method]
+      if (!handler) throw new acp.RequestError(-32601, `${method} is not offered`)
+      return handler(params)
+    })
+  }
   const connection = app.connect(acp.ndJsonStream(output, input))
 
   Object.assign(proc, {
@@ -97,6 +112,8 @@ export function startAcp(options: StartOptions): AcpProcess {
     updates,
     updatesOf: (sessionId: string) => updates.filter((u) => u.sessionId === sessionId).map((u) => u.update),
     permissions,
+    editor: {},
+    editorRequests,
     answerPermission: () => ({ outcome: { outcome: 'selected', optionId: 'deny' } }),
     waitForUpdate(predicate: (n: acp.SessionNotification) => boolean, timeoutMs = 20_000) {
       return new Promise<acp.SessionNotification>((resolve, reject) => {
@@ -141,6 +158,6 @@ export function chunkText(updates: readonly acp.SessionUpdate[], kind: 'agent_me
     .join('')
 }
 
-export async function initialized(proc: AcpProcess): Promise<acp.InitializeResponse> {
-  return proc.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'test-editor', version: '1.0.0' } })
+export async function initialized(proc: AcpProcess, clientCapabilities: acp.ClientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false }): Promise<acp.InitializeResponse> {
+  return proc.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities, clientInfo: { name: 'test-editor', version: '1.0.0' } })
 }
