@@ -32,8 +32,10 @@ export const MIGRATIONS: Migration[] = [
   },
 ]
 
-/** Settled inbox rows (answered, refused, summarised) are kept this long for de-duplication. */
-const INBOX_KEEP_MS = 7 * 24 * 60 * 60_000
+/** Settled inbox rows (answered, refused, summarised) are kept this long for de-duplication; failed outbox rows too. */
+const KEEP_MS = 7 * 24 * 60 * 60_000
+/** Expired rows are deleted at most this often (on a claim), not on every message. */
+const PRUNE_EVERY_MS = 60 * 60_000
 
 export type InboxState = 'received' | 'pending' | 'done'
 
@@ -60,6 +62,7 @@ export interface OutboxRow {
 export class ContinuityStore {
   #memory: SqliteDatabase | undefined
   #migrated = new WeakSet<SqliteDatabase>()
+  #prunedAt = 0
 
   constructor(
     private readonly database: () => DatabaseService | undefined,
@@ -73,7 +76,6 @@ export class ContinuityStore {
       if (!this.#migrated.has(db)) {
         service.migrate('gateway', MIGRATIONS)
         this.#migrated.add(db)
-        db.prepare("DELETE FROM gateway_inbox WHERE state = 'done' AND updated_at < ?").run(this.now() - INBOX_KEEP_MS)
       }
       return db
     }
@@ -99,8 +101,17 @@ export class ContinuityStore {
 
   // --- inbox
 
+  private prune(db: SqliteDatabase): void {
+    const now = this.now()
+    if (now - this.#prunedAt < PRUNE_EVERY_MS) return
+    this.#prunedAt = now
+    db.prepare("DELETE FROM gateway_inbox WHERE state = 'done' AND updated_at < ?").run(now - KEEP_MS)
+    db.prepare("DELETE FROM gateway_outbox WHERE state = 'failed' AND created_at < ?").run(now - KEEP_MS)
+  }
+
   /** Records a platform message id; undefined when it was seen before (a duplicate). */
   claim(platform: string, messageId: string | undefined, receivedAt?: number): number | undefined {
+    this.prune(this.db())
     const result = this.db()
       .prepare("INSERT OR IGNORE INTO gateway_inbox (platform, message_id, state, received_at, updated_at) VALUES (?, ?, 'received', ?, ?)")
       .run(platform, messageId ?? null, receivedAt ?? null, this.now())
@@ -154,7 +165,7 @@ export class ContinuityStore {
 
   /** Counts per platform and state ('queued', 'failed'). */
   counts(): Array<{ platform: string; state: string; count: number }> {
-    return this.db().prepare("SELECT platform, state, COUNT(*) AS count FROM gateway_outbox WHERE state != 'sent' GROUP BY platform, state").all() as Array<{ platform: string; state: string; count: number }>
+    return this.db().prepare('SELECT platform, state, COUNT(*) AS count FROM gateway_outbox GROUP BY platform, state').all() as Array<{ platform: string; state: string; count: number }>
   }
 
   partSent(id: number, partsSent: number): void {
@@ -165,7 +176,9 @@ export class ContinuityStore {
     this.db().prepare('UPDATE gateway_outbox SET attempts = ?, next_at = ?, last_error = ? WHERE id = ?').run(attempts, nextAt, error, id)
   }
 
+  /** A sent row is deleted (the text is the session's, not the outbox's); a failed one is kept a week. */
   finish(id: number, state: 'sent' | 'failed', error?: string): void {
-    this.db().prepare('UPDATE gateway_outbox SET state = ?, last_error = ? WHERE id = ?').run(state, error ?? null, id)
+    if (state === 'sent') return void this.db().prepare('DELETE FROM gateway_outbox WHERE id = ?').run(id)
+    this.db().prepare("UPDATE gateway_outbox SET state = 'failed', last_error = ? WHERE id = ?").run(error ?? null, id)
   }
 }

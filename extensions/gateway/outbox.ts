@@ -5,7 +5,7 @@
 // later ones back (order is kept). Bounded by age and attempts, then logged as failed with the chat
 // and reason. A send cut off mid-way resumes at the first part not yet sent.
 
-import { adapterParts, errorMessage, isRetryableDelivery, retryAfterOf, type GatewayAdapter, type Logger } from 'agent/sdk'
+import { adapterParts, DeliveryDeferred, errorMessage, isRetryableDelivery, retryAfterOf, type GatewayAdapter, type Logger } from 'agent/sdk'
 import type { ContinuityStore, OutboxRow } from './continuity-store.ts'
 
 export interface OutboxOptions {
@@ -21,6 +21,8 @@ export interface OutboxOptions {
   maxAgeMs: number
   /** First retry delay (doubling to 5 min). */
   retryInitialMs?: number
+  /** A send that has not settled after this long is taken as failed for now (retried; default 2 min). */
+  sendTimeoutMs?: number
   /** Something was queued, sent or given up (the status file is rewritten). */
   changed?(): void
   now?: () => number
@@ -113,7 +115,7 @@ export class Outbox {
     const parts = adapterParts(adapter, row.text)
     try {
       for (let i = row.partsSent; i < parts.length; i++) {
-        await adapter.send(row.chatId, parts[i]!, { ...(row.threadId ? { threadId: row.threadId } : {}), idempotencyKey: `${row.id}-${row.createdAt}.${i}` })
+        await this.bounded(adapter.send(row.chatId, parts[i]!, { ...(row.threadId ? { threadId: row.threadId } : {}), idempotencyKey: `${row.id}-${row.createdAt}.${i}` }))
         this.options.store.partSent(row.id, i + 1)
         row.partsSent = i + 1
       }
@@ -135,6 +137,19 @@ export class Outbox {
       this.options.store.attempted(row.id, attempts, this.now() + delay, reason)
       this.options.log.warn(`reply to ${this.options.describe(row.platform, row.chatId)} queued (attempt ${attempts} of ${this.options.maxAttempts}): ${reason}; retried when the adapter is back or in ${Math.ceil(delay / 1000)} s`)
       return false
+    }
+  }
+
+  /** A send that never settles must not hold every later reply of its platform forever. */
+  private async bounded(send: Promise<void>): Promise<void> {
+    const ms = this.options.sendTimeoutMs ?? 120_000
+    // Settling after the timeout is not an unhandled rejection.
+    send.catch(() => undefined)
+    let timer: NodeJS.Timeout | undefined
+    try {
+      await Promise.race([send, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new DeliveryDeferred(`the send did not finish within ${Math.round(ms / 1000)} s`)), ms)))])
+    } finally {
+      clearTimeout(timer)
     }
   }
 
