@@ -20,6 +20,11 @@ export interface ManifestOptions {
   slash: string
 }
 
+/** Slack's rule for the bot user's name: lowercase letters, digits, `.`, `-`, `_`, at most 80. */
+export function botUserName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || 'agent'
+}
+
 export function appManifest(commands: readonly CommandDefinition[], options: ManifestOptions): Record<string, unknown> {
   const name = options.name.trim()
   if (!name || name.length > MAX_NAME) throw new ConfigError(`the Slack app name must be 1 to ${MAX_NAME} characters, not "${name}"`)
@@ -27,7 +32,7 @@ export function appManifest(commands: readonly CommandDefinition[], options: Man
     display_information: { name, description: 'A tool-using AI agent: message it directly, mention it in a channel, or use the slash command' },
     features: {
       app_home: { home_tab_enabled: false, messages_tab_enabled: true, messages_tab_read_only_enabled: false },
-      bot_user: { display_name: name, always_online: true },
+      bot_user: { display_name: botUserName(name), always_online: true },
       slash_commands: [{ command: options.slash, description: `Run an agent command (${options.slash} help lists them)`, usage_hint: usageHint(commands), should_escape: false }],
     },
     oauth_config: { scopes: { bot: BOT_SCOPES } },

@@ -114,6 +114,9 @@ test('the app manifest: Socket Mode, scopes, events, the slash command with the 
   assert.deepEqual(manifest.features.slash_commands, [{ command: '/helper', description: 'Run an agent command (/helper help lists them)', usage_hint: '[help | model | new] [arguments]', should_escape: false }])
   assert.equal(manifest.features.app_home.messages_tab_enabled, true)
   assert.throws(() => appManifest(commands, { name: 'x'.repeat(36), slash: '/helper' }), /1 to 35 characters/)
+  assert.equal(manifest.features.bot_user.display_name, 'helper')
+  assert.equal((appManifest(commands, { name: 'Ops Bot (prod) ✨', slash: '/ops' }) as any).features.bot_user.display_name, 'ops-bot-prod')
+  assert.equal((appManifest(commands, { name: '✨', slash: '/ops' }) as any).features.bot_user.display_name, 'agent')
 })
 
 test('`agent gateway slack-manifest` prints it as YAML or JSON, from the configured command and name', async (t) => {
@@ -127,6 +130,7 @@ test('`agent gateway slack-manifest` prints it as YAML or JSON, from the configu
   const json = jsonOf(await runAgent(['gateway', 'slack-manifest', '--json', '--name', 'Ops Bot', '--command', 'ops'], { home }))
   assert.equal(json.features.slash_commands[0].command, '/ops')
   assert.equal(json.display_information.name, 'Ops Bot')
+  assert.equal(json.features.bot_user.display_name, 'ops-bot')
   assert.equal(json.settings.socket_mode_enabled, true)
   const bad = await runAgent(['gateway', 'slack-manifest', '--command', '/no spaces'], { home })
   assert.equal(bad.code, 2)
