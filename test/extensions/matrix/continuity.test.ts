@@ -82,7 +82,7 @@ test('a restart continues from the persisted sync token: the gap is answered wit
   assert.deepEqual(bodies.slice(2), ['echo: gap three', 'echo: gap four'])
   const since = hs.syncs().find((s) => s.query.get('timeout') === '0' && s.query.has('since'))
   assert.ok(since, 'the gap was read with one /sync from the saved token')
-  assert.ok(gateway.lines.some((l) => /caught up since the last sync: 5 event\(s\), 2 answered, 3 summarised/.test(l)), gateway.lines.join('\n'))
+  assert.ok(gateway.lines.some((l) => /caught up since the last sync: \d+ event\(s\), 2 answered, 3 summarised/.test(l)), gateway.lines.join('\n'))
   await sleep(300)
   assert.equal(hs.sentTo(room).length, 4)
   assert.deepEqual(runtime.runs.map((r) => r.input), ['before', 'gap three', 'gap four'])
