@@ -63,3 +63,48 @@ export function parseElicitationValue(field: ElicitationField, text: string): { 
   }
   return { value: raw }
 }
+
+function question(field: ElicitationField): string {
+  const choices = field.choices ? ` [${field.choices.map((c, i) => `${i + 1}) ${c.label}`).join('  ')}]${field.type === 'array' ? ' (comma-separated)' : ''}` : ''
+  const kind = field.type === 'boolean' ? ' (y/n)' : ''
+  const fallback = field.default !== undefined ? ` (Enter: ${Array.isArray(field.default) ? field.default.join(', ') : String(field.default)})` : field.required ? '' : ' (Enter: skip)'
+  return `${field.title}${field.description ? ` — ${field.description}` : ''}${choices}${kind}${fallback}:`
+}
+
+/**
+ * A form asked one field at a time, for surfaces where each line a person sends answers the
+ * current question: an empty line or `-` takes the default (or skips an optional field), `/decline`
+ * and `/cancel` refuse; a form without fields is a yes/no confirmation.
+ */
+export class ElicitationForm {
+  private index = 0
+  private readonly content: Record<string, ElicitationValue> = {}
+
+  constructor(readonly request: ElicitationRequest) {}
+
+  /** The opening lines: who asks, what, how to refuse, and the first question. */
+  intro(): string[] {
+    return [`? ${this.request.from} asks: ${this.request.message}`, '(answer each question; - takes the default or skips; /decline or /cancel to refuse)', this.question()]
+  }
+
+  question(): string {
+    const field = this.request.fields[this.index]
+    return field ? question(field) : 'y to accept, anything else declines:'
+  }
+
+  /** Takes one line: the next question (`ask`), the same again with the reason (`again`), or the answer (`done`). */
+  answer(line: string): { ask: string } | { again: string } | { done: ElicitationAnswer } {
+    // `-` is an empty answer where a surface cannot send an empty line (a chat message).
+    const text = line.trim() === '-' ? '' : line.trim()
+    if (text === '/decline') return { done: { action: 'decline' } }
+    if (text === '/cancel') return { done: { action: 'cancel' } }
+    const fields = this.request.fields
+    if (fields.length === 0) return { done: /^(y|yes)$/i.test(text) ? { action: 'accept', content: {} } : { action: 'decline' } }
+    const field = fields[this.index]!
+    const parsed = parseElicitationValue(field, text)
+    if ('error' in parsed) return { again: `${parsed.error}. ${this.question()}` }
+    if (parsed.value !== undefined) this.content[field.name] = parsed.value
+    this.index++
+    return this.index < fields.length ? { ask: this.question() } : { done: { action: 'accept', content: { ...this.content } } }
+  }
+}

@@ -1,33 +1,19 @@
-// Questions a tool asks in the interactive chat (an MCP server's elicitation): the form's fields are
-// asked one at a time in the transcript and each line the user submits answers the current one
-// (checked by the sdk's parseElicitationValue; a bad answer asks again). `/decline` and `/cancel`
-// end the form; leaving the chat cancels whatever still waits.
+// Questions a tool asks in the interactive chat (an MCP server's elicitation): the sdk's
+// ElicitationForm asks the fields one at a time in the transcript and each line the user submits
+// answers the current one (a bad answer asks again; `/decline`, `/cancel` refuse). Forms wait their
+// turn; leaving the chat cancels whatever still waits.
 
-import { parseElicitationValue, type ElicitationAnswer, type ElicitationField, type ElicitationPrompt, type ElicitationRequest, type ElicitationValue } from 'agent/sdk'
-
-interface Form {
-  request: ElicitationRequest
-  resolve(answer: ElicitationAnswer): void
-  index: number
-  content: Record<string, ElicitationValue>
-}
-
-function question(field: ElicitationField): string {
-  const choices = field.choices ? ` [${field.choices.map((c, i) => `${i + 1}) ${c.label}`).join('  ')}]${field.type === 'array' ? ' (comma-separated)' : ''}` : ''
-  const kind = field.type === 'boolean' ? ' (y/n)' : ''
-  const fallback = field.default !== undefined ? ` (Enter: ${Array.isArray(field.default) ? field.default.join(', ') : String(field.default)})` : field.required ? '' : ' (Enter: skip)'
-  return `  ${field.title}${field.description ? ` — ${field.description}` : ''}${choices}${kind}${fallback}:`
-}
+import { ElicitationForm, type ElicitationAnswer, type ElicitationPrompt } from 'agent/sdk'
 
 export class ElicitationQuestions {
-  private readonly queue: Form[] = []
+  private readonly queue: Array<{ form: ElicitationForm; resolve(answer: ElicitationAnswer): void }> = []
 
   constructor(private readonly show: (lines: string[]) => void) {}
 
   /** The prompt handed to runs as `RunRequest.extra.elicitationPrompt`. */
   readonly prompt: ElicitationPrompt = (request) =>
     new Promise<ElicitationAnswer>((resolve) => {
-      this.queue.push({ request, resolve, index: 0, content: {} })
+      this.queue.push({ form: new ElicitationForm(request), resolve })
       if (this.queue.length === 1) this.open()
     })
 
@@ -37,51 +23,28 @@ export class ElicitationQuestions {
   }
 
   private open(): void {
-    const form = this.queue[0]
-    if (!form) return
-    const { request } = form
-    this.show([`? ${request.from} asks: ${request.message}`, '  (answer each line; /decline or /cancel to refuse)', request.fields.length ? question(request.fields[0]!) : '  y to accept, anything else declines:'])
+    const next = this.queue[0]
+    if (next) this.show(next.form.intro().map((line, i) => (i === 0 ? line : `  ${line}`)))
   }
 
-  private finish(answer: ElicitationAnswer): void {
-    this.queue.shift()?.resolve(answer)
-    this.open()
-  }
-
-  /** Answers the current field with a submitted line; returns a note for the transcript. */
+  /** Answers the current question with a submitted line; returns a note for the transcript ('' while the form goes on). */
   answer(line: string): string {
-    const form = this.queue[0]
-    if (!form) return ''
-    const text = line.trim()
-    if (text === '/decline' || text === '/cancel') {
-      const declined = text === '/decline'
-      this.finish({ action: declined ? 'decline' : 'cancel' })
-      return declined ? '✗ declined' : '✗ cancelled'
-    }
-    const fields = form.request.fields
-    if (fields.length === 0) {
-      const yes = /^(y|yes)$/i.test(text)
-      this.finish(yes ? { action: 'accept', content: {} } : { action: 'decline' })
-      return yes ? '✓ accepted' : '✗ declined'
-    }
-    const field = fields[form.index]!
-    const parsed = parseElicitationValue(field, text)
-    if ('error' in parsed) {
-      this.show([`  ${parsed.error}`, question(field)])
+    const current = this.queue[0]
+    if (!current) return ''
+    const step = current.form.answer(line)
+    if (!('done' in step)) {
+      this.show([`  ${'ask' in step ? step.ask : step.again}`])
       return ''
     }
-    if (parsed.value !== undefined) form.content[field.name] = parsed.value
-    form.index++
-    if (form.index < fields.length) {
-      this.show([question(fields[form.index]!)])
-      return ''
-    }
-    this.finish({ action: 'accept', content: form.content })
-    return '✓ sent'
+    this.queue.shift()
+    current.resolve(step.done)
+    this.open()
+    const { action } = step.done
+    return action === 'accept' ? (current.form.request.fields.length ? '✓ sent' : '✓ accepted') : action === 'decline' ? '✗ declined' : '✗ cancelled'
   }
 
   /** Leaving the chat cancels every form that waits. */
   cancelAll(): void {
-    for (const form of this.queue.splice(0)) form.resolve({ action: 'cancel' })
+    for (const { resolve } of this.queue.splice(0)) resolve({ action: 'cancel' })
   }
 }

@@ -2,9 +2,11 @@
 // roots: the workspace. sampling: the agent's own model, under the approval policy (approvals.mode
 // off, an allowlisted `mcp_sampling:<server>`, or a person answering through the run's approval
 // prompt; nobody to ask refuses). elicitation: the run's `extra.elicitationPrompt` when a surface
-// offers one, else declined. logging: server log lines into our log.
+// offers one, else the messaging chat the run came from, else declined. logging: server log lines
+// into our log.
 
 import { pathToFileURL } from 'node:url'
+import type { ChatQuestions } from './chat-questions.ts'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { MODELS_SERVICE, errorMessage, type ApprovalChoice, type ApprovalPrompt, type ElicitationField, type ElicitationPrompt, type ChatMessage, type ContentPart, type Logger, type ModelsService, type Services, type Settings, type ToolSession } from 'agent/sdk'
 
@@ -23,6 +25,8 @@ export interface HandlerContext {
   activeSession(): ToolSession | undefined
   /** Sampling allowed for this server for the rest of the process (an answer of session/always). */
   samplingGranted: Set<string>
+  /** Asks in a messaging chat when the run came from one and no surface prompt is passed. */
+  chat?: ChatQuestions
 }
 
 const LOG_LEVELS: Record<string, 'debug' | 'info' | 'warn' | 'error'> = { debug: 'debug', info: 'info', notice: 'info', warning: 'warn', error: 'error', critical: 'error', alert: 'error', emergency: 'error' }
@@ -39,13 +43,16 @@ export async function installHandlers(client: Client, ctx: HandlerContext): Prom
     ctx.log[LOG_LEVELS[level] ?? 'info'](`MCP server "${ctx.server}"${logger ? ` (${logger})` : ''}: ${text.slice(0, 2000)}`)
   })
   client.setRequestHandler(types.ElicitRequestSchema, async (request) => {
-    const prompt = ctx.activeSession()?.extra?.elicitationPrompt as ElicitationPrompt | undefined
+    const session = ctx.activeSession()
+    const prompt = session?.extra?.elicitationPrompt as ElicitationPrompt | undefined
     const params = request.params as { message: string; requestedSchema?: unknown; mode?: string }
-    if (typeof prompt !== 'function' || params.mode === 'url') {
-      ctx.log.info(`MCP server "${ctx.server}" asked the user a question; no one can answer here: declined`)
-      return { action: 'decline' as const }
+    if (params.mode !== 'url') {
+      const form = { from: `MCP server "${ctx.server}"`, message: params.message, fields: formFields(params.requestedSchema) }
+      if (typeof prompt === 'function') return prompt(form)
+      if (ctx.chat?.canAsk(session?.source)) return ctx.chat.ask(session!.source!, form)
     }
-    return prompt({ from: `MCP server "${ctx.server}"`, message: params.message, fields: formFields(params.requestedSchema) })
+    ctx.log.info(`MCP server "${ctx.server}" asked the user a question; no one can answer here: declined`)
+    return { action: 'decline' as const }
   })
   client.setRequestHandler(types.CreateMessageRequestSchema, async (request, extra) => {
     const params = request.params

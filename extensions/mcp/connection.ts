@@ -6,6 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { AgentError, errorMessage, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
+import type { ChatQuestions } from './chat-questions.ts'
 import type { CachedPrompt, CachedTool, ServerSnapshot } from './cache.ts'
 import { CLIENT_CAPABILITIES, installHandlers } from './client-handlers.ts'
 import type { ServerConfig } from './config.ts'
@@ -58,6 +59,8 @@ export interface McpManagerOptions {
   log: Logger
   services: Pick<Services, 'get'>
   clientVersion: string
+  /** Asks elicitation forms in messaging chats. */
+  chat?: ChatQuestions
   /** Called with what each connect (or a list-changed notification) found. */
   onSnapshot?(server: string, snapshot: ServerSnapshot): void
 }
@@ -195,6 +198,7 @@ export class McpManager {
       log: this.options.log,
       activeSession: () => slot.active.at(-1),
       samplingGranted: slot.samplingGranted,
+      ...(this.options.chat ? { chat: this.options.chat } : {}),
     })
     return client
   }

@@ -5,6 +5,7 @@
 
 import { agentVersion, defineExtension, EXTENSIONS_SERVICE, errorMessage, type ExtensionsService, type RunMode } from 'agent/sdk'
 import { fingerprint, readCache, writeCache } from './cache.ts'
+import { ChatQuestions } from './chat-questions.ts'
 import { mcpSubcommands } from './cli.ts'
 import { readServers, type ServerConfig } from './config.ts'
 import { McpManager } from './connection.ts'
@@ -25,10 +26,14 @@ export default defineExtension({
     let registered = new Map<string, string>()
     const latest = new Map<string, string>()
     let settle: NodeJS.Timeout | undefined
+    // Elicitation forms asked in messaging chats; the answers are the chat's next messages.
+    const chat = new ChatQuestions({ services: api.services, log: api.log, timeoutMs: 300_000 })
+    api.hooks.inboundMessage.tapPromise(async (message) => ((await chat.take(message)) ? { handled: true, reason: 'answer to an MCP question' } : undefined))
     const manager = new McpManager({
       settings: api.settings,
       log: api.log,
       services: api.services,
+      chat,
       clientVersion: agentVersion(),
       onSnapshot(server, snapshot) {
         latest.set(server, fingerprint(snapshot))
@@ -49,6 +54,7 @@ export default defineExtension({
     // Shutting down cancels connects in progress and refuses new ones: nothing outlives the process's work.
     api.onDispose(() => {
       clearTimeout(settle)
+      chat.cancelAll()
       return manager.shutdown()
     })
     registered = registerServers(api, configs, () => manager)

@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
-import { parseElicitationValue, RUNTIME_SERVICE, type AgentRuntime, type ChatConversation, type ElicitationPrompt, type ElicitationRequest, type ElicitationValue, type CommandDefinition, type RunEvent, type ToolDefinition } from 'agent/sdk'
+import { defineExtension, DELIVERY_SERVICE, parseElicitationValue, RUNTIME_SERVICE, type AgentRuntime, type ChatConversation, type ElicitationPrompt, type ElicitationRequest, type ElicitationValue, type CommandDefinition, type RunEvent, type ToolDefinition } from 'agent/sdk'
 import { createTestKernel, makeTempHome, startScriptedModel, type ScriptedModelServer, type TestKernel } from 'agent/sdk/testing'
 import { EVERYTHING_BIN } from './everything-server.ts'
 
@@ -29,6 +29,14 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20
 describe('server-everything in a running agent: progress, prompts, list-changed', () => {
   let t: TestKernel
   let model: ScriptedModelServer
+  const sent: string[] = []
+  const fakeDelivery = defineExtension({
+    name: 'fake-delivery',
+    version: '1.0.0',
+    setup(api) {
+      api.services.provide(DELIVERY_SERVICE, { send: async (_to: unknown, text: string) => void sent.push(text) })
+    },
+  })
   const tool = (name: string) => t.kernel.registries.tools.get(name) as ToolDefinition | undefined
   const command = (name: string) => t.kernel.registries.commands.get(name) as CommandDefinition | undefined
 
@@ -40,6 +48,7 @@ describe('server-everything in a running agent: progress, prompts, list-changed'
       builtins: ['state-db', 'sessions', 'runtime', 'model-resolver', 'provider-openai-compat', 'mcp'],
       config: { mcp_servers: { ev: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] }, fx: { command: process.execPath, args: [FIXTURE, '--grow', '--extra-tools-file', join(home, 'extra-tools.txt')] } } },
       env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url },
+      extensions: [fakeDelivery],
     })
     await t.kernel.start('chat')
     await until('the bridged tools', () => tool('mcp__ev__echo') && tool('mcp__fx__grow') && command('ev-args-prompt'))
@@ -83,6 +92,28 @@ describe('server-everything in a running agent: progress, prompts, list-changed'
     const toolText = chat.find((m: any) => m.role === 'tool' && m.tool_call_id === 'ask').content
     assert.match(toolText, /accept/i)
     assert.match(toolText, /Ada Lovelace/)
+  })
+
+  it('elicitation from a messaging chat: asked there through delivery, answered by the same user\'s next messages', async () => {
+    const source = { platform: 'telegram', chatId: 'c1', userId: 'u1' }
+    sent.length = 0
+    model.enqueue({ toolCalls: [{ id: 'chat-ask', name: 'mcp__ev__trigger-elicitation-request', arguments: {} }] }, { text: 'asked in chat' })
+    const running = t.kernel.services.require<AgentRuntime>(RUNTIME_SERVICE).run({ input: 'ask me', source })
+    const inbound = (text: string, from = source) => t.kernel.hooks.inboundMessage.promise({ source: from, text, receivedAt: Date.now() })
+    await until('the first question', () => sent.find((m) => /MCP server "ev" asks: Please provide inputs[\s\S]*String — Your full, legal name:/.test(m)))
+    // Someone else in the chat does not answer it; their message goes on to the gateway.
+    assert.equal(await inbound('I am not the one asked', { ...source, userId: 'u2' }), undefined)
+    assert.deepEqual(await inbound('Grace Hopper'), { handled: true, reason: 'answer to an MCP question' })
+    for (let i = 0; i < 30 && !sent.includes('sent'); i++) {
+      const asked = sent.length
+      assert.deepEqual(await inbound('-'), { handled: true, reason: 'answer to an MCP question' })
+      await until('the next question', () => sent.length > asked || undefined)
+    }
+    const result = await running
+    assert.equal(result.answer, 'asked in chat')
+    const chat = model.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!.body.messages
+    assert.match(chat.find((m: any) => m.role === 'tool' && m.tool_call_id === 'chat-ask').content, /Grace Hopper/)
+    assert.equal(await inbound('hello again'), undefined, 'no form waits any more')
   })
 
   it('a prompt is a slash command: arguments checked, its text queued in the conversation', async () => {
