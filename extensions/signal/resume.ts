@@ -49,9 +49,14 @@ export class Catchup {
     return readCursor(this.resume.get()).event
   }
 
-  /** Whether this message belongs to the backlog (replayed after a restart, stamped before the start). */
+  /**
+   * Whether this message belongs to the backlog (replayed after a restart, stamped before the start).
+   * The first live message ends the replay: later ones are live whatever a sender's clock says.
+   */
   isBacklog(message: GatewayInbound): boolean {
-    return this.replaying && (message.receivedAt ?? this.startedAt) < this.startedAt
+    if (this.replaying && (message.receivedAt ?? this.startedAt) < this.startedAt) return true
+    this.replaying = false
+    return false
   }
 
   add(message: GatewayInbound, cursor: Cursor): void {

@@ -182,3 +182,14 @@ test('typing is renewed while a turn runs and stops with the answer', async (t) 
   // At most one renewal that was already on its way.
   assert.ok(typings() <= after + 1, `typing went on after the answer: ${after} → ${typings()}`)
 })
+
+test('SIGNAL_HOME_CHANNEL: a delivery naming no chat goes there; a raw group id works', async (t) => {
+  const h = await harness(t, { env: { SIGNAL_HOME_CHANNEL: TEAM } })
+  await h.start()
+  const { DELIVERY_SERVICE } = await import('../../../sdk/index.ts')
+  const delivery = h.k.kernel.services.require<import('../../../sdk/index.ts').DeliveryService>(DELIVERY_SERVICE)
+  const receipt = await delivery.send({ kind: 'chat', platform: 'signal' }, 'the nightly report')
+  assert.equal(receipt.parts, 1)
+  await until(() => answers(h, { groupId: TEAM }).length === 1, 10_000)
+  assert.equal(answers(h, { groupId: TEAM })[0]!.params.message, 'the nightly report')
+})
