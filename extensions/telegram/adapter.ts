@@ -1,22 +1,22 @@
 // The `telegram` gateway adapter on grammy's Bot API client (imported when the adapter starts): the bot
 // long-polls getUpdates (poller.ts), hands the messages meant for it to the gateway (text fragments of
-// one sender batched into one turn, voice notes answered with one line), answers in MarkdownV2 (plain
+// one sender batched into one turn, voice notes transcribed by the stt service), answers in MarkdownV2 (plain
 // text when Telegram refuses the markup: outbound.ts) in 4,096-character parts, in the forum topic the
 // message came from, shows typing while the agent works, and keeps Telegram's command menu equal to
 // the registry's gateway commands. A token lock keeps two gateways of one agent home off one bot.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets, resolveSlash,
-  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
+  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, transcribeAudio, VOICE_PROMPT_MARK,
+  type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { Api } from 'grammy'
 import type { Message, Update } from 'grammy/types'
 import { FragmentBatcher } from './batcher.ts'
 import { MAX_MESSAGE_LENGTH, telegramParts } from './format.ts'
-import { parseMessage, type Bot } from './inbound.ts'
+import { parseMessage, type AudioFile, type Bot } from './inbound.ts'
 import { lockToken, type TokenLock } from './lock.ts'
 import { commandMenu, sameMenu, type Menu } from './menu.ts'
-import { createApi, loadGrammy, PartSender, reasonOf, type Grammy } from './outbound.ts'
+import { createApi, downloadFile, loadGrammy, PartSender, reasonOf, type Grammy } from './outbound.ts'
 import { CONFLICT, grammySignal, poll, startError } from './poller.ts'
 import { allowlistWarnings, apiBase, behaviour, botToken, isChatId, PLATFORM, telegramEnabled, type Behaviour, type TelegramConfig } from './settings.ts'
 
@@ -26,7 +26,6 @@ const TYPING_MAX_MS = 3 * 60_000
 /** Longest wait for the poll loop to end on stop. */
 const STOP_MS = 3000
 const MENU_SCOPES = [{ type: 'all_private_chats' }, { type: 'all_group_chats' }] as const
-export const VOICE_ANSWER = "I can't listen to voice messages or audio yet (no speech-to-text is set up here): please send your message as text."
 
 export interface TelegramAdapterOptions {
   config: Readonly<TelegramConfig>
@@ -44,8 +43,10 @@ interface Session {
   api: Api
   bot: Bot
   gateway: GatewayService
-  /** Who the gateway would answer: a voice note gets its one line only then. */
+  /** Who the gateway would answer: only their audio is downloaded and transcribed. */
   auth?: GatewayAuthService
+  services: AdapterContext['services']
+  base: string
   log: Logger
   token: string
   behaviour: Behaviour
@@ -57,7 +58,7 @@ interface Session {
   closed: boolean
 }
 
-export type TelegramAdapter = GatewayAdapter & { stop(): Promise<void>; commandsChanged(): void }
+export type TelegramAdapter = GatewayAdapter & Required<AudioCapableAdapter> & { stop(): Promise<void>; commandsChanged(): void }
 
 /**
  * The update offset saved for bot `botId` (`<bot id>:<offset>`): update ids count per bot, so a point
@@ -94,17 +95,18 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     return Boolean(resolved && ('command' in resolved || resolved.unknown === 'help'))
   }
 
-  /** A message for the gateway, or undefined (ignored, dropped with a reason, or a voice note answered). */
-  function route(session: Session, message: Message): { inbound: GatewayInbound; command: boolean } | undefined {
+  type Routed = { inbound: GatewayInbound; command: boolean; audio?: AudioFile }
+
+  /** A message for the gateway, or undefined (ignored, or dropped with a reason). */
+  function route(session: Session, message: Message): Routed | undefined {
     const parsed = parseMessage(message, { bot: session.bot, behaviour: session.behaviour, renamed: session.menu.renamed, isCommand })
     if (parsed.ok) {
       lastTopic.set(parsed.inbound.source.chatId!, parsed.inbound.source.threadId)
       return parsed
     }
     session.log.debug(`ignored Telegram message ${message.message_id} in chat ${message.chat.id}, ${parsed.reason}`)
-    if (parsed.voice) void answerVoice(session, parsed.voice)
     // Addressed to us but nothing the agent can read (a poll, dice, a game …): reported, never silent.
-    else if (parsed.unreadable) session.gateway.dropped(PLATFORM, { reason: parsed.reason, chatId: String(message.chat.id), messageId: `${message.chat.id}:${message.message_id}`, ...(message.from ? { userId: String(message.from.id) } : {}) })
+    if (parsed.unreadable) session.gateway.dropped(PLATFORM, { reason: parsed.reason, chatId: String(message.chat.id), messageId: `${message.chat.id}:${message.message_id}`, ...(message.from ? { userId: String(message.from.id) } : {}) })
     return undefined
   }
 
@@ -112,17 +114,36 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     if (session.closed || !update.message) return
     const routed = route(session, update.message)
     if (!routed) return
-    if (routed.command) {
-      session.batcher.flushFor(routed.inbound)
-      dispatch(session, routed.inbound)
-    } else {
-      session.batcher.add(routed.inbound)
+    if (routed.command || routed.audio) session.batcher.flushFor(routed.inbound)
+    if (routed.audio) void withTranscript(session, routed).then((inbound) => dispatch(session, inbound))
+    else if (routed.command) dispatch(session, routed.inbound)
+    else session.batcher.add(routed.inbound)
+  }
+
+  /**
+   * A voice note or audio file as the line the agent reads (sdk transcribeAudio: the transcript, or
+   * why there is none), after its caption. Only for a sender the gateway would answer: a stranger's
+   * audio is neither downloaded nor transcribed (the gateway refuses it, or offers pairing).
+   */
+  async function withTranscript(session: Session, routed: Routed): Promise<GatewayInbound> {
+    const { inbound, audio } = routed
+    let line = `${VOICE_PROMPT_MARK}]`
+    if (audio && session.auth?.authorize(inbound.source).allowed) {
+      const target = { api: session.api, base: session.base, token: session.token }
+      line = await transcribeAudio(session.services, {
+        filename: audio.filename,
+        ...(audio.mimeType ? { mimeType: audio.mimeType } : {}),
+        ...(audio.size !== undefined ? { size: audio.size } : {}),
+        fetch: (signal) => downloadFile(target, audio.fileId, MAX_AUDIO_BYTES, signal),
+      }, session.log)
     }
+    return { ...inbound, text: [inbound.text, line].filter(Boolean).join('\n') }
   }
 
   /** What arrived while the adapter was away: through the gateway's backlog bound, not batched. */
   async function onBacklog(session: Session, updates: Update[]): Promise<void> {
-    const inbound = updates.flatMap((update) => (update.message && !session.closed ? [route(session, update.message)] : [])).flatMap((routed) => (routed ? [routed.inbound] : []))
+    const routed = updates.flatMap((update) => (update.message && !session.closed ? [route(session, update.message)] : [])).flatMap((r) => (r ? [r] : []))
+    const inbound = await Promise.all(routed.map((r) => (r.audio ? withTranscript(session, r) : r.inbound)))
     if (inbound.length === 0) return
     const result = await session.gateway.catchUp(PLATFORM, inbound)
     session.log.info(`caught up with ${inbound.length} Telegram message(s) from while the adapter was away: ${result.dispatched} answered, ${result.summarised} summarised, ${result.duplicates} already seen`)
@@ -136,16 +157,6 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       .dispatch(inbound)
       .then((result) => session.log.debug(`Telegram message ${inbound.messageId}: ${result.status}`))
       .catch((error) => session.log.error(`Telegram message ${inbound.messageId} failed: ${clean(errorMessage(error), session.token)}`))
-  }
-
-  /** A voice note or audio: one line for a sender the gateway would answer, nothing for a stranger. */
-  async function answerVoice(session: Session, source: GatewayInbound['source']): Promise<void> {
-    if (!session.auth?.authorize(source).allowed) return
-    try {
-      await sender.send({ api: session.api, grammy: session.grammy, token: session.token, chatId: source.chatId!, ...(source.threadId ? { threadId: source.threadId } : {}) }, telegramParts(VOICE_ANSWER))
-    } catch (error) {
-      session.log.warn(`cannot answer a voice message in chat ${source.chatId}, ${clean(errorMessage(error), session.token)}`)
-    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -208,6 +219,8 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       bot: { id: me.id, username: me.username },
       gateway,
       auth: ctx.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE),
+      services: ctx.services,
+      base,
       log: ctx.log,
       token,
       behaviour: rules,
@@ -275,6 +288,14 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     return { api: standalone.api, grammy: standalone.grammy, token }
   }
 
+  /** A chat id or public @channel to send to (typing there stops), or a one-line delivery error. */
+  function checkedChat(chatId: string): string {
+    const target = String(chatId).trim()
+    if (!isChatId(target) && !/^@[A-Za-z][A-Za-z0-9_]{4,31}$/.test(target)) throw new AgentError('E_DELIVERY', `"${target}" is not a Telegram chat id (a number such as 123456789 or -1001234567890, or a public @channel)`)
+    stopTyping(target)
+    return target
+  }
+
   function stopTyping(chatId: string): void {
     clearInterval(typingLoops.get(chatId))
     typingLoops.delete(chatId)
@@ -331,9 +352,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       typingLoops.set(chatId, timer)
     },
     async send(chatId, text, sendOptions) {
-      const target = String(chatId).trim()
-      if (!isChatId(target) && !/^@[A-Za-z][A-Za-z0-9_]{4,31}$/.test(target)) throw new AgentError('E_DELIVERY', `"${target}" is not a Telegram chat id (a number such as 123456789 or -1001234567890, or a public @channel)`)
-      stopTyping(target)
+      const target = checkedChat(chatId)
       const parts = telegramParts(text)
       if (parts.length === 0) return
       const { api, grammy, token } = await apiFor()
@@ -341,6 +360,15 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       const key = typeof sendOptions?.idempotencyKey === 'string' && sendOptions.idempotencyKey ? sendOptions.idempotencyKey : undefined
       await sender.send({ api, grammy, token, chatId: target, ...(threadId ? { threadId } : {}), ...(key ? { key } : {}) }, parts)
       log().debug(`sent ${parts.length} Telegram message(s) to chat ${target},`)
+    },
+    voiceBubbles: true,
+    async sendAudio(chatId, audio, sendOptions) {
+      const target = checkedChat(chatId)
+      const { api, grammy, token } = await apiFor()
+      const threadId = sendOptions?.threadId
+      // Telegram shows OGG/Opus sent with sendVoice as a voice bubble; anything else is an audio file.
+      const voice = audio.voice && /ogg|opus/i.test(audio.mimeType)
+      await sender.sendAudio({ api, grammy, token, chatId: target, ...(threadId ? { threadId } : {}) }, { data: audio.data, filename: audio.filename, voice })
     },
     commandsChanged() {
       // The registry changed while running (an extension reloaded): set the menu again once things settle.

@@ -1,10 +1,10 @@
 // What a Telegram message means for the gateway: whether it is for us at all (a person's, in a private
 // chat or a group; in a group only when it mentions us, replies to us, names us in a command or sits
 // in a free-response chat), and the text the agent reads (our mention removed, a menu command mapped
-// back to its registry name, attachments described). Voice notes and audio are told apart: until a
-// speech-to-text provider exists the adapter answers them with one line.
+// back to its registry name, attachments described). Voice notes and audio files are pointed out for
+// transcription.
 
-import type { GatewayInbound } from 'agent/sdk'
+import { isAudioAttachment, type GatewayInbound } from 'agent/sdk'
 import type { Message, MessageEntity } from 'grammy/types'
 import { commandAddress } from './menu.ts'
 import { PLATFORM, type Behaviour } from './settings.ts'
@@ -23,13 +23,25 @@ export interface InboundRules {
   isCommand(text: string): boolean
 }
 
+/** A voice note or audio file a user sent: transcribed (sdk transcribeAudio) before the agent reads it. */
+export interface AudioFile {
+  fileId: string
+  filename: string
+  mimeType?: string
+  size?: number
+}
+
 export type Parsed =
-  | { ok: true; inbound: GatewayInbound; command: boolean }
+  | {
+      ok: true
+      /** Its text may be empty when `audio` is set (a voice note without a caption). */
+      inbound: GatewayInbound
+      command: boolean
+      audio?: AudioFile
+    }
   | {
       ok: false
       reason: string
-      /** A voice note or audio from this sender (answered with one line). */
-      voice?: GatewayInbound['source'] & { threadId?: string }
       /** Addressed to the bot, but nothing in it the agent can read (reported as dropped). */
       unreadable?: boolean
     }
@@ -54,10 +66,24 @@ export function stripBotMention(text: string, entities: readonly MessageEntity[]
   return out.replace(/[ \t]{2,}/g, ' ').trim().replace(/^[,:][ \t]*/, '').trim()
 }
 
-function attachments(message: Message): string[] {
+/** The voice note, audio file or audio document of a message, if any. */
+export function audioOf(message: Message): AudioFile | undefined {
+  const id = message.message_id
+  const size = (bytes: number | undefined) => (bytes !== undefined ? { size: bytes } : {})
+  if (message.voice) return { fileId: message.voice.file_id, filename: `voice-${id}.ogg`, mimeType: message.voice.mime_type ?? 'audio/ogg', ...size(message.voice.file_size) }
+  if (message.audio) return { fileId: message.audio.file_id, filename: message.audio.file_name ?? `audio-${id}.mp3`, ...(message.audio.mime_type ? { mimeType: message.audio.mime_type } : {}), ...size(message.audio.file_size) }
+  const document = message.document
+  if (document && isAudioAttachment(document.mime_type, document.file_name)) {
+    return { fileId: document.file_id, filename: document.file_name ?? `audio-${id}`, ...(document.mime_type ? { mimeType: document.mime_type } : {}), ...size(document.file_size) }
+  }
+  return undefined
+}
+
+function attachments(message: Message, audio: AudioFile | undefined): string[] {
   const lines: string[] = []
   if (message.photo?.length) lines.push('[photo]')
-  if (message.document) lines.push(`[document: ${message.document.file_name ?? 'file'} (${message.document.mime_type ?? 'unknown type'}${size(message.document.file_size)})]`)
+  if (message.video_note) lines.push(`[video note${message.video_note.duration ? `: ${message.video_note.duration} s` : ''}]`)
+  if (message.document && !audio) lines.push(`[document: ${message.document.file_name ?? 'file'} (${message.document.mime_type ?? 'unknown type'}${size(message.document.file_size)})]`)
   if (message.video) lines.push(`[video${message.video.duration ? `: ${message.video.duration} s` : ''}]`)
   if (message.sticker) lines.push(`[sticker${message.sticker.emoji ? `: ${message.sticker.emoji}` : ''}]`)
   if (message.location) lines.push(`[location: ${message.location.latitude}, ${message.location.longitude}]`)
@@ -105,17 +131,17 @@ export function parseMessage(message: Message, rules: InboundRules): Parsed {
     // A forum topic is its own conversation, answered in the topic.
     ...(thread ? { threadId: thread } : {}),
   }
-  if (message.voice || message.audio || message.video_note) return { ok: false, reason: 'a voice message', voice: source }
-
+  const audio = audioOf(message)
   const lines: string[] = []
   const body = command ? text.trim() : stripBotMention(raw, entities, bot)
   if (body) lines.push(body)
-  lines.push(...attachments(message))
+  lines.push(...attachments(message, audio))
   // In a private chat it was surely meant for the agent; in groups these are mostly service messages.
-  if (lines.length === 0) return { ok: false, reason: 'a message without text or a readable attachment (a poll, dice, a game …)', unreadable: !group }
+  if (lines.length === 0 && !audio) return { ok: false, reason: 'a message without text or a readable attachment (a poll, dice, a game …)', unreadable: !group }
   return {
     ok: true,
-    command,
+    command: command && !audio,
+    ...(audio ? { audio } : {}),
     inbound: {
       source,
       text: lines.join('\n'),

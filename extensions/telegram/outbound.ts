@@ -1,8 +1,9 @@
 // Talking to the Bot API: grammy loaded on first use, an Api whose sends wait out the 429s Telegram
 // asks them to (getUpdates has its own policy), and the sending of an answer's parts: MarkdownV2
 // first, plain text when Telegram cannot parse the markup, the chat itself when the forum topic is
-// gone, the new supergroup when a group was upgraded, parts an earlier attempt of the gateway's outbox already sent skipped, and failures told
-// apart (DeliveryDeferred: try again later; AgentError E_DELIVERY: refused).
+// gone, the new supergroup when a group was upgraded, parts an earlier attempt of the gateway's outbox
+// already sent skipped, and failures told apart (DeliveryDeferred: try again later; E_DELIVERY:
+// refused); audio sent as a voice bubble or a file; a user's file downloaded.
 
 import { AgentError, DeliveryDeferred, errorMessage, type Logger } from 'agent/sdk'
 import type { Api, GrammyError as GrammyErrorClass } from 'grammy'
@@ -15,6 +16,7 @@ const SEND_RETRIES = 3
 const MAX_RETRY_AFTER_S = 60
 /** Queued replies whose sent parts are remembered (the oldest are forgotten). */
 const MAX_REMEMBERED = 500
+const DOWNLOAD_TIMEOUT_MS = 60_000
 
 export async function loadGrammy(): Promise<Grammy> {
   const mod = (await import('grammy')) as Grammy & { default?: Grammy }
@@ -102,6 +104,19 @@ export class PartSender {
     if (key) this.sent.delete(key)
   }
 
+  /** One audio file: a voice bubble (OGG/Opus) or an audio file, in the topic when there is one. */
+  async sendAudio(target: PartTarget, audio: { data: Uint8Array; filename: string; voice: boolean }): Promise<void> {
+    const { api, grammy } = target
+    const thread = target.threadId && /^\d+$/.test(target.threadId) ? { message_thread_id: Number(target.threadId) } : {}
+    const file = new grammy.InputFile(audio.data, audio.filename)
+    try {
+      if (audio.voice) await api.sendVoice(target.chatId, file, thread)
+      else await api.sendAudio(target.chatId, file, thread)
+    } catch (error) {
+      throw this.failure(error, target, ' (audio)')
+    }
+  }
+
   /** Network trouble, 5xx and a 429 not waited out may pass: DeliveryDeferred; the rest is refused. */
   private failure(error: unknown, target: PartTarget, which: string): Error {
     const { grammy, chatId, token } = target
@@ -117,4 +132,24 @@ export class PartSender {
     this.sent.set(key, count)
     if (this.sent.size > MAX_REMEMBERED) this.sent.delete(this.sent.keys().next().value!)
   }
+}
+
+/**
+ * The bytes of a file a user sent: getFile, then the download URL (it holds the token: it is never
+ * logged, and errors name the file id only). Refused beyond `maxBytes`.
+ */
+export async function downloadFile(target: { api: Api; base: string; token: string }, fileId: string, maxBytes: number, signal?: AbortSignal): Promise<Uint8Array> {
+  const file = await target.api.getFile(fileId)
+  if (!file.file_path) throw new AgentError('E_NETWORK', `Telegram gave no download path for file ${fileId}`)
+  if (file.file_size !== undefined && file.file_size > maxBytes) throw new AgentError('E_USAGE', `file ${fileId} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`)
+  let response: Response
+  try {
+    response = await fetch(`${target.base}/file/bot${target.token}/${file.file_path}`, { signal: signal ?? AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) })
+  } catch (error) {
+    throw new AgentError('E_NETWORK', `cannot download file ${fileId} from Telegram (${(error as { cause?: { code?: string } }).cause?.code ?? 'network error'})`)
+  }
+  if (!response.ok) throw new AgentError('E_NETWORK', `Telegram answered ${response.status} to the download of file ${fileId}`)
+  const data = new Uint8Array(await response.arrayBuffer())
+  if (data.length > maxBytes) throw new AgentError('E_USAGE', `file ${fileId} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB`)
+  return data
 }

@@ -1,10 +1,12 @@
 // A loopback fake of Telegram's Bot API for the real grammy client (node:http on 127.0.0.1 port 0):
-// POST /bot<token>/<method> with JSON, answered `{ok, result}` or `{ok: false, error_code,
-// description, parameters}` as Telegram does. getMe, deleteWebhook, getUpdates (long polling with
-// offsets confirming updates; a second poller terminates the first with 409), sendMessage (MarkdownV2
-// parsed as Telegram does, forum topics), sendChatAction, get/set/deleteMyCommands per scope. Updates
-// are injected by the test; failures (409, 429 retry_after, rejected entities, a deleted topic, a
-// blocked chat) are queued per method; an outage cuts every connection for a while. Every request is recorded; a wrong token gets 401.
+// POST /bot<token>/<method> with JSON (multipart for uploads), answered `{ok, result}` or `{ok: false,
+// error_code, description, parameters}` as Telegram does; files under /file/bot<token>/<path>.
+// getMe, deleteWebhook, getUpdates (long polling with offsets confirming updates; a second poller
+// terminates the first with 409), sendMessage (MarkdownV2 parsed as Telegram does, forum topics),
+// sendChatAction, get/set/deleteMyCommands per scope, getFile and the download of a voice note,
+// sendVoice and sendAudio. Updates are injected by the test; failures (409, 429 retry_after, rejected
+// entities, a deleted topic, a blocked chat) are queued per method; an outage cuts every connection
+// for a while. Every request is recorded; a wrong token gets 401.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -41,6 +43,17 @@ export interface Sent {
   threadId?: number
 }
 
+export interface Upload {
+  method: string
+  chatId: string
+  filename: string
+  data: Uint8Array
+  threadId?: number
+}
+
+/** The bytes of every voice note a user sends (not real audio: the test's transcriber reads them). */
+export const VOICE_BYTES = new TextEncoder().encode('OggS fake voice note: what is the weather like')
+
 export interface Failure {
   code: number
   description: string
@@ -67,6 +80,8 @@ export interface FakeTelegram {
   readonly apiBase: string
   readonly requests: ApiRequest[]
   readonly sent: Sent[]
+  /** Voice notes and audio files the bot sent. */
+  readonly uploads: Upload[]
   readonly actions: Array<{ chatId: string; action: string; threadId?: number }>
   /** The command menu per scope type (`all_private_chats`, `all_group_chats`, `default`). */
   readonly menus: Map<string, Array<{ command: string; description: string }>>
@@ -93,6 +108,33 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body))
 }
 
+/** The fields of a multipart/form-data body (a file field has its filename). */
+function parseMultipart(raw: Buffer, contentType: string): Map<string, { data: Buffer; filename?: string }> {
+  const fields = new Map<string, { data: Buffer; filename?: string }>()
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/.exec(contentType)
+  if (!boundary) return fields
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`)
+  let at = raw.indexOf(delimiter)
+  while (at !== -1) {
+    const next = raw.indexOf(delimiter, at + delimiter.length)
+    if (next === -1) break
+    const part = raw.subarray(at + delimiter.length, next)
+    const headerEnd = part.indexOf('\r\n\r\n')
+    if (headerEnd !== -1) {
+      const headers = part.subarray(0, headerEnd).toString('utf8')
+      const name = /(?:^|[;\s])name="([^"]*)"/.exec(headers)?.[1]
+      // grammy writes `filename=r.ogg` without quotes; browsers quote it.
+      const file = /filename=(?:"([^"]*)"|([^;\r\n]+))/.exec(headers)
+      const filename = file ? (file[1] ?? file[2]) : undefined
+      let data = part.subarray(headerEnd + 4)
+      if (data.subarray(-2).toString() === '\r\n') data = data.subarray(0, -2)
+      if (name) fields.set(name, { data: Buffer.from(data), ...(filename !== undefined ? { filename } : {}) })
+    }
+    at = next
+  }
+  return fields
+}
+
 export async function startFakeTelegram(options: { token?: string } = {}): Promise<FakeTelegram> {
   let token = options.token ?? TOKEN
   const requests: ApiRequest[] = []
@@ -101,6 +143,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const menus = new Map<string, Array<{ command: string; description: string }>>()
   const failures = new Map<string, Failure[]>()
   const deletedTopics = new Set<number>()
+  const files = new Map<string, { path: string; data: Uint8Array }>()
+  const uploads: Upload[] = []
   const updates: any[] = []
   let nextUpdate = 1000
   let nextMessage = 5000
@@ -176,15 +220,49 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     answer(res, request, { message_id: ++nextMessage, date: Math.floor(Date.now() / 1000), chat: { id: Number(chat_id), type: Number(chat_id) < 0 ? 'supergroup' : 'private' }, from: BOT, text: plain })
   }
 
+  /** A file download (`/file/bot<token>/<path>`): the bytes a message's file_id stands for. */
+  function download(res: ServerResponse, request: ApiRequest, path: string): void {
+    const file = [...files.values()].find((f) => f.path === path)
+    if (!file) return refuse(res, request, { code: 404, description: 'Not Found' })
+    request.status = 200
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.data.length })
+    res.end(file.data)
+  }
+
+  /** sendVoice / sendAudio: multipart with the file, as grammy uploads an InputFile. */
+  async function sendFile(res: ServerResponse, request: ApiRequest, method: string, raw: Buffer, contentType: string): Promise<void> {
+    const form = parseMultipart(raw, contentType)
+    const field = method === 'sendVoice' ? 'voice' : 'audio'
+    const value = form.get(field)
+    const reference = value?.filename === undefined ? value?.data.toString('utf8') : undefined
+    const attached = reference?.startsWith('attach://') ? form.get(reference.slice('attach://'.length)) : value
+    if (!attached || attached.filename === undefined) return refuse(res, request, { code: 400, description: `Bad Request: there is no ${field} in the request` })
+    const chatId = form.get('chat_id')?.data.toString('utf8') ?? ''
+    const thread = form.get('message_thread_id')?.data.toString('utf8')
+    const data = new Uint8Array(attached.data)
+    request.body = { chat_id: chatId, ...(thread ? { message_thread_id: Number(thread) } : {}), filename: attached.filename, bytes: data.length }
+    uploads.push({ method, chatId, filename: attached.filename, data, ...(thread ? { threadId: Number(thread) } : {}) })
+    answer(res, request, { message_id: ++nextMessage, date: Math.floor(Date.now() / 1000), chat: { id: Number(chatId), type: 'private' }, from: BOT })
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let raw = ''
-    for await (const chunk of req) raw += chunk
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const raw = Buffer.concat(chunks)
+    const fileMatch = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url ?? '')
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '')
+    const contentType = req.headers['content-type'] ?? ''
     let body: any = {}
     try {
-      body = raw ? JSON.parse(raw) : {}
+      body = raw.length && contentType.includes('json') ? JSON.parse(raw.toString('utf8')) : {}
     } catch {
       body = {}
+    }
+    if (fileMatch) {
+      const request: ApiRequest = { method: 'file', body: { path: fileMatch[2] }, status: 0 }
+      requests.push(request)
+      if (decodeURIComponent(fileMatch[1]!) !== token) return refuse(res, request, { code: 401, description: 'Unauthorized' })
+      return download(res, request, fileMatch[2]!)
     }
     const request: ApiRequest = { method: match?.[2] ?? req.url ?? '', body, status: 0 }
     requests.push(request)
@@ -201,6 +279,14 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     switch (method) {
       case 'getMe':
         return answer(res, request, BOT)
+      case 'getFile': {
+        const file = files.get(body.file_id)
+        if (!file) return refuse(res, request, { code: 400, description: 'Bad Request: invalid file_id' })
+        return answer(res, request, { file_id: body.file_id, file_unique_id: `u-${body.file_id}`, file_size: file.data.length, file_path: file.path })
+      }
+      case 'sendVoice':
+      case 'sendAudio':
+        return sendFile(res, request, method, raw, contentType)
       case 'deleteWebhook':
         return answer(res, request, true)
       case 'getUpdates':
@@ -238,6 +324,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     apiBase: `http://127.0.0.1:${port}`,
     requests,
     sent,
+    uploads,
     actions,
     menus,
     message(o) {
@@ -253,7 +340,11 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       if (command) entities.push({ type: 'bot_command', offset: 0, length: command[0].length })
       const id = ++nextMessage
       const message: any = { message_id: id, date: Math.floor(Date.now() / 1000), chat, from }
-      if (o.voice) message.voice = { file_id: 'voice-1', file_unique_id: 'v1', duration: 3, mime_type: 'audio/ogg' }
+      if (o.voice) {
+        const fileId = `voice-${id}`
+        files.set(fileId, { path: `voice/file_${id}.oga`, data: VOICE_BYTES })
+        message.voice = { file_id: fileId, file_unique_id: `v${id}`, duration: 3, mime_type: 'audio/ogg', file_size: VOICE_BYTES.length }
+      }
       else if (o.document) message.document = { file_id: 'doc-1', file_unique_id: 'd1', ...o.document }
       if (text) message[o.document ? 'caption' : 'text'] = text
       if (entities.length) message[o.document ? 'caption_entities' : 'entities'] = entities

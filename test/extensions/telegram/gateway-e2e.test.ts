@@ -1,6 +1,7 @@
 // Against a running `agent gateway run` (real runtime, scripted model, real grammy client) and a
 // loopback fake of the Bot API: a stranger's private message gets a pairing code and runs nothing,
-// then (approved with `agent gateway pair approve`) is answered; a group mention is answered and an
+// then (approved with `agent gateway pair approve`) is answered, a voice note too (transcribed by the
+// stt service's API provider against a fake); a group mention is answered and an
 // unmentioned message ignored; the command menu equals the registry's gateway commands (as /help
 // lists them), a menu command runs, and a hot reload adding a command updates the menu; a long answer
 // arrives in valid parts; refused markup is resent as plain text; 409 and 429 are recovered; a cron
@@ -17,6 +18,7 @@ import { shortHash } from '../../../sdk/index.ts'
 import { startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
 import { menuName } from '../../../extensions/telegram/menu.ts'
 import { runAgent, startAgent } from '../../helpers/agent-process.ts'
+import { startFakeTranscriptionApi } from '../stt/fake-stt.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { BOT, GROUPS, startFakeTelegram, TOKEN, USERS } from './fake-telegram.ts'
 import { answerFor, lastUser, LONG_MARKER } from './harness.ts'
@@ -27,14 +29,16 @@ ${commands.map((name) => `  api.commands.register({ name: '${name}', category: '
 } })
 `
 
-function writeConfig(home: string): void {
-  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, gateway: { human_delay: { min_ms: 0, max_ms: 20 } }, cron: { timezone: 'UTC', poll_seconds: 1 }, platforms: { telegram: { extra: { batch_window_ms: 300 } } } }))
+function writeConfig(home: string, stt?: string): void {
+  const voice = stt ? { stt: { provider: 'api', api: { base_url: `${stt}/v1` } } } : {}
+  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, gateway: { human_delay: { min_ms: 0, max_ms: 20 } }, cron: { timezone: 'UTC', poll_seconds: 1 }, platforms: { telegram: { extra: { batch_window_ms: 300 } } }, ...voice }))
 }
 
 function modelEnv(model: ScriptedModelServer) {
   return { WEBHOOK_PORT: '0', API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', AGENT_MODEL: 'scripted-model' }
 }
 
+const STT_KEY = 'sk-transcription-key-0000'
 const prompts = (model: ScriptedModelServer) => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body))
 const naiveUtc = (instant: number) => new Date(instant).toISOString().slice(0, 19)
 
@@ -43,8 +47,10 @@ test('Telegram end to end through `agent gateway run`', async (t) => {
   t.after(() => fake.close())
   const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)) }) })
   t.after(() => model.close())
+  const transcription = await startFakeTranscriptionApi(STT_KEY, { text: 'remind me to water the plants' })
+  t.after(() => transcription.close())
   const home = tempDir(t)
-  writeConfig(home)
+  writeConfig(home, transcription.url)
   const pinger = join(home, 'extensions', 'pinger', 'index.ts')
   mkdirSync(join(home, 'extensions', 'pinger'), { recursive: true })
   writeFileSync(pinger, extension(['ping']))
@@ -54,6 +60,7 @@ test('Telegram end to end through `agent gateway run`', async (t) => {
     TELEGRAM_API_BASE_URL: fake.apiBase,
     TELEGRAM_GROUP_ALLOWED_USERS: `${USERS.alice.id},${USERS.bob.id}`,
     TELEGRAM_HOME_CHANNEL: String(GROUPS.free.id),
+    STT_API_KEY: STT_KEY,
   }
   const agent = startAgent(['gateway', 'run'], { home, logLevel: 'debug', env })
   t.after(() => agent.stop('SIGKILL'))
@@ -75,6 +82,13 @@ test('Telegram end to end through `agent gateway run`', async (t) => {
     assert.equal(fake.sent.at(-1)!.parseMode, 'MarkdownV2')
     assert.ok(fake.actions.some((a) => a.chatId === String(USERS.mallory.id) && a.action === 'typing'))
     assert.deepEqual(prompts(model), ['What is 2+2? (briefly)'])
+  })
+
+  await t.test('a voice note is transcribed (stt api provider) and answered', async () => {
+    const before = fake.posted(USERS.mallory.id).length
+    fake.message({ from: 'mallory', voice: true })
+    assert.equal((await posted(USERS.mallory.id, before + 1)).at(-1), 'answer to: [voice message, transcribed]: remind me to water the plants')
+    assert.equal(transcription.requests.length, 1)
   })
 
   await t.test('in a group: an unmentioned message is ignored, a mention answered', async () => {

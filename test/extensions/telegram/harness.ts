@@ -35,6 +35,8 @@ export interface HarnessOptions {
   config?: Record<string, unknown>
   dotenv?: Record<string, string>
   extensions?: ExtensionDefinition<any>[]
+  /** Built-in extensions besides CORE (`stt` …). */
+  builtins?: string[]
   fake?: FakeTelegram
   token?: string
   /** A kernel home to reuse (a second gateway on the same home). */
@@ -68,7 +70,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   const model = await startScriptedModel({ respond: (body) => ({ text: answerFor(lastUser(body)), ...(lastUser(body).includes('slow question') ? { delayMs: 6000 } : {}) }) })
   t.after(() => model.close())
   const k = await createTestKernel({
-    builtins: CORE,
+    builtins: [...CORE, ...(options.builtins ?? [])],
     extensions: options.extensions ?? [],
     ...(options.home ? { home: options.home } : {}),
     ...(options.dotenv ? { dotenv: options.dotenv } : {}),

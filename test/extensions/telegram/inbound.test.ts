@@ -2,13 +2,11 @@
 // group messages answered only when they mention the bot, reply to it, name it in a command or sit in
 // a free-response chat; other bots, strangers and commands for other bots run nothing; a forum topic
 // is answered in the topic (in the chat when the topic is gone); fragments sent in quick succession
-// are one turn; a voice note gets one line, and a stranger's voice note nothing; typing is renewed
-// while the agent works.
+// are one turn; typing is renewed while the agent works. Voice notes: voice.test.ts.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { VOICE_ANSWER } from '../../../extensions/telegram/adapter.ts'
 import { BOT, GROUPS, USERS } from './fake-telegram.ts'
 import { harness } from './harness.ts'
 
@@ -84,17 +82,6 @@ test('fragments sent in quick succession become one turn', async (t) => {
   assert.deepEqual(await h.posted(USERS.alice.id), ['answer to: first line\nsecond line\nthird line'])
   await sleep(300)
   assert.deepEqual(h.prompts(), ['first line\nsecond line\nthird line'])
-})
-
-test('a voice note gets one line; a stranger\'s voice note gets nothing', async (t) => {
-  const h = await harness(t)
-  await h.start()
-  h.fake.message({ from: 'mallory', voice: true })
-  h.fake.message({ from: 'alice', voice: true })
-  assert.deepEqual(await h.posted(USERS.alice.id), [VOICE_ANSWER])
-  await sleep(200)
-  assert.deepEqual(h.fake.posted(USERS.mallory.id), [])
-  assert.deepEqual(h.prompts(), [])
 })
 
 test('a document is described to the agent with its caption, mention removed', async (t) => {
