@@ -73,6 +73,19 @@ export function isLocalAlias(host: string): boolean {
  * form counts, not NAT64 or 6to4: those leave the machine.
  */
 export function isLoopbackHost(host: string): boolean {
+  let verdict = loopbackVerdicts.get(host)
+  if (verdict === undefined) {
+    verdict = loopbackVerdict(host)
+    // Asked on every keyless API request with the same few Host headers: the parse is kept.
+    if (loopbackVerdicts.size >= 256) loopbackVerdicts.clear()
+    loopbackVerdicts.set(host, verdict)
+  }
+  return verdict
+}
+
+const loopbackVerdicts = new Map<string, boolean>()
+
+function loopbackVerdict(host: string): boolean {
   const h = host.trim().replace(/^\[|\]$/g, '').toLowerCase()
   if (h === 'localhost') return true
   if (!ipaddr().isValid(h)) return false

@@ -36,7 +36,7 @@ export async function startListener(
 
   // The router and its two middlewares, rebuilt when endpoints change (routes() and
   // allowedMethods() build a new function on every call: not per request).
-  let routing: { router: any; routes: any; allowedMethods: any } | undefined
+  let routing: { router: any; routes: any; allowedMethods: any; exact: Map<string, EndpointDefinition> } | undefined
   const byKey = new Map<string, EndpointDefinition>()
   const unsubscribe = endpoints.subscribe(() => {
     routing = undefined
@@ -51,7 +51,15 @@ export async function startListener(
       byKey.set(key, endpoint)
       next.register(endpoint.path, [endpoint.method], (ctx: any, nxt: any) => guarded(endpoint, ctx, nxt), { name: key })
     }
-    routing = { router: next, routes: next.routes(), allowedMethods: next.allowedMethods({ throw: false }) }
+    // A fixed path that only its own endpoint matches is dispatched straight from a map: the router
+    // composes the matched layers anew on every request.
+    const exact = new Map<string, EndpointDefinition>()
+    for (const endpoint of byKey.values()) {
+      if (endpoint.path.includes(':') || endpoint.path.includes('*') || endpoint.path.includes('(')) continue
+      const matched = next.match(endpoint.path, endpoint.method).pathAndMethod as Array<{ name?: string }>
+      if (matched.length === 1 && matched[0]!.name === endpointKey(endpoint)) exact.set(endpointKey(endpoint), endpoint)
+    }
+    routing = { router: next, routes: next.routes(), allowedMethods: next.allowedMethods({ throw: false }), exact }
     return routing
   }
 
@@ -125,10 +133,16 @@ export async function startListener(
     }),
   )
   app.use(async (ctx, next) => {
-    const { routes, allowedMethods } = currentRouting()
-    await routes(ctx as never, async () => {
-      await allowedMethods(ctx as never, next)
-    })
+    const { routes, allowedMethods, exact } = currentRouting()
+    const direct = exact.get(`${ctx.method} ${ctx.path}`)
+    if (direct) {
+      ;(ctx as unknown as { params: Record<string, string> }).params = {}
+      await guarded(direct, ctx as never, next)
+    } else {
+      await routes(ctx as never, async () => {
+        await allowedMethods(ctx as never, next)
+      })
+    }
     // Every status the router decides itself gets the envelope too (405 keeps its Allow header).
     if (ctx.body !== undefined && ctx.body !== null) return
     if (ctx.status === 404) sendError(ctx as never, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
