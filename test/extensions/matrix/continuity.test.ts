@@ -88,7 +88,8 @@ test('a restart continues from the persisted sync token: the gap is answered wit
   assert.deepEqual(runtime.runs.map((r) => r.input), ['before', 'gap three', 'gap four'])
 })
 
-test('a 429 on send: the reply goes out once after retry_after_ms', async (t) => {
+/** A fake homeserver with one DM room, and a gateway running the adapter against it. */
+async function runningGateway(t: TestContext) {
   const hs = await fakeServer(t)
   const room = hs.createRoom({ members: [ALICE] })
   const runtime = recordingRuntime()
@@ -96,6 +97,11 @@ test('a 429 on send: the reply goes out once after retry_after_ms', async (t) =>
   t.after(() => k.close())
   const gateway = await runGateway(k)
   t.after(() => gateway.stop())
+  return { hs, room, gateway }
+}
+
+test('a 429 on send: the reply goes out once after retry_after_ms', async (t) => {
+  const { hs, room, gateway } = await runningGateway(t)
   hs.rateLimit('send', 2, 150)
   hs.message(room, ALICE, 'slow down')
   await until(() => hs.sentTo(room).length === 1, 20_000, () => gateway.lines.join('\n'))
@@ -106,13 +112,7 @@ test('a 429 on send: the reply goes out once after retry_after_ms', async (t) =>
 })
 
 test('a 429 on /sync: the SDK waits and the next message is answered', async (t) => {
-  const hs = await fakeServer(t)
-  const room = hs.createRoom({ members: [ALICE] })
-  const runtime = recordingRuntime()
-  const k = await kernelFor(hs, tempDir(t), [runtime.definition])
-  t.after(() => k.close())
-  const gateway = await runGateway(k)
-  t.after(() => gateway.stop())
+  const { hs, room, gateway } = await runningGateway(t)
   hs.rateLimit('sync', 1, 100)
   hs.message(room, ALICE, 'through the limit')
   await until(() => hs.sentTo(room).length === 1, 30_000, () => gateway.lines.join('\n'))
