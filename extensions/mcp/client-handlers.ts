@@ -1,7 +1,7 @@
 // What the agent answers when a server asks: the client capabilities it declares and their handlers.
 // roots: the workspace. sampling: the agent's own model, under the approval policy (approvals.mode
 // off, an allowlisted `mcp_sampling:<server>`, or a person answering through the run's approval
-// prompt; nobody to ask refuses). elicitation: the run's `extra.elicitationPrompt` when a surface
+// prompt or in the messaging chat the run came from; nobody to ask refuses). elicitation: the run's `extra.elicitationPrompt` when a surface
 // offers one, else the messaging chat the run came from, else declined. logging: server log lines
 // into our log.
 
@@ -116,6 +116,12 @@ async function approveSampling(ctx: HandlerContext, question: string): Promise<v
   const refuse = (why: string) => {
     ctx.log.info(`sampling request of MCP server "${ctx.server}" refused: ${why}`)
     return new Error(`the user did not allow sampling: ${why}`)
+  }
+  if (typeof prompt !== 'function' && ctx.chat?.canAsk(session?.source)) {
+    // A messaging chat: a yes/no question there.
+    const answer = await ctx.chat.ask(session!.source!, { from: `MCP server "${ctx.server}"`, message: `may it use the model to answer this? "${question.slice(0, 300)}"`, fields: [] })
+    if (answer.action !== 'accept') throw refuse('denied in the chat')
+    return
   }
   if (typeof prompt !== 'function' || !session) throw refuse('no one to ask (set approvals.mode off or allowlist ' + key + ')')
   const now = Date.now()

@@ -116,6 +116,22 @@ describe('server-everything in a running agent: progress, prompts, list-changed'
     assert.equal(await inbound('hello again'), undefined, 'no form waits any more')
   })
 
+  it('sampling from a messaging chat: asked there; yes lets the model answer, anything else refuses', async () => {
+    const source = { platform: 'telegram', chatId: 'c2', userId: 'u1' }
+    const inbound = (text: string) => t.kernel.hooks.inboundMessage.promise({ source, text, receivedAt: Date.now() })
+    const runtime = t.kernel.services.require<AgentRuntime>(RUNTIME_SERVICE)
+    for (const [reply, expected] of [['no', /did not allow sampling: denied in the chat/], ['yes', /words sampled in the chat/]] as const) {
+      sent.length = 0
+      model.enqueue({ toolCalls: [{ id: `s-${reply}`, name: 'mcp__ev__trigger-sampling-request', arguments: { prompt: 'say hi' } }] }, ...(reply === 'yes' ? [{ text: 'words sampled in the chat' }] : []), { text: 'done' })
+      const running = runtime.run({ input: 'sample', source })
+      await until('the question', () => sent.find((m) => /MCP server "ev" asks: may it use the model to answer this\? "Resource trigger-sampling-request context: say hi"/.test(m)))
+      assert.deepEqual(await inbound(reply), { handled: true, reason: 'answer to an MCP question' })
+      assert.equal((await running).answer, 'done')
+      const chat = model.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!.body.messages
+      assert.match(chat.find((m: any) => m.role === 'tool' && m.tool_call_id === `s-${reply}`).content, expected)
+    }
+  })
+
   it('a prompt is a slash command: arguments checked, its text queued in the conversation', async () => {
     const queued: string[] = []
     const replies: string[] = []
