@@ -156,7 +156,9 @@ test('approval in a Slack thread: the prompt names `/agent approve`, `/agent den
   assert.ok(prompt!.includes(command))
   // Answered with the slash command from the channel (slash commands have no thread).
   h.fake.slash({ from: 'bob', channel: 'general', text: 'deny not now' })
-  assert.deepEqual((await h.posted(CHANNELS.general, 2)).at(-1), `Denied: ${command}`)
+  const denied = () => h.fake.posted.filter((p) => p.channel === CHANNELS.general && !p.thread_ts).map((p) => p.text)
+  assert.ok(await h.fake.until(() => denied().length > 0, 10_000))
+  assert.deepEqual(denied(), [`Denied: ${command}`], 'the command reply in the channel')
   const answer = (await h.posted(CHANNELS.general, 2, ts)).at(-1)!
   assert.match(answer, /^the tool said: .*not now/)
 })
