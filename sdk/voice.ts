@@ -128,17 +128,18 @@ export interface AudioCapableAdapter {
  * `voice_only` and the prompt was a voice message) and the adapter can send audio. A failing provider
  * leaves the text-only answer and a logged warning; never throws.
  */
-export async function speakReply(services: Services, adapter: AudioCapableAdapter | undefined, source: MessageSource & { threadId?: string }, prompt: string, answer: string, log?: Logger): Promise<void> {
+export async function speakReply(services: Services, registered: object | undefined, source: MessageSource & { threadId?: string }, prompt: string, answer: string, log?: Logger): Promise<void> {
   const mode = services.get<VoiceModes>(VOICE_MODES_SERVICE)?.get(source) ?? 'off'
   if (mode === 'off' || (mode === 'voice_only' && !isVoicePrompt(prompt))) return
+  const adapter = registered as AudioCapableAdapter | undefined
   const tts = services.get<TextToSpeech>(TTS_SERVICE)
   const chatId = source.chatId ?? source.userId
   if (!tts || !adapter?.sendAudio || !chatId) return
   try {
-    const voice = adapter.voiceBubbles === true
-    const spoken = await tts.speak(answer, { format: voice ? 'ogg_opus' : 'mp3' })
+    const bubbles = adapter.voiceBubbles === true
+    const spoken = await tts.speak(answer, { format: bubbles ? 'ogg_opus' : 'mp3' })
     if (!spoken.ok) return void log?.warn(`voice reply to ${source.platform} ${chatId} not spoken, sending text only: ${spoken.message}`)
-    await adapter.sendAudio(chatId, { data: spoken.audio, mimeType: spoken.mimeType, filename: spoken.filename, voice }, source.threadId ? { threadId: source.threadId } : {})
+    await adapter.sendAudio(chatId, { data: spoken.audio, mimeType: spoken.mimeType, filename: spoken.filename, voice: bubbles && spoken.mimeType === 'audio/ogg' }, source.threadId ? { threadId: source.threadId } : {})
   } catch (error) {
     log?.warn(`voice reply to ${source.platform} ${chatId} failed, sending text only: ${errorMessage(error)}`)
   }

@@ -10,8 +10,8 @@
 // token or a refused intent is a ConfigError, anything else is retried by the gateway.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_SERVICE, redactSecrets, resolveSlash,
-  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Settings,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, transcribeAudio,
+  type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import type { Client, ChatInputCommandInteraction, Interaction, Message, REST } from 'discord.js'
 import { advance, bySnowflake, parsePositions, READ_PER_CHANNEL, serialisePositions, type Positions } from './catch-up.ts'
@@ -62,6 +62,7 @@ interface Session {
   discord: DiscordModule
   client: Client
   gateway: GatewayService
+  services: Services
   log: Logger
   token: string
   behaviour: Behaviour
@@ -79,7 +80,7 @@ interface Session {
   catchingUp?: Promise<void>
 }
 
-export type DiscordAdapter = GatewayAdapter & { stop(): Promise<void>; commandsChanged(): void }
+export type DiscordAdapter = GatewayAdapter & AudioCapableAdapter & { stop(): Promise<void>; commandsChanged(): void }
 
 async function loadDiscord(): Promise<DiscordModule> {
   const mod = (await import('discord.js')) as DiscordModule & { default?: DiscordModule }
@@ -129,6 +130,15 @@ function reasonOf(error: unknown): string {
   return code && !errorMessage(error).includes(code) ? `${code}: ${errorMessage(error)}` : errorMessage(error)
 }
 
+/** An attachment from Discord's CDN, at most 25 MB. */
+async function fetchAudio(url: string): Promise<Uint8Array> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(60_000) })
+  if (!response.ok) throw new Error(`HTTP ${response.status}`)
+  const data = new Uint8Array(await response.arrayBuffer())
+  if (data.byteLength > MAX_AUDIO_BYTES) throw new Error('larger than 25 MB')
+  return data
+}
+
 export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAdapter {
   const { config, settings } = options
   const extra = config.extra
@@ -154,7 +164,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       return session.log.warn(`ignored Discord message ${message.id}: ${clean(errorMessage(error), session.token)}`)
     }
     if (!parsed.ok) return session.log.debug(`ignored Discord message ${message.id}: ${parsed.reason}`)
-    dispatch(session, parsed.inbound)
+    if (parsed.audio.length === 0) return dispatch(session, parsed.inbound)
+    // Voice messages and audio files are transcribed before the agent sees them (sdk/voice.ts).
+    const { inbound, audio } = parsed
+    void Promise.all(audio.map((a) => transcribeAudio(session.services, { filename: a.name, size: a.size, ...(a.contentType ? { mimeType: a.contentType } : {}), fetch: () => fetchAudio(a.url) }, session.log)))
+      .then((lines) => dispatch(session, { ...inbound, text: [inbound.text, ...lines].join('\n') }))
   }
 
   function dispatch(session: Session, inbound: GatewayInbound): void {
@@ -420,7 +434,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         },
       },
     })
-    const session: Session = { discord, client, gateway, log: ctx.log, token, behaviour: rules, shards, closed: false, positions: parsePositions(gateway.resumePoint(PLATFORM).get()) }
+    const session: Session = { discord, client, gateway, services: ctx.services, log: ctx.log, token, behaviour: rules, shards, closed: false, positions: parsePositions(gateway.resumePoint(PLATFORM).get()) }
     watch(session)
     try {
       await connect(session, ctx.signal)
@@ -531,6 +545,17 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         }
       }
       log().debug(`sent ${parts.length} Discord message(s) to ${target}`)
+    },
+    /** A spoken reply (/voice) as an audio file with Discord's inline player, before the text. */
+    async sendAudio(chatId, audio, sendOptions) {
+      const target = String(sendOptions?.threadId || chatId).trim()
+      if (!isSnowflake(target)) throw new AgentError('E_DELIVERY', `"${target}" is not a Discord channel id`)
+      const { rest, discord, token } = await restFor()
+      try {
+        await rest.post(discord.Routes.channelMessages(target), { files: [{ name: audio.filename, data: Buffer.from(audio.data), contentType: audio.mimeType }], body: { allowed_mentions: { parse: [] } } })
+      } catch (error) {
+        throw new AgentError('E_DELIVERY', `Discord refused the audio to channel ${target}: ${clean(reasonOf(error), token)}`, { cause: error })
+      }
     },
     commandsChanged() {
       // The registry changed while running (an extension reloaded): register again once things settle.

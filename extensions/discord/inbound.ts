@@ -3,11 +3,14 @@
 // channel), and the text the agent reads (our mention removed, other mentions readable, attachments
 // and stickers described). Direct messages never need a mention.
 
-import type { GatewayInbound } from 'agent/sdk'
+import { isAudioAttachment, type GatewayInbound } from 'agent/sdk'
 import type { Message } from 'discord.js'
 import { PLATFORM, type Behaviour } from './settings.ts'
 
-export type Parsed = { ok: true; inbound: GatewayInbound } | { ok: false; reason: string }
+/** An audio attachment or voice message: the adapter transcribes it (sdk/voice.ts) before dispatching. */
+export interface AudioAttachment { url: string; name: string; contentType?: string; size: number }
+
+export type Parsed = { ok: true; inbound: GatewayInbound; audio: AudioAttachment[] } | { ok: false; reason: string }
 
 /** discord.js's `cleanContent`: user, role and channel mentions as readable names. */
 export type CleanContent = (text: string, channel: Message['channel']) => string
@@ -53,7 +56,9 @@ export function parseMessage(message: Message, botId: string, behaviour: Behavio
   const lines: string[] = []
   const text = cleanContent(stripBotMention(message.content, botId, botRoles), channel).trim()
   if (text) lines.push(text)
+  const audio: AudioAttachment[] = []
   for (const attachment of message.attachments.values()) {
+    if (isAudioAttachment(attachment.contentType, attachment.name)) audio.push({ url: attachment.url, name: attachment.name, size: attachment.size, ...(attachment.contentType ? { contentType: attachment.contentType } : {}) })
     const kind = attachment.contentType ? `${attachment.contentType}, ` : ''
     lines.push(`[attachment: ${attachment.name} (${kind}${size(attachment.size)}) ${attachment.url}]`)
   }
@@ -63,6 +68,7 @@ export function parseMessage(message: Message, botId: string, behaviour: Behavio
   const userName = message.member?.displayName ?? message.author.globalName ?? message.author.username
   return {
     ok: true,
+    audio,
     inbound: {
       source: {
         platform: PLATFORM,

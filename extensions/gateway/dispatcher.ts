@@ -4,7 +4,7 @@
 // on the chat's own session. Replies go back through the delivery service.
 
 import {
-  AgentError, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE,
+  AgentError, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE, speakReply,
   type AgentRuntime, type CommandDefinition, type DispatchResult, type GatewayAdapter, type GatewayAuthService,
   type GatewayInbound, type HookHandles, type Logger, type RunResult, type Services, type SessionStore, type Settings, type ToolDefinition,
 } from 'agent/sdk'
@@ -244,7 +244,10 @@ export class Dispatcher implements ChatHost {
       chat.recordUsage(result)
       await typing
       if (signal.aborted) return
-      if (result.answer.trim()) await answer(result.answer)
+      if (!result.answer.trim()) return
+      // A chat in /voice mode hears the answer first (sdk/voice.ts); a failing voice leaves the text.
+      await speakReply(this.options.services, this.options.adapter(chat.source.platform), chat.source, prompt, result.answer, this.options.log)
+      await answer(result.answer)
     } catch (error) {
       if (signal.aborted) return void (await answer('Stopped.'))
       this.options.log.error(`turn in ${describe(chat.source)} failed: ${this.safe(errorMessage(error))}`)

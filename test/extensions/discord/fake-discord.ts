@@ -121,7 +121,8 @@ export interface MessageOptions {
   /** Users mentioned (their `<@id>` must be in content to look real; the fake only fills `mentions`). */
   mentions?: Array<UserKey | 'bot'>
   mentionRoles?: string[]
-  attachments?: Array<{ filename: string; content_type?: string; size?: number }>
+  /** `url`: where the file is served (a loopback server for a voice note), else Discord's CDN. */
+  attachments?: Array<{ filename: string; content_type?: string; size?: number; url?: string }>
   /** Message id being replied to and the author of that message. */
   replyTo?: { id: string; author: 'bot' | UserKey }
   webhook?: boolean
@@ -453,7 +454,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
         mention_everyone: false,
         mentions: (o.mentions ?? []).map(userObject),
         mention_roles: o.mentionRoles ?? [],
-        attachments: (o.attachments ?? []).map((a) => ({ id: nextId(), filename: a.filename, size: a.size ?? 1234, url: `https://cdn.discordapp.com/attachments/${channelId}/${id}/${a.filename}`, proxy_url: `https://media.discordapp.net/attachments/${channelId}/${id}/${a.filename}`, ...(a.content_type ? { content_type: a.content_type } : {}) })),
+        attachments: (o.attachments ?? []).map((a) => ({ id: nextId(), filename: a.filename, size: a.size ?? 1234, url: a.url ?? `https://cdn.discordapp.com/attachments/${channelId}/${id}/${a.filename}`, proxy_url: `https://media.discordapp.net/attachments/${channelId}/${id}/${a.filename}`, ...(a.content_type ? { content_type: a.content_type } : {}) })),
         embeds: [],
         pinned: false,
         flags: 0,
