@@ -10,9 +10,8 @@
 // WHATSAPP_REPLY_PREFIX (the resolved header; empty: none), WHATSAPP_BRIDGE_VERBOSE, and
 // WHATSAPP_WEB_SOCKET_URL (another WhatsApp Web address: a test points it at loopback).
 
-import { readFile } from 'node:fs/promises'
-import { outgoingText, readIncoming, SentIds } from './filter.mjs'
-import { MessageQueue, startBridgeServer } from './server.mjs'
+import { createBridgeCore } from './core.mjs'
+import { startBridgeServer } from './server.mjs'
 import { createSocket } from './socket.mjs'
 
 const env = process.env
@@ -68,74 +67,47 @@ async function pair() {
 
 async function serve() {
   const mode = env.WHATSAPP_MODE === 'bot' ? 'bot' : 'self-chat'
-  const prefix = env.WHATSAPP_REPLY_PREFIX ?? ''
-  const sent = new SentIds()
-  const queue = new MessageQueue(log)
-  let me = {}
-  let state = 'connecting'
-  let sock
+  const verbose = env.WHATSAPP_BRIDGE_VERBOSE === '1'
+  const core = createBridgeCore({ mode, prefix: env.WHATSAPP_REPLY_PREFIX ?? '', log, verbose })
   let attempt = 0
+  let sock
 
   const connect = async () => {
     ;({ sock } = await createSocket({
       authDir,
       log,
-      verbose: env.WHATSAPP_BRIDGE_VERBOSE === '1',
+      verbose,
       ...(env.WHATSAPP_WEB_SOCKET_URL ? { waWebSocketUrl: env.WHATSAPP_WEB_SOCKET_URL } : {}),
       events: {
         onQr: () => {
-          state = 'needs_pairing'
+          core.setStatus('needs_pairing')
           log('error: this WhatsApp session is not linked: run `agent gateway whatsapp setup`')
           sock.end(undefined)
           process.exit(3)
         },
         onOpen: (who) => {
-          me = who
-          state = 'open'
+          core.opened(who)
           attempt = 0
           log(`info: connected to WhatsApp (${mode} mode)`)
         },
         onClose: ({ statusCode, loggedOut }) => {
           if (loggedOut) {
-            state = 'logged_out'
+            core.setStatus('logged_out')
             log('error: WhatsApp logged this device out: run `agent gateway whatsapp setup` again')
             process.exit(3)
           }
-          state = 'connecting'
+          core.setStatus('connecting')
           const delay = Math.min(60_000, 1000 * 2 ** attempt++) * (0.5 + Math.random() / 2)
           log(`warn: WhatsApp connection closed (${statusCode ?? 'no status'}); reconnecting in ${Math.round(delay / 1000)} s`)
           setTimeout(() => connect().catch((error) => log(`error: reconnect failed: ${error.message}`)), delay)
         },
-        onMessages: (messages) => {
-          for (const raw of messages) {
-            const read = readIncoming(raw, { mode, prefix, me, sent })
-            if (read.ok) queue.push(read.message)
-            else if (env.WHATSAPP_BRIDGE_VERBOSE === '1') log(`debug: ignored ${raw?.key?.id}: ${read.reason}`)
-          }
-        },
+        onMessages: (messages) => core.receive(messages),
       },
     }))
+    core.attach(sock)
   }
 
-  const remember = (result) => {
-    const id = result?.key?.id
-    sent.remember(id)
-    return { id }
-  }
-  const handlers = {
-    health: () => ({ status: state, mode, me: me.id ? { id: me.id, ...(me.lid ? { lid: me.lid } : {}) } : null }),
-    send: async (chatId, text) => remember(await sock.sendMessage(chatId, { text: outgoingText(text, chatId, { mode, prefix, me }) })),
-    typing: async (chatId, presence) => void (await sock.sendPresenceUpdate(presence, chatId)),
-    edit: async (chatId, id, text) => void (await sock.sendMessage(chatId, { text: outgoingText(text, chatId, { mode, prefix, me }), edit: { remoteJid: chatId, fromMe: true, id } })),
-    media: async (chatId, media) => {
-      const data = await readFile(media.path)
-      const type = media.mimetype ?? 'application/octet-stream'
-      const caption = media.caption ? outgoingText(media.caption, chatId, { mode, prefix, me }) : undefined
-      const content = type.startsWith('image/') ? { image: data, caption } : type.startsWith('video/') ? { video: data, caption } : type.startsWith('audio/') ? { audio: data, mimetype: type } : { document: data, mimetype: type, fileName: media.fileName ?? 'file', caption }
-      return remember(await sock.sendMessage(chatId, content))
-    },
-  }
-  const server = await startBridgeServer({ token: env.WHATSAPP_BRIDGE_TOKEN, handlers, queue, log })
+  const server = await startBridgeServer({ token: env.WHATSAPP_BRIDGE_TOKEN, handlers: core.handlers, queue: core.queue, log })
   process.stdout.write(`${JSON.stringify({ event: 'listening', port: server.port })}\n`)
   await connect()
   const stop = async () => {
