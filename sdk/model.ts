@@ -1,6 +1,8 @@
 // Shapes of model calls and agent runs: what providers return and what the runtime service offers
 // to the surfaces (CLI, API server, gateway, cron, delegation).
 
+import type { ToolDefinition } from './types.ts'
+
 export type ReasoningEffort = 'none' | 'low' | 'medium' | 'high' | 'xhigh'
 export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['none', 'low', 'medium', 'high', 'xhigh']
 
@@ -155,6 +157,11 @@ export interface RunRequest {
    * calls of that batch ran; a name that is also an agent tool is a UsageError.
    */
   clientTools?: ToolSchema[]
+  /**
+   * Tools offered to this run only, beside the registered ones, and run like them (guards and all):
+   * e.g. the tools of an editor's own MCP servers. A name that is also an agent tool is a UsageError.
+   */
+  runTools?: ToolDefinition[]
   toolChoice?: ToolChoice
   sampling?: SamplingOptions
   /**

@@ -2,7 +2,7 @@
 // id, so an editor can load it again after a restart; the stored session is created with the first
 // prompt (an editor opens many threads it never uses). Only one turn runs per session at a time.
 
-import { randomHex, type ApprovalMode } from 'agent/sdk'
+import { randomHex, type ApprovalMode, type ToolDefinition } from 'agent/sdk'
 
 export interface RunningTurn {
   controller: AbortController
@@ -27,6 +27,8 @@ export interface LiveSession {
   tools: Map<string, boolean>
   /** Totals of the turns run on this connection. */
   usage: SessionUsageTotals
+  /** The editor's MCP servers for this session: their tools, and how to end them. */
+  mcp?: { tools: ToolDefinition[]; close(): Promise<void> }
 }
 
 export interface SessionUsageTotals {
@@ -78,7 +80,13 @@ export class LiveSessions {
 
   close(id: string): void {
     this.cancel(id, 'the session was closed')
+    void this.sessions.get(id)?.mcp?.close().catch(() => undefined)
     this.sessions.delete(id)
+  }
+
+  /** Ends every session's MCP servers (the connection is closing). */
+  async closeServers(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.mcp?.close().catch(() => undefined)))
   }
 
   /** Cancels every running turn and waits (bounded) for them to answer. */

@@ -20,6 +20,7 @@ import { AcpConversation } from './conversation.ts'
 import { editorIo } from './editor-io.ts'
 import { AcpFailure, badParams, toRequestError, unknownSession, wrongTime } from './errors.ts'
 import { LiveSessions, newSessionId, type LiveSession } from './live-sessions.ts'
+import { attachMcpServers } from './mcp-servers.ts'
 import { ModelOptions } from './model-option.ts'
 import { modeState, setMode } from './modes.ts'
 import { promptInput } from './prompt-input.ts'
@@ -61,7 +62,7 @@ export function initializeResponse(requested: number, latest: number, version: s
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
+      mcpCapabilities: { http: true, sse: false },
       sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
     },
     // Credentials come from the agent's own config.yaml and .env.
@@ -124,8 +125,9 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       return session
     }
 
-    /** What session/new, load and resume answer besides the id: the model option and the modes. */
-    const sessionState = async (session: LiveSession, client: AgentContext) => {
+    /** What session/new, load and resume answer besides the id: the model option and the modes (the editor's MCP servers connected first). */
+    const sessionState = async (session: LiveSession, client: AgentContext, mcpServers: Parameters<typeof attachMcpServers>[1]) => {
+      await attachMcpServers(session, mcpServers, { services: ctx.services, registered: (name) => ctx.tools.get(name) !== undefined, log })
       // After the answer, so the editor knows the session the update is about.
       setTimeout(() => void client.notify('session/update', { sessionId: session.id, update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands(ctx.commands.list()) } }).catch(() => undefined), 0)
       return { configOptions: await models.options(session, client), modes: modeState(session, ctx.settings) }
@@ -167,9 +169,13 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
         'session/new',
         guarded('session/new', async ({ params, client }) => {
           const cwd = checkCwd(params.cwd)
-          if (params.mcpServers?.length) log.info(`session/new: ${params.mcpServers.length} MCP server(s) from the editor are ignored; configure them with agent mcp add`)
           const session = live.open({ id: newSessionId(), cwd, stored: false })
-          return { sessionId: session.id, ...(await sessionState(session, client)) }
+          try {
+            return { sessionId: session.id, ...(await sessionState(session, client, params.mcpServers)) }
+          } catch (error) {
+            live.close(session.id)
+            throw error
+          }
         }),
       )
       .onRequest(
@@ -180,7 +186,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
           const updates = new UpdateQueue(client, session.id, log)
           for (const update of replayUpdates(messages, cwd)) updates.send(update)
           await updates.flush()
-          return sessionState(session, client)
+          return sessionState(session, client, params.mcpServers)
         }),
       )
       .onRequest(
@@ -188,7 +194,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
         guarded('session/resume', async ({ params, client }) => {
           const cwd = checkCwd(params.cwd)
           const { session } = await openStored(params.sessionId, cwd)
-          return sessionState(session, client)
+          return sessionState(session, client, params.mcpServers)
         }),
       )
       .onRequest(
@@ -295,6 +301,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
               updates,
               ...(session.mode ? { approvalMode: session.mode } : {}),
               editorIo: editorIo(client, session.id, clientCapabilities),
+              runTools: session.mcp?.tools ?? [],
               enableTools: switches.filter(([, on]) => on).map(([name]) => name),
               disableTools: switches.filter(([, on]) => !on).map(([name]) => name),
               onUsage: (usage) => {
@@ -329,6 +336,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       new Promise<void>((resolve) => (ctx.signal.aborted ? resolve() : ctx.signal.addEventListener('abort', () => resolve(), { once: true }))),
     ])
     await live.cancelAll('the editor closed the connection', CLOSE_WAIT_MS)
+    await live.closeServers()
     connection.close()
     await connection.closed.catch((error: unknown) => log.debug(`connection closed: ${errorMessage(error)}`))
     // An editor that hangs up while the agent is still starting (stdin closed in its first moments):

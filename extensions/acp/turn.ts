@@ -5,7 +5,7 @@
 
 import { readFileSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
-import { APPROVAL_MODE_KEY, EDITOR_IO_KEY, errorMessage, type ApprovalMode, type EditorIo, type Logger, type RunEvent, type RunResult, type RuntimeService, type Usage } from 'agent/sdk'
+import { APPROVAL_MODE_KEY, EDITOR_IO_KEY, errorMessage, type ApprovalMode, type EditorIo, type Logger, type RunEvent, type RunResult, type RuntimeService, type ToolDefinition, type Usage } from 'agent/sdk'
 import type { AgentContext, SessionUpdate, StopReason, ToolCallContent } from '@agentclientprotocol/sdk'
 import { permissionPrompt } from './permission.ts'
 import { editDiff, textContent, toolKind, toolLocations, toolTitle } from './tool-calls.ts'
@@ -60,6 +60,8 @@ export interface TurnOptions {
   disableTools?: string[]
   /** The editor's file system and terminal, when it offers them. */
   editorIo?: EditorIo
+  /** Tools of this session only (the editor's MCP servers). */
+  runTools?: ToolDefinition[]
   /** Each model call's usage. */
   onUsage?(usage: Usage): void
 }
@@ -207,6 +209,7 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
       ...(options.model ? { model: options.model } : {}),
       signal: options.signal,
       onEvent,
+      ...(options.runTools?.length ? { runTools: options.runTools } : {}),
       ...(options.enableTools?.length ? { enableTools: options.enableTools } : {}),
       ...(options.disableTools?.length ? { disableTools: options.disableTools } : {}),
       extra: { [TURN_KEY]: hooks, approvalPrompt, ...(options.approvalMode ? { [APPROVAL_MODE_KEY]: options.approvalMode } : {}), ...(options.editorIo ? { [EDITOR_IO_KEY]: options.editorIo } : {}) },

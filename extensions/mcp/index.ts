@@ -3,7 +3,7 @@
 // ready), a snapshot that changed reloads this extension so the registries match. `agent mcp …`
 // manages servers; `agent mcp serve` exposes the agent's own tools over stdio.
 
-import { agentVersion, defineExtension, EXTENSIONS_SERVICE, errorMessage, type ExtensionsService, type RunMode } from 'agent/sdk'
+import { agentVersion, defineExtension, EXTENSIONS_SERVICE, errorMessage, MCP_SERVICE, type ExtensionsService, type McpService, type RunMode } from 'agent/sdk'
 import { fingerprint, readCache, writeCache } from './cache.ts'
 import { ChatQuestions } from './chat-questions.ts'
 import { mcpSubcommands } from './cli.ts'
@@ -11,6 +11,7 @@ import { readServers, type ServerConfig } from './config.ts'
 import { McpManager } from './connection.ts'
 import { probeServers, type ProbeResult } from './probe.ts'
 import { registerServers } from './register.ts'
+import { mcpService } from './session-servers.ts'
 
 export default defineExtension({
   name: 'mcp',
@@ -58,6 +59,7 @@ export default defineExtension({
       return manager.shutdown()
     })
     registered = registerServers(api, configs, () => manager)
+    api.services.provide<McpService>(MCP_SERVICE, mcpService({ settings: api.settings, log: api.log, services: api.services, clientVersion: agentVersion() }))
 
     /** Re-reads config.yaml, (re)connects the enabled servers and refreshes the caches. */
     async function refresh(reconnect: boolean, only?: (c: ServerConfig) => boolean): Promise<{ results: ProbeResult[]; disabled: string[]; invalid: Array<{ name: string; reason: string }>; stale: boolean }> {

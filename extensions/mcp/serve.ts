@@ -1,5 +1,5 @@
-// `agent mcp serve`: the agent as an MCP server over stdio — its own tools (structured and image
-// results), resources (sessions, transcripts, skills) and prompts (skills). Every call goes through
+// `agent mcp serve`: the agent as an MCP server over stdio — its own tools (structured results, and
+// images from the sdk's toolResult), resources (sessions, transcripts, skills) and prompts (skills). Every call goes through
 // the beforeToolCall / afterToolCall hooks like a call from the agent loop (approvals, blocklists and
 // checkpoints apply; a throwing guard blocks); a command that needs approval is asked through the
 // client's elicitation when it offers it, else refused. Bridged MCP tools are left out unless asked,
@@ -7,7 +7,7 @@
 // declared `stdio: 'protocol'` and writes to `ctx.protocolOut`.
 
 import { randomUUID } from 'node:crypto'
-import { AgentError, errorMessage, redactSecrets, toolEnabled, type ApprovalPrompt, type CliContext, type ToolCallEvent, type ToolDefinition } from 'agent/sdk'
+import { AgentError, errorMessage, isToolResultWithImages, redactSecrets, toolEnabled, type ApprovalPrompt, type CliContext, type ToolCallEvent, type ToolDefinition } from 'agent/sdk'
 import { NotServed, ServeCatalog } from './serve-catalog.ts'
 import { servedResult } from './serve-results.ts'
 
@@ -39,6 +39,7 @@ export function servedTools(ctx: CliContext, options: ServeOptions): Entry[] {
 /** The text the agent's model would read for a value (same shape as the runtime's). */
 function asText(value: unknown): string {
   if (typeof value === 'string') return value
+  if (isToolResultWithImages(value)) return value.text
   if (value === undefined || value === null) return ''
   return JSON.stringify(value, null, 2) ?? String(value)
 }

@@ -31,7 +31,7 @@ import { resolveClient } from './models.ts'
 import { buildSystemPrompt, personalityPrompt } from './prompt.ts'
 import { runRedaction } from './redaction.ts'
 import { runtimeSettings } from './settings.ts'
-import { ensureCallIds, offeredTools, runBatch, schemaChars, toolSchemas } from './tools.ts'
+import { ensureCallIds, offeredTools, runBatch, schemaChars, toolSchemas, type OfferedTool } from './tools.ts'
 import { addUsage, emptyUsage, pricedUsage } from './usage.ts'
 
 function observeFn(api: ExtensionApi<any>) {
@@ -106,7 +106,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const client: ModelClient = await resolveClient(api, { provider: request.provider, model: request.model })
   // Bad input fails here, before a session is created or anything is stored.
   if (request.personality) personalityPrompt(api.settings, request.personality)
-  const tools = offeredTools(api, { toolsets: request.toolsets, enableTools: request.enableTools, disableTools: request.disableTools })
+  const tools = [...offeredTools(api, { toolsets: request.toolsets, enableTools: request.enableTools, disableTools: request.disableTools }), ...runToolsOf(api, request)]
   const client_ = clientToolPlan(tools, request)
   const schemas = client_ ? [...toolSchemas(tools), ...client_.schemas] : toolSchemas(tools)
   const skills = skillsPrompt(api, request.skills, tools.some((t) => t.definition.name === 'skill_view'))
@@ -309,6 +309,14 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
 }
 
 export type { Conversation }
+
+/** RunRequest.runTools as offered tools; a name the registry has too is refused (the model could not tell them apart). */
+function runToolsOf(api: ExtensionApi<any>, request: RunRequest): OfferedTool[] {
+  return (request.runTools ?? []).map((definition) => {
+    if (api.tools.get(definition.name)) throw new UsageError(`run tool "${definition.name}" has the name of one of the agent's tools`)
+    return { definition, toolset: definition.toolset ?? 'run', owner: 'run' }
+  })
+}
 
 /** The caller's own tools (RunRequest.clientTools), or undefined when there are none. */
 function clientToolPlan(tools: readonly { definition: { name: string } }[], request: RunRequest): { schemas: ToolSchema[]; names: Set<string> } | undefined {

@@ -23,7 +23,7 @@ const INSPECTOR = createRequire(import.meta.url).resolve('@modelcontextprotocol/
 const SECRET = 'sk-serve-test-secret-0123456789abcdef'
 
 /** Prints at load and at setup; registers tools with a text, a structured and an image result. */
-const GREETER = `import { defineExtension } from 'agent/sdk'
+const GREETER = `import { defineExtension, toolResult } from 'agent/sdk'
 console.log('greeter noise at load')
 export default defineExtension({ name: 'greeter', setup(api) {
   process.stdout.write('greeter noise at setup\\n')
@@ -33,7 +33,7 @@ export default defineExtension({ name: 'greeter', setup(api) {
     outputSchema: { type: 'object', properties: { word: { type: 'string' }, length: { type: 'number' } }, required: ['word', 'length'] },
     execute: ({ input }) => ({ word: input.word, length: input.word.length }) })
   api.tools.register({ name: 'snapshot', description: 'A picture', parameters: { type: 'object', properties: {} },
-    execute: () => [{ type: 'text', text: 'one red pixel' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,${PIXEL}' } }] })
+    execute: () => toolResult('one red pixel', [{ type: 'image_url', image_url: { url: 'data:image/png;base64,${PIXEL}' } }]) })
 } })
 `
 
