@@ -119,17 +119,20 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (parsed.reason !== 'no text') return session.log.debug(`ignored Slack message ${id}: ${parsed.reason}`)
       return session.gateway.dropped(PLATFORM, { reason: 'a message without text or files', messageId: id, ...(event.channel ? { chatId: event.channel } : {}), ...(event.user ? { userId: event.user } : {}) })
     }
-    const { source } = parsed.inbound
-    if (source.chatType === 'group' && source.threadId && parsed.mentioned) engage(session, source.chatId!, source.threadId)
-    dispatch(session, parsed.inbound)
+    dispatch(session, parsed.inbound, parsed.mentioned)
   }
 
-  function dispatch(session: Session, inbound: GatewayInbound): void {
+  function dispatch(session: Session, inbound: GatewayInbound, mentioned: boolean): void {
     const { source } = inbound
     session.log.debug(`Slack message ${inbound.messageId} from user ${source.userId}, ${source.chatType} ${source.chatId}, ${inbound.text.length} characters`)
     session.gateway
       .dispatch(inbound)
-      .then((result) => session.log.debug(`Slack message ${inbound.messageId}: ${result.status}`))
+      .then((result) => {
+        session.log.debug(`Slack message ${inbound.messageId}: ${result.status}`)
+        // A thread the bot was asked into (by someone it answers) is one it follows without mentions.
+        const accepted = result.status === 'queued' || result.status === 'command'
+        if (accepted && mentioned && source.chatType === 'group' && source.threadId) engage(session, source.chatId!, source.threadId)
+      })
       .catch((error) => session.log.error(`Slack message ${inbound.messageId} failed: ${clean(errorMessage(error))}`))
   }
 

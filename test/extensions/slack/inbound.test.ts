@@ -38,6 +38,11 @@ test('channels: a mention is needed (stripped) and answered in the message threa
   assert.deepEqual(await h.posted(CHANNELS.general, 2, ts), ['answer to: what time is it?', 'answer to: and tomorrow?'])
   h.fake.message({ from: 'alice', channel: 'general', text: 'unrelated thread', thread_ts: '1600000000.000100' })
 
+  // A stranger's mention does not make a thread the bot follows.
+  const strangers = h.fake.message({ from: 'mallory', channel: 'general', text: `<@${BOT_USER}> hi` })
+  await sleep(200)
+  h.fake.message({ from: 'alice', channel: 'general', text: 'humans in the stranger thread', thread_ts: strangers })
+
   const free = h.fake.message({ from: 'bob', channel: 'free', text: 'free channel, no mention' })
   assert.deepEqual(await h.posted(CHANNELS.free), ['answer to: free channel, no mention'])
   assert.equal(h.fake.posted.at(-1)!.thread_ts, free)
