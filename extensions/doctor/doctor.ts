@@ -4,6 +4,7 @@ import { UsageError, type CliContext } from 'agent/sdk'
 import { checkConfig, checkEnvironment, checkExtensions, checkGateway, checkModel, checkState, checkTools } from './checks.ts'
 import { checkProviders } from './connectivity.ts'
 import { Report } from './report.ts'
+import { checkVoice } from './voice.ts'
 
 export function timeoutOf(ctx: CliContext): number {
   const seconds = Number(ctx.argv.timeout ?? 8)
@@ -20,6 +21,7 @@ export async function runDoctor(ctx: CliContext): Promise<number> {
   const models = checkModel(report, ctx)
   if (models && !ctx.argv.offline) await checkProviders(report, models, ctx.settings, timeoutMs)
   checkTools(report, ctx)
+  await checkVoice(report, ctx)
   checkGateway(report, ctx)
   checkState(report, ctx)
   const summary = report.summary()
