@@ -143,6 +143,13 @@ export interface GatewayService {
    * the replies queued for it are sent now. Not needed after start(): the gateway does it then.
    */
   connected(adapter: string): void
+  /**
+   * Takes a delivery its adapter could not send now (a retryable failure, or the adapter is down)
+   * into the outbox, when this process runs that adapter (`agent gateway run`): true when queued;
+   * false elsewhere (a CLI process: the caller reports the failure). `partsSent` parts of the text
+   * (split as the outbox splits it) already went out.
+   */
+  queueDelivery(delivery: { platform: string; chatId: string; threadId?: string; text: string; partsSent?: number }): boolean
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,6 +204,11 @@ export interface DeliveryReceipt {
   parts: number
   /** Where it went, without secrets (e.g. `sms:+155****4567`, `github:owner/repo#12`, `log`). */
   description: string
+  /**
+   * The platform could not take it now and the running gateway queued it in its outbox (sent once
+   * the adapter is back, see GatewayService.queueDelivery); `parts` counts the parts sent so far.
+   */
+  queued?: boolean
 }
 
 export interface HomeChannel {

@@ -1,7 +1,9 @@
 // The delivery service: cron results, /background answers, webhook runs and approval prompts go to a
-// chat of a platform (its home channel by default), a code-hosting comment, or the log.
+// chat of a platform (its home channel by default), a code-hosting comment, or the log. A chat
+// delivery the platform cannot take now waits in the gateway's outbox when this process runs the
+// adapter (`agent gateway run`); elsewhere the failure is the caller's.
 
-import { adapterParts, AgentError, defineExtension, DELIVERY_SERVICE, redactPhone, redactPhonesIn, type DeliveryReceipt, type DeliveryService, type DeliveryTarget, type GatewayAdapter, type HomeChannel, type MessageSource } from 'agent/sdk'
+import { adapterParts, AgentError, defineExtension, DELIVERY_SERVICE, GATEWAY_SERVICE, isRetryableDelivery, redactPhone, redactPhonesIn, type DeliveryReceipt, type GatewayService, type DeliveryService, type DeliveryTarget, type GatewayAdapter, type HomeChannel, type MessageSource } from 'agent/sdk'
 import { postComment, REPO_PATTERN } from './code-host.ts'
 
 interface DeliveryConfig {
@@ -46,8 +48,20 @@ export default defineExtension<DeliveryConfig>({
       if (!chatId) throw new AgentError('E_DELIVERY', `no chat given and no home channel for ${target.platform} (set ${envPrefix(target.platform)}_HOME_CHANNEL)`)
       const threadId = target.threadId ?? home?.threadId
       const parts = adapterParts(adapter, text)
-      for (const part of parts) await adapter.send(chatId, part, threadId ? { threadId } : undefined)
-      return { target: { ...target, chatId }, parts: parts.length, description: `${target.platform}:${showChat(chatId)}` }
+      const description = `${target.platform}:${showChat(chatId)}`
+      let sent = 0
+      try {
+        for (const part of parts) {
+          await adapter.send(chatId, part, threadId ? { threadId } : undefined)
+          sent++
+        }
+      } catch (error) {
+        const gateway = api.services.get<GatewayService>(GATEWAY_SERVICE)
+        if (!isRetryableDelivery(error) || !gateway?.queueDelivery({ platform: target.platform, chatId, ...(threadId ? { threadId } : {}), text, partsSent: sent })) throw error
+        api.log.info(`delivery to ${description} queued until the adapter can send it`)
+        return { target: { ...target, chatId }, parts: sent, description: `${description} (queued)`, queued: true }
+      }
+      return { target: { ...target, chatId }, parts: parts.length, description }
     }
 
     const service: DeliveryService = {

@@ -140,17 +140,17 @@ export class ContinuityStore {
   // --- outbox
 
   /** Queues a reply and, in the same transaction, settles the prompt it answers. */
-  enqueue(reply: { platform: string; chatId: string; threadId?: string; text: string }, settles?: number): OutboxRow {
+  enqueue(reply: { platform: string; chatId: string; threadId?: string; text: string; partsSent?: number }, settles?: number): OutboxRow {
     const db = this.db()
     const now = this.now()
     const insert = db.transaction(() => {
       const result = db
-        .prepare("INSERT INTO gateway_outbox (platform, chat_id, thread_id, text, state, created_at, next_at) VALUES (?, ?, ?, ?, 'queued', ?, ?)")
-        .run(reply.platform, reply.chatId, reply.threadId ?? null, reply.text, now, now)
+        .prepare("INSERT INTO gateway_outbox (platform, chat_id, thread_id, text, parts_sent, state, created_at, next_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)")
+        .run(reply.platform, reply.chatId, reply.threadId ?? null, reply.text, reply.partsSent ?? 0, now, now)
       if (settles !== undefined) this.settle(settles)
       return Number(result.lastInsertRowid)
     })
-    return { id: insert(), ...reply, partsSent: 0, attempts: 0, createdAt: now, nextAt: now }
+    return { id: insert(), ...reply, partsSent: reply.partsSent ?? 0, attempts: 0, createdAt: now, nextAt: now }
   }
 
   queued(platform?: string): OutboxRow[] {

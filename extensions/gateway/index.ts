@@ -192,6 +192,11 @@ export default defineExtension<GatewayConfig>({
       catchUp: (adapter, messages) => continuity.catchUp(adapter, messages),
       dropped: (adapter, message) => continuity.dropped(adapter, message),
       connected: (adapter) => void outbox.flush(adapter, true),
+      queueDelivery(delivery) {
+        if (!lifecycle.manages(delivery.platform)) return false
+        void outbox.deliver(delivery)
+        return true
+      },
       sessionFor: (source) => dispatcher.sessionFor(source),
       typingDelay,
       async notifyBackground(source, event) {

@@ -43,6 +43,11 @@ export class AdapterLifecycle {
     return [...this.slots.values()].map((s) => ({ ...s.status }))
   }
 
+  /** Whether this process runs the adapter (`gateway run` started it, whatever its state now). */
+  manages(name: string): boolean {
+    return this.slots.has(name)
+  }
+
   /** false while the adapter is managed here and not running (starting, retrying, failed, stopped). */
   available(name: string): boolean {
     const slot = this.slots.get(name)

@@ -33,6 +33,8 @@ export interface Reply {
   chatId: string
   threadId?: string
   text: string
+  /** Parts already sent (a delivery that failed part-way). */
+  partsSent?: number
 }
 
 /** Retry delay after the n-th failed attempt: `initialMs` (2 s) doubling to 5 min. */

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
-import { AgentError, boundBacklog, DeliveryDeferred, GATEWAY_SERVICE, isRetryableDelivery, type GatewayService } from '../../../sdk/index.ts'
+import { AgentError, boundBacklog, DeliveryDeferred, DELIVERY_SERVICE, GATEWAY_SERVICE, isRetryableDelivery, type DeliveryService, type GatewayService } from '../../../sdk/index.ts'
 import { createTestKernel, fakeAdapter, recordingRuntime, runGateway } from '../../../sdk/testing/index.ts'
 import { until } from '../../helpers/until.ts'
 
@@ -133,4 +133,23 @@ test('the same message id is answered once, across a restart too', async (t) => 
   await kernel(t, dir, fake)
   assert.equal((await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'once', 'id-1')).status, 'ignored')
   assert.equal(fake.sent.length, 1)
+})
+
+test('a delivery (cron, /background) the platform cannot take now waits in the outbox of a running gateway; elsewhere it fails', async (t) => {
+  const fake = fakeAdapter()
+  const { k } = await kernel(t, home(t), fake)
+  const delivery = k.kernel.services.require<DeliveryService>(DELIVERY_SERVICE)
+  fake.loseConnection()
+  // No `gateway run` in this process: the caller gets the failure.
+  await assert.rejects(delivery.send({ kind: 'chat', platform: 'fake', chatId: 'c1' }, 'from a CLI'), /not connected/)
+  const gw = await runGateway(k)
+  t.after(() => gw.stop())
+  fake.loseConnection()
+  const receipt = await delivery.send({ kind: 'chat', platform: 'fake', chatId: 'c1' }, 'cron result')
+  assert.equal(receipt.queued, true)
+  assert.equal(receipt.description, 'fake:c1 (queued)')
+  await until(() => fake.sent.some((s) => s.text === 'cron result'), 10_000, () => gw.lines.join('\n'))
+  assert.equal(fake.sent.filter((s) => s.text === 'cron result').length, 1)
+  // Sent at once when the platform takes it.
+  assert.equal((await delivery.send({ kind: 'chat', platform: 'fake', chatId: 'c1' }, 'direct')).queued, undefined)
 })
