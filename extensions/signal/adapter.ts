@@ -61,6 +61,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     const from = redacted(envelope.sourceNumber || envelope.sourceUuid || envelope.source)
     if (!reading.ok) {
       state.catchup.advance(cursor)
+      if (reading.unsupported) return state.gateway.dropped(PLATFORM, { reason: `${reading.reason} (not supported)`, chatId: reading.unsupported.chatId, userId: reading.unsupported.sender, ...(envelope.timestamp ? { messageId: `${reading.unsupported.sender}:${envelope.timestamp}` } : {}) })
       return state.log.debug(`ignored a Signal envelope from ${from}: ${reading.reason}`)
     }
     const message = reading.message

@@ -1,9 +1,10 @@
 // Reading one event of signal-cli's stream (pure): which envelopes are messages for the agent, from
 // whom, in which chat, with what text. Our own number is ignored, except "Note to Self" (a sync of a
 // message we sent to ourselves) and group messages the owner wrote on a linked device; either is
-// dropped when its timestamp is one this adapter just sent (the echo guard). Stories, receipts,
-// typing, calls, reactions and other sync events are ignored; edits are read as new messages;
-// mentions (U+FFFC placeholders) are rendered as @name.
+// dropped when its timestamp is one this adapter just sent (the echo guard). Receipts, typing,
+// calls and other sync events are ignored; stories, reactions and stickers are unsupported (the
+// adapter reports them as dropped); edits are read as new messages; mentions (U+FFFC placeholders)
+// are rendered as @name.
 
 import { groupChatId } from './ids.ts'
 
@@ -85,7 +86,10 @@ export interface InboundMessage {
   timestamp: number
 }
 
-export type Reading = { ok: true; message: InboundMessage } | { ok: false; reason: string }
+export type Reading =
+  | { ok: true; message: InboundMessage }
+  /** `unsupported`: a message someone sent that the agent cannot read (reported as dropped, not just ignored). */
+  | { ok: false; reason: string; unsupported?: { chatId: string; sender: string } }
 
 const skip = (reason: string): Reading => ({ ok: false, reason })
 
@@ -124,7 +128,6 @@ function content(data: DataMessage): { text: string; attachments: Attachment[] }
 }
 
 export function readEnvelope(envelope: Envelope, me: Identity, sent: SentTimestamps): Reading {
-  if (envelope.storyMessage) return skip('a story')
   if (envelope.receiptMessage) return skip('a receipt')
   if (envelope.typingMessage) return skip('a typing indicator')
   if (envelope.callMessage) return skip('a call')
@@ -133,6 +136,7 @@ export function readEnvelope(envelope: Envelope, me: Identity, sent: SentTimesta
   const timestamp = envelope.timestamp
   if (typeof timestamp !== 'number') return skip('no timestamp')
   const fromSelf = isSelf(envelope.sourceNumber, me) || isSelf(envelope.sourceUuid, me) || isSelf(envelope.source, me)
+  if (envelope.storyMessage) return fromSelf ? skip('a story') : { ok: false, reason: 'a story', unsupported: { chatId: sender, sender } }
 
   if (envelope.syncMessage) {
     const sentMessage = envelope.syncMessage.sentMessage
@@ -164,8 +168,9 @@ export function readEnvelope(envelope: Envelope, me: Identity, sent: SentTimesta
   const data = envelope.dataMessage ?? edit
   if (!data) return skip('no message')
   const body = content(data)
-  if (!body) return skip(data.reaction ? 'a reaction' : data.remoteDelete ? 'a deletion' : 'no text or attachment')
   const groupId = data.groupInfo?.groupId
+  if (!body && (data.reaction || data.sticker)) return { ok: false, reason: data.reaction ? 'a reaction' : 'a sticker', unsupported: { chatId: groupId ? groupChatId(groupId) : sender, sender } }
+  if (!body) return skip(data.remoteDelete ? 'a deletion' : 'no text or attachment')
   return {
     ok: true,
     message: {

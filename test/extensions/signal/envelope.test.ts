@@ -53,6 +53,16 @@ test('stories, receipts, typing, calls, reactions, deletions and empty messages 
   assert.equal(reason({ ...base, callMessage: { offerMessage: {} } }), 'a call')
   assert.equal(reason(dm(ALICE, '', { reaction: { emoji: '👍' } })), 'a reaction')
   assert.equal(reason(dm(ALICE, '', { remoteDelete: { timestamp: 1 } })), 'a deletion')
+  // Stories, reactions and stickers someone sent are reported as dropped (unsupported), the rest just ignored.
+  const unsupported = (envelope: Record<string, any>) => {
+    const r = read(envelope)
+    return r.ok ? undefined : r.unsupported
+  }
+  assert.deepEqual(unsupported({ ...base, storyMessage: {} }), { chatId: ALICE, sender: ALICE })
+  assert.deepEqual(unsupported(inGroup(BOB, TEAM, '', { reaction: { emoji: '👍' } })), { chatId: `group.${TEAM}`, sender: BOB })
+  assert.equal(reason(dm(ALICE, '', { sticker: { packId: 'p' } })), 'a sticker')
+  assert.equal(unsupported(dm(ALICE, '', { remoteDelete: { timestamp: 1 } })), undefined)
+  assert.equal(unsupported({ ...base, receiptMessage: {} }), undefined)
   assert.equal(reason(dm(ALICE, '   ')), 'no text or attachment')
   assert.equal(reason({ ...base, syncMessage: { readMessages: [{ timestamp: 1 }] }, sourceNumber: ACCOUNT }), 'a sync event (read marks, contacts …)')
 })
