@@ -29,6 +29,8 @@ interface Running {
   controller: AbortController
   stream: EventStream
   catchup: Catchup
+  /** Removes the link from the gateway's abort signal to ours. */
+  unlink(): void
 }
 
 const params = (target: Target) => ('groupId' in target ? { groupId: target.groupId } : { recipient: [target.recipient] })
@@ -100,7 +102,8 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     ctx.signal.addEventListener('abort', stopWith, { once: true })
     const me: Identity = { account: daemon.account }
     const catchup = new Catchup(gateway.resumePoint(PLATFORM), gateway, ctx.log, Date.now())
-    const state = { daemon, me, gateway, log: ctx.log, home: ctx.settings.home, controller, catchup } as Running
+    const unlink = () => ctx.signal.removeEventListener('abort', stopWith)
+    const state = { daemon, me, gateway, log: ctx.log, home: ctx.settings.home, controller, catchup, unlink } as Running
     const lastEventId = catchup.lastEventId()
     state.stream = openEventStream({
       daemon,
@@ -119,7 +122,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     } catch (error) {
       controller.abort()
       catchup.dispose()
-      ctx.signal.removeEventListener('abort', stopWith)
+      unlink()
       throw new AgentError('E_UNAVAILABLE', errorMessage(error), { cause: error })
     }
     running = state
@@ -142,6 +145,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
       for (const chatId of [...typingTimers.keys()]) stopTyping(chatId)
       if (!state) return
       state.controller.abort()
+      state.unlink()
       await state.stream.done
       state.catchup.dispose()
       state.log.info('disconnected from the signal-cli daemon')
