@@ -40,8 +40,8 @@ export default defineExtension({
 function home(): string {
   const dir = makeTempHome('agent-tools-')
   homes.push(dir)
-  // The built-in web tools ask their own question first; this test is about the contract.
-  writeFileSync(join(dir, 'config.yaml'), '_config_version: 10\nextensions:\n  disabled: [tools-web]\n')
+  // The built-in web and voice tools ask their own questions first; this test is about the contract.
+  writeFileSync(join(dir, 'config.yaml'), '_config_version: 10\nextensions:\n  disabled: [tools-web, stt, tts]\n')
   mkdirSync(join(dir, 'extensions', 'fake-web'), { recursive: true })
   writeFileSync(join(dir, 'extensions', 'fake-web', 'index.ts'), FAKE)
   return dir
