@@ -40,6 +40,26 @@ export function envSwitchOn(value: string | undefined): boolean {
   return /^(1|true|yes|on)$/i.test(value?.trim() ?? '')
 }
 
+/** `api_server` → `API_SERVER`: the prefix of a platform's environment variables. */
+export function platformEnvPrefix(platform: string): string {
+  return platform.toUpperCase().replace(/[^A-Z0-9]/g, '_')
+}
+
+/**
+ * A per-platform gateway setting (allowlists, home channel …): the variable `<PLATFORM>_<NAME>`
+ * (process environment, then .env) wins; else `platforms.<platform>.extra.<name in lower case>` of
+ * the user's own config.yaml (never a project's), a list read as a comma list, a boolean as
+ * true/false.
+ */
+export function platformSetting(settings: Settings, platform: string, name: string): string | undefined {
+  const fromEnv = settings.env(`${platformEnvPrefix(platform)}_${name}`)
+  if (fromEnv !== undefined) return fromEnv
+  const path = `platforms.${platform}.extra.${name.toLowerCase()}`
+  const value = settings.getOwn ? settings.getOwn(path) : settings.get(path)
+  if (Array.isArray(value)) return value.map(String).join(',')
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined
+}
+
 /**
  * Whether `agent gateway run` starts a platform's adapter, the same rule for every platform:
  * `platforms.<name>.enabled: false` wins; `true`, or the environment switch (`SMS_ENABLED` …) on,

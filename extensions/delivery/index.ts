@@ -3,7 +3,7 @@
 // delivery the platform cannot take now waits in the gateway's outbox when this process runs the
 // adapter (`agent gateway run`); elsewhere the failure is the caller's.
 
-import { adapterParts, AgentError, defineExtension, DELIVERY_SERVICE, GATEWAY_SERVICE, isRetryableDelivery, redactPhone, redactPhonesIn, type DeliveryReceipt, type GatewayService, type DeliveryService, type DeliveryTarget, type GatewayAdapter, type HomeChannel, type MessageSource } from 'agent/sdk'
+import { adapterParts, AgentError, defineExtension, DELIVERY_SERVICE, GATEWAY_SERVICE, isRetryableDelivery, platformEnvPrefix, platformSetting, redactPhone, redactPhonesIn, type DeliveryReceipt, type GatewayService, type DeliveryService, type DeliveryTarget, type GatewayAdapter, type HomeChannel, type MessageSource } from 'agent/sdk'
 import { postComment, REPO_PATTERN } from './code-host.ts'
 
 interface DeliveryConfig {
@@ -11,7 +11,6 @@ interface DeliveryConfig {
   comment_timeout_ms: number
 }
 
-const envPrefix = (platform: string) => platform.toUpperCase().replace(/[^A-Z0-9]/g, '_')
 const isTarget = (value: DeliveryTarget | MessageSource): value is DeliveryTarget => 'kind' in value
 
 /** Chat ids that look like phone numbers are redacted wherever a description is shown or logged. */
@@ -32,11 +31,10 @@ export default defineExtension<DeliveryConfig>({
   },
   setup(api) {
     const homeChannel = (platform: string): HomeChannel | undefined => {
-      const prefix = envPrefix(platform)
-      const chatId = api.settings.env(`${prefix}_HOME_CHANNEL`)?.trim()
+      const chatId = platformSetting(api.settings, platform, 'HOME_CHANNEL')?.trim()
       if (!chatId) return undefined
-      const threadId = api.settings.env(`${prefix}_HOME_CHANNEL_THREAD_ID`)?.trim()
-      return { platform, chatId, name: api.settings.env(`${prefix}_HOME_CHANNEL_NAME`)?.trim() || 'Home', ...(threadId ? { threadId } : {}) }
+      const threadId = platformSetting(api.settings, platform, 'HOME_CHANNEL_THREAD_ID')?.trim()
+      return { platform, chatId, name: platformSetting(api.settings, platform, 'HOME_CHANNEL_NAME')?.trim() || 'Home', ...(threadId ? { threadId } : {}) }
     }
 
     async function toChat(target: Extract<DeliveryTarget, { kind: 'chat' }>, text: string): Promise<DeliveryReceipt> {
@@ -45,7 +43,7 @@ export default defineExtension<DeliveryConfig>({
       if (!adapter.send) throw new AgentError('E_DELIVERY', `the "${target.platform}" adapter cannot send messages`)
       const home = target.chatId ? undefined : homeChannel(target.platform)
       const chatId = target.chatId ?? home?.chatId ?? adapter.defaultChatId
-      if (!chatId) throw new AgentError('E_DELIVERY', `no chat given and no home channel for ${target.platform} (set ${envPrefix(target.platform)}_HOME_CHANNEL)`)
+      if (!chatId) throw new AgentError('E_DELIVERY', `no chat given and no home channel for ${target.platform} (set ${platformEnvPrefix(target.platform)}_HOME_CHANNEL)`)
       const threadId = target.threadId ?? home?.threadId
       const parts = adapterParts(adapter, text)
       const description = `${target.platform}:${showChat(chatId)}`

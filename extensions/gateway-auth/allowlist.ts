@@ -1,12 +1,10 @@
-// Who may talk to the agent on a chat platform: allowlists from the environment, allow-all switches
-// and group lists. Decisions use the stable platform user id only, never a display name.
+// Who may talk to the agent on a chat platform: allowlists from the environment (else
+// platforms.<name>.extra in config.yaml), allow-all switches and group lists. Decisions use the stable platform user id only, never a display name.
 
-import { envSwitchOn, type MessageSource, type Settings } from 'agent/sdk'
+import { envSwitchOn, platformEnvPrefix, platformSetting, type MessageSource, type Settings } from 'agent/sdk'
 
 /** `api_server` → `API_SERVER`: the prefix of a platform's environment variables. */
-export function envPrefix(platform: string): string {
-  return platform.toUpperCase().replace(/[^A-Z0-9]/g, '_')
-}
+export const envPrefix = platformEnvPrefix
 
 /**
  * Ids compared as the platform gives them, except phone numbers, which lose their punctuation, and
@@ -42,7 +40,7 @@ export interface AllowlistVerdict {
 export function checkAllowlists(settings: Settings, source: MessageSource): AllowlistVerdict {
   const prefix = envPrefix(source.platform)
   const userId = source.userId ? normaliseId(source.userId) : undefined
-  const platformList = parseList(settings.env(`${prefix}_ALLOWED_USERS`))
+  const platformList = parseList(platformSetting(settings, source.platform, 'ALLOWED_USERS'))
   const globalList = parseList(settings.env('GATEWAY_ALLOWED_USERS'))
   const configured = Boolean(platformList || globalList)
   const inList = (list: IdList | undefined) => Boolean(list && (list.any || (userId !== undefined && list.ids.has(userId))))
@@ -50,13 +48,13 @@ export function checkAllowlists(settings: Settings, source: MessageSource): Allo
   if (source.chatType === 'group' || source.chatType === 'channel') {
     // Groups: unset disables them, `*` opens them, a list of ids allows those senders and those
     // groups (a group id in the list opens that group to its members).
-    const groupList = parseList(settings.env(`${prefix}_GROUP_ALLOWED_USERS`))
+    const groupList = parseList(platformSetting(settings, source.platform, 'GROUP_ALLOWED_USERS'))
     if (!groupList) return { allowed: false, reason: 'group chats are disabled (no group allowlist)', configured: true }
     if (inList(groupList)) return { allowed: true, reason: 'group allowlist', configured: true }
     if (source.chatId && groupList.ids.has(normaliseId(source.chatId))) return { allowed: true, reason: 'group allowlist (the group)', configured: true }
     return { allowed: false, reason: 'not in the group allowlist', configured: true }
   }
-  if (envSwitchOn(settings.env(`${prefix}_ALLOW_ALL_USERS`))) return { allowed: true, reason: `${prefix}_ALLOW_ALL_USERS`, configured: true }
+  if (envSwitchOn(platformSetting(settings, source.platform, 'ALLOW_ALL_USERS'))) return { allowed: true, reason: `${prefix}_ALLOW_ALL_USERS`, configured: true }
   if (envSwitchOn(settings.env('GATEWAY_ALLOW_ALL_USERS'))) return { allowed: true, reason: 'GATEWAY_ALLOW_ALL_USERS', configured: true }
   if (!userId) return { allowed: false, reason: 'no stable user id', configured }
   if (inList(platformList)) return { allowed: true, reason: `${prefix}_ALLOWED_USERS`, configured }

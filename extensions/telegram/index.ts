@@ -21,6 +21,13 @@ export default defineExtension<TelegramConfig>({
         type: 'object',
         default: {},
         properties: {
+          // The gateway reads these when TELEGRAM_ALLOWED_USERS … are unset (the variables win).
+          allowed_users: { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: 'string' }] },
+          group_allowed_users: { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: 'string' }] },
+          allow_all_users: { type: 'boolean' },
+          home_channel: { type: ['string', 'integer'] },
+          home_channel_thread_id: { type: ['string', 'integer'] },
+          home_channel_name: { type: 'string' },
           // TELEGRAM_REQUIRE_MENTION and TELEGRAM_FREE_RESPONSE_CHATS win over these two.
           require_mention: { type: 'boolean' },
           free_response_chats: { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: 'string' }] },

@@ -2,7 +2,7 @@
 // overrides it) and the behaviour in groups (require a mention, free-response chats). The environment
 // wins over platforms.telegram.extra; the token comes from the environment or .env only.
 
-import { ConfigError, envSwitchOn, platformEnabled, type Settings } from 'agent/sdk'
+import { ConfigError, envSwitchOn, platformEnabled, platformSetting, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'telegram'
 export const DEFAULT_API_BASE = 'https://api.telegram.org'
@@ -84,9 +84,9 @@ export function behaviour(settings: Settings, extra: Readonly<TelegramExtra>): B
  */
 export function allowlistWarnings(settings: Settings): string[] {
   const warnings: string[] = []
-  for (const name of ['TELEGRAM_ALLOWED_USERS', 'TELEGRAM_GROUP_ALLOWED_USERS']) {
-    for (const entry of parseIds(settings.env(name))) {
-      if (entry !== '*' && !isChatId(entry)) warnings.push(`${name}: "${entry}" is not a numeric Telegram id and never matches (a user's id comes from @userinfobot, or approve their pairing code)`)
+  for (const name of ['ALLOWED_USERS', 'GROUP_ALLOWED_USERS']) {
+    for (const entry of parseIds(platformSetting(settings, PLATFORM, name))) {
+      if (entry !== '*' && !isChatId(entry)) warnings.push(`TELEGRAM_${name}: "${entry}" is not a numeric Telegram id and never matches (a user's id comes from @userinfobot, or approve their pairing code)`)
     }
   }
   return warnings

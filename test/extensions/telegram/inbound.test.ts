@@ -51,6 +51,19 @@ test('an allowlist entry that is not a numeric id is warned about and matches no
   assert.deepEqual(h.fake.posted(USERS.alice.id), [])
 })
 
+test('allowlists under platforms.telegram.extra in config.yaml work like the variables', async (t) => {
+  const h = await harness(t, { env: { TELEGRAM_ALLOWED_USERS: undefined, TELEGRAM_GROUP_ALLOWED_USERS: undefined }, extra: { allowed_users: [USERS.bob.id], group_allowed_users: String(USERS.alice.id) } })
+  await h.start()
+  h.fake.message({ from: 'alice', text: 'not in the DM list' })
+  h.fake.message({ from: 'bob', group: 'general', text: 'not in the group list', mention: true })
+  h.fake.message({ from: 'bob', text: 'in the DM list' })
+  h.fake.message({ from: 'alice', group: 'general', text: 'in the group list', mention: true })
+  assert.deepEqual(await h.posted(USERS.bob.id), ['answer to: in the DM list'])
+  assert.deepEqual(await h.posted(GROUPS.general.id), ['answer to: in the group list'])
+  await sleep(200)
+  assert.deepEqual(h.prompts().sort(), ['in the DM list', 'in the group list'])
+})
+
 test('TELEGRAM_REQUIRE_MENTION=false answers every group message of an allowed sender', async (t) => {
   const h = await harness(t, { env: { TELEGRAM_REQUIRE_MENTION: 'false' } })
   await h.start()
