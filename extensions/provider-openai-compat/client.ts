@@ -77,8 +77,9 @@ class CompatClient implements ModelClient {
   body(request: Omit<ModelRequest, 'model'> & { model?: string }, stream: boolean, withTools = true): Record<string, unknown> {
     const body: Record<string, unknown> = { model: request.model ?? this.model, messages: toWireMessages(request.messages), ...this.options.extraBody }
     const tools = Boolean(request.tools?.length)
-    if (withTools && tools) body.tools = toWireTools(request.tools)
-    else delete body.tools
+    // The request's tools replace any extra_body ones (as text, appended by bodyText, when not withTools).
+    if (tools && withTools) body.tools = toWireTools(request.tools)
+    else if (tools && 'tools' in body) delete body.tools
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
     if (request.temperature !== undefined) body.temperature = request.temperature
     if (request.topP !== undefined) body.top_p = request.topP
