@@ -28,11 +28,12 @@ async function runInTerminal(client: AgentContext, sessionId: string, command: E
     })
     const exited = client.request('terminal/wait_for_exit', ids)
     exited.catch(() => undefined)
-    await Promise.race([exited, stop])
+    const status = await Promise.race([exited, stop.then(() => undefined)])
     clearTimeout(timer)
     if (stopped) await client.request('terminal/kill', ids).catch(() => undefined)
     const { output, truncated, exitStatus } = (await client.request('terminal/output', ids)) as TerminalOutputResponse
-    return { output, truncated, exitCode: exitStatus?.exitCode ?? null, timedOut: stopped === 'timeout', interrupted: stopped === 'cancelled' }
+    const exitCode = exitStatus?.exitCode ?? (status as { exitCode?: number | null } | undefined)?.exitCode ?? null
+    return { output, truncated, exitCode, timedOut: stopped === 'timeout', interrupted: stopped === 'cancelled' }
   } finally {
     await client.request('terminal/release', ids).catch(() => undefined)
   }
