@@ -4,8 +4,8 @@
 // timestamps so their echoes (Note to Self, linked devices) are not read as new messages.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactPhonesIn,
-  type AdapterContext, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Settings,
+  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactPhonesIn, transcribeAudio,
+  type AdapterContext, type GatewayAdapter, type InboundAudio, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import { describeAttachments } from './attachments.ts'
 import { envelopeOf, readEnvelope, SentTimestamps, type Identity } from './envelope.ts'
@@ -26,6 +26,8 @@ interface Running {
   gateway: GatewayService
   log: Logger
   home: string
+  /** Voice notes and audio attachments become text through the stt service (sdk/voice.ts). */
+  transcribe(audio: InboundAudio): Promise<string>
   controller: AbortController
   stream: EventStream
   catchup: Catchup
@@ -69,7 +71,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     const message = reading.message
     let text = message.text
     if (message.attachments.length) {
-      const lines = await describeAttachments(state.daemon, state.home, message.attachments, extra.max_attachment_bytes)
+      const lines = await describeAttachments(state.daemon, state.home, message.attachments, extra.max_attachment_bytes, state.transcribe)
       text = [text, ...lines].filter(Boolean).join('\n')
     }
     const inbound: GatewayInbound = {
@@ -103,7 +105,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     const me: Identity = { account: daemon.account }
     const catchup = new Catchup(gateway.resumePoint(PLATFORM), gateway, ctx.log, Date.now())
     const unlink = () => ctx.signal.removeEventListener('abort', stopWith)
-    const state = { daemon, me, gateway, log: ctx.log, home: ctx.settings.home, controller, catchup, unlink } as Running
+    const state = { daemon, me, gateway, log: ctx.log, home: ctx.settings.home, transcribe: (audio: InboundAudio) => transcribeAudio(ctx.services, audio, ctx.log), controller, catchup, unlink } as Running
     const lastEventId = catchup.lastEventId()
     state.stream = openEventStream({
       daemon,

@@ -1,10 +1,11 @@
 // Inbound attachments: fetched from the daemon with `getAttachment` (base64) into
 // <agent_home>/cache/signal/, and described to the agent in one line each (name, type, size, where
-// it was saved). Attachments over the size limit, or that fail, are described as skipped.
+// it was saved). Attachments over the size limit, or that fail, are described as skipped. Audio (voice
+// notes) is also transcribed: its line is followed by what was said (sdk/voice.ts).
 
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { errorMessage } from 'agent/sdk'
+import { errorMessage, isAudioAttachment, type InboundAudio } from 'agent/sdk'
 import type { Attachment } from './envelope.ts'
 import { rpc } from './rpc.ts'
 import type { Daemon } from './settings.ts'
@@ -12,7 +13,7 @@ import type { Daemon } from './settings.ts'
 const size = (bytes: number | undefined) => (bytes === undefined ? 'size unknown' : bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 ** 2).toFixed(1)} MB`)
 
 /** One line per attachment, for the text the agent reads. */
-export async function describeAttachments(daemon: Daemon, home: string, attachments: Attachment[], maxBytes: number): Promise<string[]> {
+export async function describeAttachments(daemon: Daemon, home: string, attachments: Attachment[], maxBytes: number, transcribe?: (audio: InboundAudio) => Promise<string>): Promise<string[]> {
   const lines: string[] = []
   for (const attachment of attachments) {
     const name = attachment.filename || attachment.id!
@@ -31,6 +32,9 @@ export async function describeAttachments(daemon: Daemon, home: string, attachme
       const path = join(dir, attachment.id!.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_'))
       writeFileSync(path, data, { mode: 0o600 })
       lines.push(`[attachment: ${name} (${kind}) saved at ${path}]`)
+      if (transcribe && isAudioAttachment(attachment.contentType, attachment.filename)) {
+        lines.push(await transcribe({ filename: name, ...(attachment.contentType ? { mimeType: attachment.contentType } : {}), fetch: async () => data }))
+      }
     } catch (error) {
       lines.push(`[attachment: ${name} (${kind}) could not be downloaded: ${errorMessage(error)}]`)
     }

@@ -26,6 +26,8 @@ export interface HarnessOptions {
   extra?: Record<string, unknown>
   config?: Record<string, unknown>
   daemon?: FakeDaemon
+  /** Built-ins loaded besides CORE (`stt` for voice notes). */
+  builtins?: string[]
 }
 
 /** The fast-moving settings tests use: short reconnect delays, a short silence limit. */
@@ -36,7 +38,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   if (!options.daemon) t.after(() => daemon.close())
   const runtime = recordingRuntime({ answer: (input) => `**Answer** to: ${input}` })
   const k = await createTestKernel({
-    builtins: CORE,
+    builtins: [...CORE, ...(options.builtins ?? [])],
     extensions: [runtime.definition],
     config: {
       platforms: { signal: { enabled: true, extra: { ...FAST, ...options.extra } } },
