@@ -12,7 +12,7 @@ import {
 import { spawnBridge, type BridgeRun } from './bridge-process.ts'
 import type { BridgeMessage } from './client.ts'
 import { authorisedId, jidOf, redactedId } from './identity.ts'
-import { authDir, BRIDGE_DIR, bridgeInstalled, bridgeLogPath, BUNDLED_BRIDGE, isLinked, PLATFORM, replyPrefix, whatsappEnabled, type WhatsAppConfig } from './settings.ts'
+import { authDir, BRIDGE_DIR, mediaDir, bridgeInstalled, bridgeLogPath, BUNDLED_BRIDGE, isLinked, PLATFORM, replyPrefix, whatsappEnabled, type WhatsAppConfig } from './settings.ts'
 
 export const MAX_MESSAGE_LENGTH = 4096
 /** The bridge exits with this code when the session is not linked or was logged out: restarting would not help. */
@@ -35,7 +35,7 @@ export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings
   let starting: Promise<void> | undefined
 
   const script = () => extra.bridge_script ?? BUNDLED_BRIDGE
-  const bridgeEnv = (home: string) => ({ WHATSAPP_AUTH_DIR: authDir(home), WHATSAPP_MODE: extra.mode, WHATSAPP_REPLY_PREFIX: replyPrefix(settings, extra) })
+  const bridgeEnv = (home: string) => ({ WHATSAPP_AUTH_DIR: authDir(home), WHATSAPP_MEDIA_DIR: mediaDir(home), WHATSAPP_MODE: extra.mode, WHATSAPP_REPLY_PREFIX: replyPrefix(settings, extra) })
 
   async function launch(home: string): Promise<BridgeRun> {
     const run = await spawnBridge({ script: script(), cwd: script() === BUNDLED_BRIDGE ? BRIDGE_DIR : home, env: bridgeEnv(home), logFile: bridgeLogPath(home), startTimeoutMs: extra.start_timeout_ms })

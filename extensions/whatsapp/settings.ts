@@ -33,6 +33,7 @@ export interface WhatsAppConfig {
 export const BRIDGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'bridge')
 export const BUNDLED_BRIDGE = join(BRIDGE_DIR, 'bridge.mjs')
 export const authDir = (home: string) => join(home, 'whatsapp', 'auth')
+export const mediaDir = (home: string) => join(home, 'cache', 'whatsapp')
 export const bridgeLogPath = (home: string) => join(home, 'logs', 'whatsapp-bridge.log')
 export const isLinked = (home: string) => existsSync(join(authDir(home), 'creds.json'))
 export const bridgeInstalled = () => existsSync(join(BRIDGE_DIR, 'node_modules', 'baileys', 'package.json'))

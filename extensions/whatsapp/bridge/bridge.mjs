@@ -7,12 +7,13 @@
 // exits 0 once the phone has linked it.
 //
 // Environment: WHATSAPP_BRIDGE_TOKEN, WHATSAPP_AUTH_DIR, WHATSAPP_MODE (self-chat | bot),
-// WHATSAPP_REPLY_PREFIX (the resolved header; empty: none), WHATSAPP_BRIDGE_VERBOSE, and
+// WHATSAPP_REPLY_PREFIX (the resolved header; empty: none), WHATSAPP_MEDIA_DIR (where incoming
+// media are saved; unset: not downloaded), WHATSAPP_BRIDGE_VERBOSE, and
 // WHATSAPP_WEB_SOCKET_URL (another WhatsApp Web address: a test points it at loopback).
 
 import { createBridgeCore } from './core.mjs'
 import { startBridgeServer } from './server.mjs'
-import { createSocket } from './socket.mjs'
+import { bridgeLogger, createSocket } from './socket.mjs'
 
 const env = process.env
 const log = (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
@@ -68,12 +69,14 @@ async function pair() {
 async function serve() {
   const mode = env.WHATSAPP_MODE === 'bot' ? 'bot' : 'self-chat'
   const verbose = env.WHATSAPP_BRIDGE_VERBOSE === '1'
-  const core = createBridgeCore({ mode, prefix: env.WHATSAPP_REPLY_PREFIX ?? '', log, verbose })
   let attempt = 0
   let sock
+  let baileys
+  const download = (raw) => baileys.downloadMediaMessage(raw, 'buffer', {}, { logger: bridgeLogger(log, verbose), reuploadRequest: sock.updateMediaMessage })
+  const core = createBridgeCore({ mode, prefix: env.WHATSAPP_REPLY_PREFIX ?? '', log, verbose, ...(env.WHATSAPP_MEDIA_DIR ? { mediaDir: env.WHATSAPP_MEDIA_DIR, download } : {}) })
 
   const connect = async () => {
-    ;({ sock } = await createSocket({
+    ;({ sock, baileys } = await createSocket({
       authDir,
       log,
       verbose,
@@ -101,7 +104,7 @@ async function serve() {
           log(`warn: WhatsApp connection closed (${statusCode ?? 'no status'}); reconnecting in ${Math.round(delay / 1000)} s`)
           setTimeout(() => connect().catch((error) => log(`error: reconnect failed: ${error.message}`)), delay)
         },
-        onMessages: (messages) => core.receive(messages),
+        onMessages: (messages) => core.receive(messages).catch((error) => log(`error: incoming messages failed: ${error.message}`)),
       },
     }))
     core.attach(sock)

@@ -10,7 +10,7 @@ export interface BridgeCore {
   opened(me: Me | undefined): void
   setStatus(status: string): void
   readonly status: string
-  receive(messages: unknown[]): Array<{ ok: boolean; reason?: string }>
+  receive(messages: unknown[]): Promise<Array<{ ok: boolean; reason?: string }>>
   handlers: BridgeHandlers
 }
-export declare function createBridgeCore(options: { mode: Mode; prefix: string; log?: (line: string) => void; verbose?: boolean }): BridgeCore
+export declare function createBridgeCore(options: { mode: Mode; prefix: string; log?: (line: string) => void; verbose?: boolean; mediaDir?: string; download?: (raw: any) => Promise<Buffer> }): BridgeCore

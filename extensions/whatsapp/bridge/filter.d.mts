@@ -33,3 +33,5 @@ export declare class SentIds {
 export declare function isOwnChat(jid: unknown, me: Me | undefined): boolean
 export declare function outgoingText(text: string, chatId: string, ctx: { mode: Mode; prefix: string; me: Me }): string
 export declare function readIncoming(raw: unknown, ctx: FilterContext): { ok: true; message: Incoming } | { ok: false; reason: string }
+export declare function mediaOf(message: unknown): { kind: string; mimetype?: string; fileName?: string; size?: number } | undefined
+export declare function mediaFileName(id: string, mimetype?: string): string

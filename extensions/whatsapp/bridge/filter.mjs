@@ -69,6 +69,23 @@ export function textOf(message) {
   return { text: typeof text === 'string' ? text : '', media }
 }
 
+/** The first media part of a message: { kind, mimetype, fileName, size }, or undefined. */
+export function mediaOf(message) {
+  const m = unwrap(message)
+  if (!m || typeof m !== 'object') return undefined
+  for (const [key, kind] of Object.entries(MEDIA)) {
+    const part = m[key]
+    if (part) return { kind, mimetype: part.mimetype ?? undefined, fileName: part.fileName ?? undefined, size: Number(part.fileLength?.low ?? part.fileLength ?? 0) || undefined }
+  }
+  return undefined
+}
+
+/** Where a downloaded media part is kept: a plain file name from the message id and the type. */
+export function mediaFileName(id, mimetype) {
+  const ext = (mimetype ?? '').split(';')[0].split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin'
+  return `${String(id).replace(/[^A-Za-z0-9_-]/g, '_')}.${ext}`
+}
+
 /** Ids of messages the bridge sent, most recent last, bounded (oldest forgotten first). */
 export class SentIds {
   constructor(capacity = 500) {

@@ -99,6 +99,7 @@ for (const [label, options, header] of [
     assert.equal(env.WHATSAPP_REPLY_PREFIX, header, 'what the child process received')
     assert.equal(env.WHATSAPP_MODE, 'self-chat')
     assert.equal(env.WHATSAPP_AUTH_DIR, join(h.k.home, 'whatsapp', 'auth'))
+    assert.equal(env.WHATSAPP_MEDIA_DIR, join(h.k.home, 'cache', 'whatsapp'))
     assert.ok(env.WHATSAPP_BRIDGE_TOKEN && env.WHATSAPP_BRIDGE_TOKEN.length >= 16)
     assert.equal(env.OPENAI_API_KEY, undefined, 'the gateway\'s secrets stay out of the bridge')
     assert.equal(env.AGENT_HOME, undefined)
@@ -199,4 +200,14 @@ test('an unlinked session: start refuses with a ConfigError naming the setup com
   await assert.rejects(adapter.start(adapterContext(k)), (error: unknown) => ConfigError.isInstance(error) && /agent gateway whatsapp setup/.test((error as Error).message))
   await assert.rejects(adapter.send(ALICE, 'x'), /sent by the running gateway/)
   await assert.rejects(adapter.send('alice', 'x'), /not a WhatsApp chat id/)
+})
+
+test('an incoming photo is saved under <agent_home>/cache/whatsapp and the agent reads where', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  await h.bridge('/test/inbound', { message: { key: { remoteJid: ALICE, id: 'PHOTO1', fromMe: false }, message: { imageMessage: { mimetype: 'image/jpeg', caption: 'what is this?' } } } })
+  await until(() => h.runs.length === 1, 10_000)
+  const path = join(h.k.home, 'cache', 'whatsapp', 'PHOTO1.jpeg')
+  assert.equal(h.inputs()[0], `what is this?\n[image: image/jpeg, saved at ${path}]`)
+  assert.equal(readFileSync(path, 'utf8'), 'media of PHOTO1')
 })

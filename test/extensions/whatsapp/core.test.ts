@@ -4,7 +4,7 @@
 // by the filter.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -55,7 +55,7 @@ test('send, edit and media: the header in the own chat only; ids kept for the ec
   assert.equal(calls[3]!.content.image.toString(), 'PNG')
   assert.ok(core.sent.has('S1') && core.sent.has('S3') && !core.sent.has('S9'))
   // The echo of S1 is not input; the owner's own words are.
-  assert.deepEqual(core.receive([{ key: { remoteJid: OWN, fromMe: true, id: 'S1' }, message: { conversation: 'to me' } }, { key: { remoteJid: OWN, fromMe: true, id: 'X' }, message: { conversation: 'mine' } }]), [{ ok: false, reason: 'the echo of a message we sent (id)' }, { ok: true }])
+  assert.deepEqual(await core.receive([{ key: { remoteJid: OWN, fromMe: true, id: 'S1' }, message: { conversation: 'to me' } }, { key: { remoteJid: OWN, fromMe: true, id: 'X' }, message: { conversation: 'mine' } }]), [{ ok: false, reason: 'the echo of a message we sent (id)' }, { ok: true }])
   assert.equal(core.queue.size, 1)
 })
 
@@ -64,4 +64,22 @@ test('media content by type', () => {
   assert.deepEqual(Object.keys(mediaContent(data, { mimetype: 'video/mp4' }, 'c')), ['video', 'caption'])
   assert.deepEqual(Object.keys(mediaContent(data, { mimetype: 'audio/ogg' })), ['audio', 'mimetype'])
   assert.deepEqual(mediaContent(data, { fileName: 'r.pdf' }), { document: data, mimetype: 'application/octet-stream', fileName: 'r.pdf', caption: undefined })
+})
+
+test('incoming media: saved in the media folder and noted in the text; too large or failing: said so', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-wa-media-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const core = createBridgeCore({ mode: 'bot', prefix: '', mediaDir: join(dir, 'media'), download: async (raw: any) => {
+    if (raw.key.id === 'BROKEN') throw new Error('media expired')
+    return Buffer.from(`bytes of ${raw.key.id}`)
+  } })
+  core.opened(ME)
+  const image = (id: string, extra: Record<string, unknown> = {}) => ({ key: { remoteJid: ALICE, id }, message: { imageMessage: { mimetype: 'image/jpeg', caption: 'look', ...extra } } })
+  await core.receive([image('IMG1'), image('BIG', { fileLength: 30 * 1024 * 1024 }), image('BROKEN'), { key: { remoteJid: ALICE, id: 'T' }, message: { conversation: 'plain' } }])
+  const texts = (core.queue.items as Array<{ text: string }>).map((m) => m.text)
+  assert.equal(texts[0], `look\n[image: image/jpeg, saved at ${join(dir, 'media', 'IMG1.jpeg')}]`)
+  assert.equal(readFileSync(join(dir, 'media', 'IMG1.jpeg'), 'utf8'), 'bytes of IMG1')
+  assert.equal(texts[1], 'look\n[image: image/jpeg, not downloaded: larger than 25 MB]')
+  assert.equal(texts[2], 'look\n[image: image/jpeg, could not be downloaded]')
+  assert.equal(texts[3], 'plain')
 })

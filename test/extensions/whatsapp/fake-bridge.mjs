@@ -21,13 +21,15 @@ const log = (line) => process.stderr.write(`fake-bridge ${line}\n`)
 const beside = (name) => join(dirname(env.WHATSAPP_AUTH_DIR), name)
 const me = JSON.parse(readFileSync(join(env.WHATSAPP_AUTH_DIR, 'creds.json'), 'utf8')).me ?? {}
 const mode = env.WHATSAPP_MODE === 'bot' ? 'bot' : 'self-chat'
-const core = createBridgeCore({ mode, prefix: env.WHATSAPP_REPLY_PREFIX ?? '', log })
+// The simulated WhatsApp serves every media part as the text `media of <message id>`.
+const download = async (raw) => Buffer.from(`media of ${raw.key.id}`)
+const core = createBridgeCore({ mode, prefix: env.WHATSAPP_REPLY_PREFIX ?? '', log, ...(env.WHATSAPP_MEDIA_DIR ? { mediaDir: env.WHATSAPP_MEDIA_DIR, download } : {}) })
 const outbox = []
 const ignored = []
 let nextId = 1
 
-function inbound(raws) {
-  const verdicts = core.receive(raws)
+async function inbound(raws) {
+  const verdicts = await core.receive(raws)
   verdicts.forEach((v, i) => !v.ok && ignored.push({ id: raws[i]?.key?.id, reason: v.reason }))
   return verdicts
 }
@@ -38,7 +40,7 @@ core.attach({
     const text = content.text ?? content.caption
     outbox.push({ chatId, id, ...(content.text !== undefined ? { text } : { media: Object.keys(content)[0] }), ...(content.edit ? { edit: content.edit.id } : {}) })
     if (content.text !== undefined) appendFileSync(beside('fake-sent.jsonl'), `${JSON.stringify({ chatId, text, id })}\n`)
-    if (isOwnChat(chatId, me) && text !== undefined) setTimeout(() => inbound([{ key: { remoteJid: chatId, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000) }]), 5)
+    if (isOwnChat(chatId, me) && text !== undefined) setTimeout(() => void inbound([{ key: { remoteJid: chatId, fromMe: true, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000) }]), 5)
     return { key: { remoteJid: chatId, fromMe: true, id } }
   },
   async sendPresenceUpdate(state, chatId) {
