@@ -4,10 +4,11 @@
 // replies through the provider's REST API. Phone numbers never reach a log line unredacted.
 
 import {
-  ConfigError, defineAdapter, defineExtension, envSwitchOn, errorMessage, GATEWAY_SERVICE, HttpError, parseFormBounded, platformEnabled, readBody, redactPhone, redactPhonesIn,
+  ConfigError, defineAdapter, defineExtension, envSwitchOn, errorMessage, GATEWAY_SERVICE, HttpError, parseFormBounded, platformEnabled, readBody, redactPhone, redactPhonesIn, transcribeAudio,
   type GatewayAdapter, type GatewayService, type HttpContext, type Logger, type Settings,
 } from 'agent/sdk'
 import { MAX_SMS_LENGTH, smsParts } from './format.ts'
+import { audioMedia, mmsAudio } from './mms.ts'
 import { DEFAULT_API_BASE, sendSms, type SmsAccount } from './rest.ts'
 import { verifyTwilioSignature } from './signature.ts'
 
@@ -61,8 +62,9 @@ export default defineExtension({
       }
       const from = normalise(params.get('From') ?? '')
       const body = params.get('Body') ?? ''
+      const audio = audioMedia(params)
       twiml(ctx)
-      if (!from || !body.trim()) return
+      if (!from || (!body.trim() && audio.length === 0)) return
       if (from === normalise(state.account.from)) {
         safeLog().debug(`ignored a message from our own number ${redactPhone(from)}`)
         return
@@ -70,8 +72,9 @@ export default defineExtension({
       safeLog().debug(`SMS from ${redactPhone(from)} (${body.length} characters)`)
       const messageId = params.get('MessageSid') ?? undefined
       // Fire and forget: the provider gets its answer now; the reply goes out through the REST API.
-      state.gateway
-        .dispatch({ source: { platform: 'sms', userId: from, chatId: from, chatType: 'dm' }, text: body, messageId, receivedAt: Date.now() })
+      // Voice notes (MMS audio) are transcribed first (mms.ts).
+      Promise.all(audio.map((media, i) => transcribeAudio(api.services, mmsAudio(media, state.account, i), safeLog())))
+        .then((lines) => state.gateway.dispatch({ source: { platform: 'sms', userId: from, chatId: from, chatType: 'dm' }, text: [body, ...lines].filter((l) => l.trim()).join('\n'), messageId, receivedAt: Date.now() }))
         .then((result) => safeLog().debug(`SMS from ${redactPhone(from)}: ${result.status}`))
         .catch((error) => safeLog().error(`SMS from ${redactPhone(from)} failed: ${errorMessage(error)}`))
     }
