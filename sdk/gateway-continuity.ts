@@ -39,7 +39,7 @@ export interface BacklogBound {
 export const DEFAULT_BACKLOG_BOUND: BacklogBound = { maxMessages: 20, maxAgeMs: 60 * 60_000 }
 
 export interface CatchUpResult {
-  /** Dispatched (each one's result, in input order of the kept messages). */
+  /** How many were dispatched (the newest within the bound). */
   dispatched: number
   /** Beyond the bound: summarised in one notice per chat, not answered. */
   summarised: number

@@ -43,7 +43,20 @@ export default defineExtension<GatewayConfig>({
   dependsOn: ['http'],
   configKey: 'gateway',
   // Every platform's switch and free-form extras; each adapter's own schema (platforms.api_server …) says more.
-  settings: { platforms: { type: 'object', additionalProperties: { type: 'object', properties: { enabled: { type: 'boolean' }, extra: { type: 'object' } } } } },
+  settings: {
+    platforms: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        properties: {
+          enabled: { type: 'boolean' },
+          extra: { type: 'object' },
+          // This platform's own backlog bound (gateway.backlog otherwise).
+          backlog: { type: 'object', properties: { max_messages: { type: 'integer', minimum: 0 }, max_minutes: { type: 'integer', minimum: 0 } }, additionalProperties: false },
+        },
+      },
+    },
+  },
   config: {
     type: 'object',
     properties: {
