@@ -5,7 +5,7 @@
 // always terminal/release; a timed-out or cancelled command is killed first).
 
 import type { EditorCommand, EditorCommandResult, EditorIo } from 'agent/sdk'
-import type { AgentContext, ClientCapabilities, TerminalOutputResponse } from '@agentclientprotocol/sdk'
+import type { AgentContext, ClientCapabilities, TerminalOutputResponse } from '@agentclientprotocol/sdk/unstable'
 
 export function editorIo(client: AgentContext, sessionId: string, capabilities: ClientCapabilities | undefined): EditorIo | undefined {
   const io: EditorIo = {}

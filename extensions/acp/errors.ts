@@ -2,7 +2,7 @@
 // (-32602 bad input, -32002 unknown session, -32600 wrong time, -32603 anything else).
 
 import { AgentError, errorMessage, redactSecrets } from 'agent/sdk'
-import type { RequestError as RequestErrorClass } from '@agentclientprotocol/sdk'
+import type { RequestError as RequestErrorClass } from '@agentclientprotocol/sdk/unstable'
 
 export type RequestErrorCtor = typeof RequestErrorClass
 

@@ -5,7 +5,7 @@
 // A tool whose name a configured server's tool already has is left out too.
 
 import { MCP_SERVICE, type Logger, type McpServerSpec, type McpService, type Services, type ToolDefinition } from 'agent/sdk'
-import type { McpServer } from '@agentclientprotocol/sdk'
+import type { McpServer } from '@agentclientprotocol/sdk/unstable'
 import { badParams } from './errors.ts'
 import type { LiveSession } from './live-sessions.ts'
 

@@ -5,7 +5,7 @@
 // per process in the background and pushed as a config_option_update when it arrives.
 
 import { errorMessage, linkAbortWithTimeout, MODELS_SERVICE, type Logger, type ModelsService, type ModelSelection, type Services } from 'agent/sdk'
-import type { AgentContext, SessionConfigOption, SessionConfigSelectOption } from '@agentclientprotocol/sdk'
+import type { AgentContext, SessionConfigOption, SessionConfigSelectOption } from '@agentclientprotocol/sdk/unstable'
 import { badParams } from './errors.ts'
 import type { LiveSession } from './live-sessions.ts'
 

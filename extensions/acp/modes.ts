@@ -4,7 +4,7 @@
 // in every mode (the approvals extension reads the run's mode, sdk APPROVAL_MODE_KEY).
 
 import { APPROVAL_MODES, type ApprovalMode, type Settings } from 'agent/sdk'
-import type { SessionMode, SessionModeState } from '@agentclientprotocol/sdk'
+import type { SessionMode, SessionModeState } from '@agentclientprotocol/sdk/unstable'
 import { badParams } from './errors.ts'
 import type { LiveSession } from './live-sessions.ts'
 

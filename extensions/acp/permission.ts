@@ -4,7 +4,7 @@
 // or unknown outcome, or a failed request all deny (fail closed).
 
 import { errorMessage, linkAbortWithTimeout, type ApprovalChoice, type ApprovalPrompt, type ApprovalRequest, type Logger } from 'agent/sdk'
-import type { AgentContext, PermissionOption } from '@agentclientprotocol/sdk'
+import type { AgentContext, PermissionOption } from '@agentclientprotocol/sdk/unstable'
 
 export const PERMISSION_OPTIONS: readonly PermissionOption[] = Object.freeze([
   { optionId: 'once', name: 'Allow once', kind: 'allow_once' },

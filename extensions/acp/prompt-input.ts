@@ -5,7 +5,7 @@
 
 import { fileURLToPath } from 'node:url'
 import type { ContentPart } from 'agent/sdk'
-import type { ContentBlock } from '@agentclientprotocol/sdk'
+import type { ContentBlock } from '@agentclientprotocol/sdk/unstable'
 import { badParams } from './errors.ts'
 
 /** What one embedded resource may add to the input (larger ones are cut with a note). */

@@ -3,7 +3,7 @@
 // turns (system messages) are not part of what the user saw and are left out.
 
 import type { ChatMessage, ContentPart } from 'agent/sdk'
-import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk'
+import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk/unstable'
 import { textContent, toolKind, toolLocations, toolTitle } from './tool-calls.ts'
 
 function blocks(content: ChatMessage['content']): ContentBlock[] {

@@ -15,7 +15,7 @@ import {
   type RuntimeService,
   type SessionStore,
 } from 'agent/sdk'
-import type { AgentContext, AgentRequestContext, ClientCapabilities, InitializeResponse, SessionInfo } from '@agentclientprotocol/sdk'
+import type { AgentContext, AgentRequestContext, ClientCapabilities, InitializeResponse, SessionInfo } from '@agentclientprotocol/sdk/unstable'
 import { AcpConversation } from './conversation.ts'
 import { editorIo } from './editor-io.ts'
 import { AcpFailure, badParams, toRequestError, unknownSession, wrongTime } from './errors.ts'
@@ -63,7 +63,7 @@ export function initializeResponse(requested: number, latest: number, version: s
       loadSession: true,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: true, sse: false },
-      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+      sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {} },
     },
     // Credentials come from the agent's own config.yaml and .env.
     authMethods: [],
@@ -92,7 +92,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
     // initialize is answered meanwhile; every other request waits for it.
     const ready = ctx.start('chat')
     ready.catch((error: unknown) => log.error(`starting the agent failed: ${errorMessage(error)}`))
-    const acp = await import('@agentclientprotocol/sdk')
+    const acp = await import('@agentclientprotocol/sdk/unstable')
     const runtime = () => ctx.services.get<RuntimeService>(RUNTIME_SERVICE)
     const store = () => {
       const sessions = ctx.services.get<SessionStore>(SESSIONS_SERVICE)
@@ -223,6 +223,33 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
           sessionOf(params.sessionId)
           live.close(params.sessionId)
           return {}
+        }),
+      )
+      .onRequest(
+        'session/fork',
+        guarded('session/fork', async ({ params, client }) => {
+          const cwd = checkCwd(params.cwd)
+          const source = live.get(params.sessionId)
+          const found = await store().get(params.sessionId)
+          if (!found && !source) throw unknownSession(params.sessionId)
+          // A branch of the stored conversation (its newest continuation), with the source's model.
+          const tip = found?.endReason === 'compression' ? ((await store().tip(found.id)) ?? found) : found
+          const messages = tip ? (await store().messages(tip.id)).map(({ role, content, toolCalls, toolCallId, name, reasoning }) => ({ role, content, toolCalls, toolCallId, name, reasoning })) : []
+          const session = live.open({ id: newSessionId(), cwd, stored: false })
+          const provider = source?.provider ?? found?.provider
+          const model = source?.model ?? found?.model
+          if (provider && model) models.restore(session, { provider, model })
+          session.mode = source?.mode
+          if (found) {
+            await store().create({ id: session.id, source: 'acp', cwd, parentId: found.id, lineage: 'branch', messages, ...(session.model ? { provider: session.provider, model: session.model } : {}) })
+            session.stored = true
+          }
+          try {
+            return { sessionId: session.id, ...(await sessionState(session, client, params.mcpServers)) }
+          } catch (error) {
+            live.close(session.id)
+            throw error
+          }
         }),
       )
       .onRequest(

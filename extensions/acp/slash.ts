@@ -4,7 +4,7 @@
 // looks like a slash command goes to the model as text.
 
 import { resolveSlash, slashCommands, type CommandDefinition, type SlashContext } from 'agent/sdk'
-import type { AvailableCommand } from '@agentclientprotocol/sdk'
+import type { AvailableCommand } from '@agentclientprotocol/sdk/unstable'
 
 /** Commands offered in an editor. */
 export function editorCommands(commands: readonly CommandDefinition[]): CommandDefinition[] {

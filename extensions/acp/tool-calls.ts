@@ -3,7 +3,7 @@
 // fall back to their name and kind `other`.
 
 import { isAbsolute, resolve } from 'node:path'
-import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk'
+import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk/unstable'
 
 const KINDS: Record<string, ToolKind> = {
   read_file: 'read',

@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { APPROVAL_MODE_KEY, EDITOR_IO_KEY, errorMessage, type ApprovalMode, type EditorIo, type Logger, type RunEvent, type RunResult, type RuntimeService, type ToolDefinition, type Usage } from 'agent/sdk'
-import type { AgentContext, SessionUpdate, StopReason, ToolCallContent } from '@agentclientprotocol/sdk'
+import type { AgentContext, SessionUpdate, StopReason, ToolCallContent } from '@agentclientprotocol/sdk/unstable'
 import { permissionPrompt } from './permission.ts'
 import { editDiff, textContent, toolKind, toolLocations, toolTitle } from './tool-calls.ts'
 import { TURN_KEY, type TurnHooks } from './turn-hooks.ts'

@@ -102,7 +102,7 @@ describe('agent acp sessions', () => {
 
   it('reports a tool killed by session/cancel as cancelled, not completed', async () => {
     const { sessionId } = await proc.agent.request('session/new', { cwd, mcpServers: [] })
-    model.enqueue({ toolCalls: [{ id: 'call_sleep', name: 'terminal', arguments: { command: 'sleep 30' } }] }, { text: 'never reached' })
+    model.enqueue({ toolCalls: [{ id: 'call_sleep', name: 'terminal', arguments: { command: 'sleep 30' } }] })
     const prompt = proc.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'wait a while' }] })
     await proc.waitForUpdate((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'tool_call_update' && n.update.status === 'in_progress')
     await proc.agent.notify('session/cancel', { sessionId })
@@ -122,6 +122,24 @@ describe('agent acp sessions', () => {
     assert.ok(!listed.sessions.some((s) => s.sessionId === sessionId))
     await assert.rejects(proc.agent.request('session/load', { sessionId, cwd, mcpServers: [] }), (error: any) => error.code === -32002)
     assert.deepEqual(await proc.agent.request('session/delete', { sessionId: 'no_such_session' }), {}, 'deleting twice is done')
+  })
+
+  it('forks a session: the branch has the conversation so far and goes on alone', async () => {
+    const { sessionId } = await proc.agent.request('session/new', { cwd, mcpServers: [] })
+    model.enqueue({ text: 'the original answer' })
+    await proc.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'the shared question' }] })
+    const forked = await (proc.agent as any).request('session/fork', { sessionId, cwd, mcpServers: [] })
+    assert.notEqual(forked.sessionId, sessionId)
+    assert.equal(forked.modes.currentModeId, 'manual')
+    model.enqueue({ text: 'the branch answer' })
+    await proc.agent.request('session/prompt', { sessionId: forked.sessionId, prompt: [{ type: 'text', text: 'only in the branch' }] })
+    const sent = (model.requests.at(-1)!.body.messages as any[]).filter((m) => m.role !== 'system').map((m) => m.content)
+    assert.deepEqual(sent, ['the shared question', 'the original answer', 'only in the branch'])
+    model.enqueue({ text: 'the original goes on' })
+    await proc.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'back in the original' }] })
+    const original = (model.requests.at(-1)!.body.messages as any[]).filter((m) => m.role !== 'system').map((m) => m.content)
+    assert.deepEqual(original, ['the shared question', 'the original answer', 'back in the original'])
+    await assert.rejects((proc.agent as any).request('session/fork', { sessionId: 'no_such_session', cwd, mcpServers: [] }), (error: any) => error.code === -32002)
   })
 
   it('keeps the model chosen with set_config_option with the session: session/load in a new process restores it', async (t) => {
