@@ -25,8 +25,8 @@ export interface HandlerContext {
   activeSession(): ToolSession | undefined
   /** Sampling allowed for this server for the rest of the process (an answer of session/always). */
   samplingGranted: Set<string>
-  /** Asks in a messaging chat when the run came from one and no surface prompt is passed. */
-  chat?: ChatQuestions
+  /** Asks in a messaging chat when the run came from one and no surface prompt is passed (the current version's). */
+  chat(): ChatQuestions | undefined
 }
 
 const LOG_LEVELS: Record<string, 'debug' | 'info' | 'warn' | 'error'> = { debug: 'debug', info: 'info', notice: 'info', warning: 'warn', error: 'error', critical: 'error', alert: 'error', emergency: 'error' }
@@ -49,7 +49,8 @@ export async function installHandlers(client: Client, ctx: HandlerContext): Prom
     if (params.mode !== 'url') {
       const form = { from: `MCP server "${ctx.server}"`, message: params.message, fields: formFields(params.requestedSchema) }
       if (typeof prompt === 'function') return prompt(form)
-      if (ctx.chat?.canAsk(session?.source)) return ctx.chat.ask(session!.source!, form)
+      const chat = ctx.chat()
+      if (chat?.canAsk(session?.source)) return chat.ask(session!.source!, form)
     }
     ctx.log.info(`MCP server "${ctx.server}" asked the user a question; no one can answer here: declined`)
     return { action: 'decline' as const }
@@ -117,9 +118,10 @@ async function approveSampling(ctx: HandlerContext, question: string): Promise<v
     ctx.log.info(`sampling request of MCP server "${ctx.server}" refused: ${why}`)
     return new Error(`the user did not allow sampling: ${why}`)
   }
-  if (typeof prompt !== 'function' && ctx.chat?.canAsk(session?.source)) {
+  const chat = ctx.chat()
+  if (typeof prompt !== 'function' && chat?.canAsk(session?.source)) {
     // A messaging chat: a yes/no question there.
-    const answer = await ctx.chat.ask(session!.source!, { from: `MCP server "${ctx.server}"`, message: `may it use the model to answer this? "${question.slice(0, 300)}"`, fields: [] })
+    const answer = await chat.ask(session!.source!, { from: `MCP server "${ctx.server}"`, message: `may it use the model to answer this? "${question.slice(0, 300)}"`, fields: [] })
     if (answer.action !== 'accept') throw refuse('denied in the chat')
     return
   }

@@ -75,18 +75,35 @@ export class McpManager {
   private readonly options: McpManagerOptions
   /** Set by shutdown: nothing connects any more. */
   private stopped = false
+  /** Bumped when the manager's shape changes: a reloaded extension adopts only a manager of its own version. */
+  static readonly VERSION = 1
 
   constructor(options: McpManagerOptions) {
     this.options = options
   }
 
-  /** Sets (or replaces) the server configurations this manager knows. */
+  /** Points the callbacks at another version of the extension (a reload that keeps the connections). */
+  bind(callbacks: Pick<McpManagerOptions, 'onSnapshot' | 'chat'>): void {
+    this.options.onSnapshot = callbacks.onSnapshot
+    this.options.chat = callbacks.chat
+  }
+
+  /**
+   * Sets (or replaces) the server configurations this manager knows. A server whose connection
+   * settings changed, or that is gone or disabled, is closed: its next use connects anew.
+   */
   configure(configs: readonly ServerConfig[]): void {
+    const connection = (c: ServerConfig) => JSON.stringify([c.transport, c.command, c.args, c.env, c.cwd, c.url, c.headers, c.enabled])
     for (const config of configs) {
       const slot = this.slots.get(config.name)
-      if (slot) slot.config = config
-      else this.slots.set(config.name, { config, state: 'idle', restarts: 0, everConnected: false, stderr: '', closing: false, active: [], samplingGranted: new Set() })
+      if (!slot) this.slots.set(config.name, { config, state: 'idle', restarts: 0, everConnected: false, stderr: '', closing: false, active: [], samplingGranted: new Set() })
+      else {
+        const changed = connection(slot.config) !== connection(config)
+        slot.config = config
+        if (changed && slot.state !== 'idle') void this.close(config.name)
+      }
     }
+    for (const name of this.slots.keys()) if (!configs.some((c) => c.name === name)) void this.close(name)
   }
 
   has(name: string): boolean {
@@ -158,7 +175,7 @@ export class McpManager {
     const hooks: TransportHooks = {
       onStderr: (chunk) => void (slot.stderr = (slot.stderr + chunk).slice(-STDERR_TAIL)),
       // A remote server without an Authorization header of ours may ask for OAuth (agent mcp login).
-      ...(config.transport !== 'stdio' && !Object.keys(config.headers).some((h) => h.toLowerCase() === 'authorization') ? { authProvider: new StoredOAuthProvider(this.options.settings.home, config.name) } : {}),
+      ...(config.transport !== 'stdio' && !Object.keys(config.headers).some((h) => h.toLowerCase() === 'authorization') ? { authProvider: new StoredOAuthProvider(this.options.settings.home, config.name, config.url!) } : {}),
     }
     slot.stderr = ''
     const kinds: Array<'stdio' | 'http' | 'sse'> = config.transport === 'stdio' ? ['stdio'] : config.transport === 'sse' ? ['sse'] : ['http', 'sse']
@@ -198,7 +215,7 @@ export class McpManager {
       log: this.options.log,
       activeSession: () => slot.active.at(-1),
       samplingGranted: slot.samplingGranted,
-      ...(this.options.chat ? { chat: this.options.chat } : {}),
+      chat: () => this.options.chat,
     })
     return client
   }

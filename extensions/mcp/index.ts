@@ -8,10 +8,10 @@ import { fingerprint, readCache, writeCache } from './cache.ts'
 import { ChatQuestions } from './chat-questions.ts'
 import { mcpSubcommands } from './cli.ts'
 import { readServers, type ServerConfig } from './config.ts'
-import { McpManager } from './connection.ts'
 import { probeServers, type ProbeResult } from './probe.ts'
 import { registerServers } from './register.ts'
 import { mcpService } from './session-servers.ts'
+import { sharedManager } from './shared-manager.ts'
 
 export default defineExtension({
   name: 'mcp',
@@ -30,7 +30,7 @@ export default defineExtension({
     // Elicitation forms asked in messaging chats; the answers are the chat's next messages.
     const chat = new ChatQuestions({ services: api.services, log: api.log, timeoutMs: 300_000 })
     api.hooks.inboundMessage.tapPromise(async (message) => ((await chat.take(message)) ? { handled: true, reason: 'answer to an MCP question' } : undefined))
-    const manager = new McpManager({
+    const manager = sharedManager(api, {
       settings: api.settings,
       log: api.log,
       services: api.services,
@@ -52,11 +52,11 @@ export default defineExtension({
     const configs = entries.flatMap((e) => (e.ok ? [e.config] : []))
     for (const e of entries) if (!e.ok) api.log.warn(`mcp_servers.${e.name} is ignored: ${e.reason}`)
     manager.configure(configs)
-    // Shutting down cancels connects in progress and refuses new ones: nothing outlives the process's work.
+    // The last version let go shuts the manager down (shared-manager.ts): connects in progress are
+    // cancelled and new ones refused, so nothing outlives the process's work.
     api.onDispose(() => {
       clearTimeout(settle)
       chat.cancelAll()
-      return manager.shutdown()
     })
     registered = registerServers(api, configs, () => manager)
     api.services.provide<McpService>(MCP_SERVICE, mcpService({ settings: api.settings, log: api.log, services: api.services, clientVersion: agentVersion() }))

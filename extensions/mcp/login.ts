@@ -28,7 +28,7 @@ export async function login(settings: Settings, config: ServerConfig, show: (lin
   })
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve))
   const redirectUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`
-  const provider = new StoredOAuthProvider(settings.home, config.name, { redirectUrl, open: (url) => show(`Open this address to authorize agent with "${config.name}":\n${url.href}`) })
+  const provider = new StoredOAuthProvider(settings.home, config.name, config.url!, { redirectUrl, open: (url) => show(`Open this address to authorize agent with "${config.name}":\n${url.href}`) })
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
   const { UnauthorizedError } = await import('@modelcontextprotocol/sdk/client/auth.js')
   const transport = () => (config.transport === 'sse' ? sseTransport : streamableTransport)(config, settings, { onStderr: () => undefined, authProvider: provider })

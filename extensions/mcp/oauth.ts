@@ -1,6 +1,7 @@
 // OAuth for remote MCP servers through the SDK's auth support: this is the OAuthClientProvider it
 // drives (discovery, dynamic client registration, PKCE, token refresh are the SDK's). Client
-// registration and tokens are kept per server in <agent_home>/mcp/auth/<server>.json (mode 0600).
+// registration and tokens are kept per server in <agent_home>/mcp/auth/<server>.json (mode 0600),
+// bound to the server's URL: a server of that name elsewhere (an editor's, a changed url) gets none.
 // Only `agent mcp login` can send the user to the authorization page; a connect that would need it
 // fails saying to run that command.
 
@@ -12,6 +13,8 @@ import writeFileAtomic from 'write-file-atomic'
 import { AgentError } from 'agent/sdk'
 
 interface Stored {
+  /** The server these credentials are for: another URL under the same name gets none of them. */
+  server_url?: string
   redirect_uri?: string
   client?: OAuthClientInformationMixed
   tokens?: OAuthTokens
@@ -39,9 +42,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   constructor(
     private readonly home: string,
     private readonly server: string,
+    private readonly serverUrl: string,
     private readonly login?: { redirectUrl: string; open(url: URL): void },
   ) {
-    this.stored = readAuth(home, server)
+    const stored = readAuth(home, server)
+    this.stored = stored.server_url === serverUrl ? stored : {}
     if (login && this.stored.redirect_uri !== login.redirectUrl) {
       // A new callback address: the client registered for the old one cannot use it.
       this.stored = { redirect_uri: login.redirectUrl }
@@ -104,7 +109,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   private async save(patch: Partial<Stored>): Promise<void> {
-    this.stored = { ...this.stored, ...patch, redirect_uri: this.redirectUrl }
+    this.stored = { ...this.stored, ...patch, redirect_uri: this.redirectUrl, server_url: this.serverUrl }
     mkdirSync(join(this.home, 'mcp', 'auth'), { recursive: true, mode: 0o700 })
     await writeFileAtomic(authFile(this.home, this.server), JSON.stringify(this.stored, null, 2) + '\n', { mode: 0o600 })
   }

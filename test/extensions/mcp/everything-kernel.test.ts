@@ -6,7 +6,6 @@
 
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { defineExtension, DELIVERY_SERVICE, parseElicitationValue, RUNTIME_SERVICE, type AgentRuntime, type ChatConversation, type ElicitationPrompt, type ElicitationRequest, type ElicitationValue, type CommandDefinition, type RunEvent, type ToolDefinition } from 'agent/sdk'
@@ -42,11 +41,10 @@ describe('server-everything in a running agent: progress, prompts, list-changed'
 
   before(async () => {
     model = await startScriptedModel()
-    const home = makeTempHome()
     t = await createTestKernel({
-      home,
+      home: makeTempHome(),
       builtins: ['state-db', 'sessions', 'runtime', 'model-resolver', 'provider-openai-compat', 'mcp'],
-      config: { mcp_servers: { ev: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] }, fx: { command: process.execPath, args: [FIXTURE, '--grow', '--extra-tools-file', join(home, 'extra-tools.txt')] } } },
+      config: { mcp_servers: { ev: { command: process.execPath, args: [EVERYTHING_BIN, 'stdio'] }, fx: { command: process.execPath, args: [FIXTURE, '--grow'] } } },
       env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url },
       extensions: [fakeDelivery],
     })
@@ -144,10 +142,11 @@ describe('server-everything in a running agent: progress, prompts, list-changed'
     assert.equal(command('ev-args-prompt')!.category, 'MCP prompts')
   })
 
-  it('a list-changed notification brings the new tool in (cache rewritten, extension reloaded)', async () => {
+  it('a list-changed notification brings the new tool in (cache rewritten, extension reloaded, the connection kept)', async () => {
     assert.equal(tool('mcp__fx__sprout'), undefined)
     assert.equal(await tool('mcp__fx__grow')!.execute({ input: { name: 'sprout' }, callId: 'c', signal: new AbortController().signal, session: { id: 's', cwd: t.home } }), 'added sprout')
     await until('the grown tool', () => tool('mcp__fx__sprout'))
+    // The tool lives only in this server process: calling it proves the reload kept the connection.
     assert.equal(await tool('mcp__fx__sprout')!.execute({ input: {}, callId: 'c', signal: new AbortController().signal, session: { id: 's', cwd: t.home } }), 'extra: sprout')
   })
 })

@@ -1,6 +1,7 @@
 // The reference server (server-everything) over Streamable HTTP, in a running agent: a server
 // killed mid-call fails that call at once (not after the tool timeout), and once it is back the
-// next call works on a new session without /reload-mcp; the session ends with DELETE on close.
+// next call works on a new session without /reload-mcp; a reload keeps the session, unloading
+// ends it with DELETE.
 // The same server in legacy SSE mode is reached through the fallback.
 
 import assert from 'node:assert/strict'
@@ -77,8 +78,11 @@ describe('server-everything over HTTP: a server that dies mid-call, restarts, an
     assert.equal(await call('mcp__ev__echo', { message: 'again' }), 'Echo: again')
   })
 
-  it('closing ends the HTTP session with DELETE', async () => {
+  it('a reload keeps the session; unloading ends it with DELETE', async () => {
     await t.kernel.reload('mcp')
+    assert.equal(await call('mcp__ev__echo', { message: 'same session' }), 'Echo: same session')
+    assert.doesNotMatch(http.output(), /Received session termination request/)
+    await t.kernel.unload('mcp')
     await until('the DELETE', () => /Received session termination request/.test(http.output()) || undefined, 10_000)
   })
 })

@@ -5,6 +5,8 @@
 
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
@@ -71,6 +73,28 @@ describe('agent mcp login (OAuth) against a loopback authorization server', () =
     assert.ok(stored.tokens.access_token)
     assert.doesNotMatch(readFileSync(join(home, 'config.yaml'), 'utf8'), new RegExp(stored.tokens.access_token))
     assert.ok(!existsSync(join(home, '.env')) || !readFileSync(join(home, '.env'), 'utf8').includes(stored.tokens.access_token))
+  })
+
+  it('the tokens are bound to the server URL: the same name pointed elsewhere gets none of them', async () => {
+    const seen: string[] = []
+    const other = createServer((req, res) => {
+      seen.push(String(req.headers.authorization ?? ''))
+      res.writeHead(404).end()
+    })
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    const config = YAML.parse(readFileSync(join(home, 'config.yaml'), 'utf8'))
+    const original = config.mcp_servers.secure.url
+    config.mcp_servers.secure.url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/mcp`
+    writeFileSync(join(home, 'config.yaml'), YAML.stringify(config))
+    try {
+      assert.equal((await agent('mcp', 'test', 'secure')).code, 1)
+      assert.ok(seen.length > 0 && seen.every((h) => h === ''), JSON.stringify(seen))
+    } finally {
+      config.mcp_servers.secure.url = original
+      writeFileSync(join(home, 'config.yaml'), YAML.stringify(config))
+      other.closeAllConnections()
+      await new Promise((resolve) => other.close(resolve))
+    }
   })
 
   it('chat -q calls the tool with the stored token; logout forgets it', async () => {
