@@ -57,6 +57,9 @@ if (process.argv.includes('--proxy')) {
       res.writeHead(502).end(String(error))
     }
   })
+  // Idle connections kept as long as the API server keeps them (Node's default is 5 s): a phase that
+  // runs long under load must not race the proxy closing a socket the client is about to reuse.
+  proxy.keepAliveTimeout = 65_000
   proxy.listen(0, '127.0.0.1', () => console.log(`listening: proxy on http://127.0.0.1:${(proxy.address() as AddressInfo).port}`))
   process.on('SIGINT', () => process.exit(0))
   await new Promise(() => {})
@@ -211,7 +214,9 @@ try {
   await warmUp(stub)
   const stubRssWarm = rss(stubHost.pid)
   const stubTimes = await sequential(stub, SEQUENTIAL)
+  const stubCpuBefore = cpuMs(stubHost.pid)
   const stubRps = await throughput(stub, CONCURRENT_REQUESTS)
+  const stubCpuPerRequestUs = ((cpuMs(stubHost.pid) - stubCpuBefore) * 1000) / CONCURRENT_REQUESTS
   const stubGrowth = rss(stubHost.pid) - stubRssWarm
   await stubHost.stop()
 
@@ -228,7 +233,7 @@ try {
     `  added latency: p50 ${added50.toFixed(2)} ms (target ≤ 5 ms: ${verdict(added50 <= 5)}), p99 ${added99.toFixed(2)} ms`,
     `  throughput at ${CONCURRENCY} clients (median of ${ROUNDS} rounds of ${ROUND_REQUESTS}): direct ${Math.round(directRps)} req/s, server ${Math.round(serverRps)} req/s, ratio ${ratio.toFixed(2)} (target ≥ 0.3: ${verdict(ratio >= 0.3)}); rounds: direct ${directRounds.map(Math.round).join(', ')}, server ${serverRounds.map(Math.round).join(', ')}`,
     `  server CPU per request (user + system, all threads): ${Math.round(cpuPerRequestUs)} µs`,
-    `  of which the HTTP layer (server over an instant runtime, no model call): p50 ${percentile(stubTimes, 50).toFixed(2)} ms, p99 ${percentile(stubTimes, 99).toFixed(2)} ms, ${Math.round(stubRps)} req/s at ${CONCURRENCY} clients, RSS growth over the 1,000 requests ${stubGrowth.toFixed(1)} MiB; the rest is the agent run (runtime, session store, provider client)`,
+    `  of which the HTTP layer (server over an instant runtime, no model call): p50 ${percentile(stubTimes, 50).toFixed(2)} ms, p99 ${percentile(stubTimes, 99).toFixed(2)} ms, ${Math.round(stubRps)} req/s at ${CONCURRENCY} clients, CPU ${Math.round(stubCpuPerRequestUs)} µs per request, RSS growth over the 1,000 requests ${stubGrowth.toFixed(1)} MiB; the rest is the agent run (runtime, session store, provider client)`,
     `  against the bare Node proxy (node:http + fetch, same model, same load): proxy p50 ${percentile(proxyTimes, 50).toFixed(2)} ms, p99 ${percentile(proxyTimes, 99).toFixed(2)} ms, ${Math.round(proxyRps)} req/s (rounds ${proxyRounds.map(Math.round).join(', ')})`,
     `    CPU per request: proxy ${Math.round(proxyCpuPerRequestUs)} µs, server ${Math.round(cpuPerRequestUs)} µs, ratio ${cpuRatio.toFixed(2)} × (target ≤ 1.3: ${verdict(cpuRatio <= 1.3)})`,
     `    added p50 latency over the model: proxy ${proxyAdded50.toFixed(2)} ms, server ${added50.toFixed(2)} ms (target ≤ 0.6 ms: ${verdict(added50 <= 0.6)})`,
