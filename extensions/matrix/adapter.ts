@@ -10,13 +10,13 @@
 // logged, and an authorised sender is told once in a plain notice.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, redactSecrets,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, transcribeAudio, VOICE_PROMPT_MARK,
   type AdapterContext, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import type { MatrixClient, MatrixEvent, Room } from 'matrix-js-sdk'
 import { readGap } from './catch-up.ts'
 import { closableFetch, closeClient, createSessionClient, describeFailure, matrixFailure, routeSdkLogs, signIn, type Sdk, type Session } from './client.ts'
-import { readMessage, type InboundContent } from './events.ts'
+import { readMessage, type InboundContent, type MatrixAudio } from './events.ts'
 import { messageContents } from './format.ts'
 import { bridgeLike, inviteOf, isDirectRoom, markDirect, sameUser } from './rooms.ts'
 import { credentialsFrom, homeserverUrl, matrixEnabled, PLATFORM, type MatrixConfig } from './settings.ts'
@@ -158,8 +158,29 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     // Bridge puppets are answered only when explicitly allowed: never offered a pairing code.
     if (bridgeLike(sender) && !auth(state)?.authorize(source).allowed) return void state.log.debug(`ignored Matrix event ${id}: bridge-like sender ${sender} is not allowed`)
     if (read.threadId) remember(threads, read.threadId, id)
-    state.log.debug(`Matrix message ${id} from ${sender} in ${direct ? 'DM' : 'room'} ${room.roomId}${read.threadId ? ` (thread ${read.threadId})` : ''}: ${read.text.length} characters`)
-    return { source, text: read.text, messageId: id, receivedAt: event.getTs() }
+    // A voice message is transcribed (sdk/voice.ts) only for a sender the gateway would answer.
+    const text = read.audio ? (auth(state)?.authorize(source).allowed ? await transcribeAudio(state.services, audioOf(state, read.audio), state.log) : `${VOICE_PROMPT_MARK}]`) : read.text
+    state.log.debug(`Matrix message ${id} from ${sender} in ${direct ? 'DM' : 'room'} ${room.roomId}${read.threadId ? ` (thread ${read.threadId})` : ''}: ${text.length} characters`)
+    return { source, text, messageId: id, receivedAt: event.getTs() }
+  }
+
+  /** The media of an m.audio, downloaded from the homeserver's authenticated media API. */
+  function audioOf(state: Running, audio: MatrixAudio) {
+    return {
+      filename: audio.filename,
+      ...(audio.mimeType ? { mimeType: audio.mimeType } : {}),
+      ...(audio.size !== undefined ? { size: audio.size } : {}),
+      async fetch(signal?: AbortSignal): Promise<Uint8Array> {
+        const [server, mediaId] = audio.mxc.slice('mxc://'.length).split('/')
+        if (!server || !mediaId) throw new Error('not an mxc:// URL')
+        const url = `${state.client.getHomeserverUrl().replace(/\/+$/, '')}/_matrix/client/v1/media/download/${encodeURIComponent(server)}/${encodeURIComponent(mediaId)}`
+        const response = await state.fetch.fetch(url, { headers: { authorization: `Bearer ${state.session.accessToken}` }, ...(signal ? { signal } : {}) })
+        if (!response.ok) throw new Error(`HTTP ${response.status}`)
+        const data = new Uint8Array(await response.arrayBuffer())
+        if (data.byteLength > MAX_AUDIO_BYTES) throw new Error('larger than 25 MB')
+        return data
+      },
+    }
   }
 
   async function onTimeline(state: Running, event: MatrixEvent, room: Room): Promise<void> {

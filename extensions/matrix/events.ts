@@ -1,5 +1,5 @@
 // Reading one inbound m.room.message: what is answered and with which text. Edits, notices (other
-// bots' replies), attachments and empty bodies are skipped; a reply's quoted fallback is removed; in
+// bots' replies), attachments other than audio (m.audio, transcribed by the adapter) and empty bodies are skipped; a reply's quoted fallback is removed; in
 // group rooms a message is answered only when it mentions the bot (m.mentions, its user id, its
 // display name, a matrix.to link), replies to the bot, or is a known command, unless mentions are
 // not required; `!command` is accepted for `/command` (Matrix clients keep `/` for themselves).
@@ -9,6 +9,9 @@ export interface InboundContent {
   body?: unknown
   formatted_body?: unknown
   'm.mentions'?: { user_ids?: unknown; room?: unknown }
+  /** m.audio: the media (mxc://) and what the sender's client says about it. */
+  url?: unknown
+  info?: { mimetype?: unknown; size?: unknown }
   'm.relates_to'?: { rel_type?: unknown; event_id?: unknown; 'm.in_reply_to'?: { event_id?: unknown }; is_falling_back?: unknown }
 }
 
@@ -27,7 +30,7 @@ export interface ReadContext {
 }
 
 export type ReadResult =
-  | { ok: true; text: string; threadId?: string; replyTo?: string; mentioned: boolean }
+  | { ok: true; text: string; threadId?: string; replyTo?: string; mentioned: boolean; audio?: MatrixAudio }
   /** `dropped`: content the agent cannot take (reported as a drop, not just skipped by design). */
   | { ok: false; reason: string; dropped?: true }
 
@@ -79,11 +82,31 @@ export function asCommand(text: string, commands: ReadonlySet<string>): string |
   return `/${commands.has(name) ? name : name.replace(/_/g, '-')}${match[3]}`
 }
 
+/** A voice message or audio file (m.audio): the adapter downloads and transcribes it (sdk/voice.ts). */
+export interface MatrixAudio { mxc: string; filename: string; mimeType?: string; size?: number }
+
+/** m.audio: in a group room only in reply to the bot or where no mention is needed (a voice note cannot mention). */
+function readAudio(content: InboundContent, context: ReadContext): ReadResult {
+  if (typeof content.url !== 'string' || !content.url.startsWith('mxc://')) return { ok: false, reason: 'an audio message without plain media (encrypted media is not supported)', dropped: true }
+  if (!context.direct && context.requireMention && !context.repliesToMe) return { ok: false, reason: 'a group voice message that does not reply to the bot' }
+  const relation = content['m.relates_to']
+  const threadId = relation?.rel_type === 'm.thread' && typeof relation.event_id === 'string' ? relation.event_id : undefined
+  const info = content.info
+  const audio: MatrixAudio = {
+    mxc: content.url,
+    filename: typeof content.body === 'string' && content.body.trim() ? content.body.trim().slice(0, 200) : 'voice message',
+    ...(typeof info?.mimetype === 'string' ? { mimeType: info.mimetype } : {}),
+    ...(typeof info?.size === 'number' ? { size: info.size } : {}),
+  }
+  return { ok: true, text: '', mentioned: false, audio, ...(threadId ? { threadId } : {}) }
+}
+
 export function readMessage(content: InboundContent, context: ReadContext): ReadResult {
   const relation = content['m.relates_to']
   if (relation?.rel_type === 'm.replace') return { ok: false, reason: 'an edit' }
   const msgtype = content.msgtype
   if (msgtype === 'm.notice') return { ok: false, reason: 'a notice (bots answer with notices)' }
+  if (msgtype === 'm.audio') return readAudio(content, context)
   if (msgtype !== 'm.text' && msgtype !== 'm.emote') return { ok: false, reason: `msgtype ${String(msgtype)} is not supported`, dropped: true }
   if (typeof content.body !== 'string' || !content.body.trim()) return { ok: false, reason: 'an empty body' }
 

@@ -82,6 +82,8 @@ export interface FakeHomeserver {
   readonly logins: Array<Record<string, any>>
   /** Bot account data by type. */
   readonly accountData: Map<string, Record<string, any>>
+  /** Media served by the authenticated download API, by mxc:// URL (voice messages). */
+  readonly media: Map<string, Buffer>
   createRoom(options: RoomOptions): string
   /** `inviter` invites the bot to a new room (`isDirect`: a DM invite). Returns the room id. */
   invite(inviter: string, options?: { isDirect?: boolean; name?: string; others?: string[] }): string
@@ -128,6 +130,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
   const primaryToken = [...tokens][0]!
   const rooms = new Map<string, Room>()
   const accountData = new Map<string, Record<string, any>>()
+  const media = new Map<string, Buffer>()
   const accountDataPos = new Map<string, number>()
   const filters = new Map<string, any>()
   const requests: RequestRecord[] = []
@@ -285,6 +288,15 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
     const method = req.method ?? 'GET'
     const path = url.pathname
     if (method === 'GET' && path === '/_matrix/client/versions') return reply(res, 200, { versions: ['r0.6.1', 'v1.1', 'v1.2', 'v1.3', 'v1.4', 'v1.5', 'v1.6', 'v1.7', 'v1.8', 'v1.9', 'v1.10', 'v1.11'], unstable_features: {} })
+    const download = path.match(/^\/_matrix\/client\/v1\/media\/download\/([^/]+)\/([^/]+)$/)
+    if (method === 'GET' && download) {
+      const allowed = authorised(req, url)
+      if (!allowed.ok) return reply(res, allowed.status, allowed.body)
+      const data = media.get(`mxc://${decodeURIComponent(download[1]!)}/${decodeURIComponent(download[2]!)}`)
+      if (!data) return reply(res, 404, { errcode: 'M_NOT_FOUND', error: 'Not found' })
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(data)
+      return 200
+    }
     const v3 = path.match(/^\/_matrix\/client\/v3(\/.*)$/)
     if (!v3) return reply(res, 404, { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' })
     const sub = v3[1]!
@@ -428,6 +440,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
     joins,
     logins,
     accountData,
+    media,
     createRoom,
     invite(inviter, invite = {}) {
       const id = createRoom({ members: [inviter, ...(invite.others ?? [])], botJoined: false, ...(invite.name ? { name: invite.name } : {}) })

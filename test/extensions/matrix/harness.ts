@@ -35,6 +35,8 @@ export interface HarnessOptions {
   hs?: FakeHomeserver
   answer?: (input: string) => string
   config?: Record<string, unknown>
+  /** Built-ins loaded besides CORE (`stt` for voice messages). */
+  builtins?: string[]
 }
 
 export async function harness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
@@ -42,7 +44,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   if (!options.hs) t.after(() => hs.close())
   const runtime = recordingRuntime(options.answer)
   const k = await createTestKernel({
-    builtins: CORE,
+    builtins: [...CORE, ...(options.builtins ?? [])],
     extensions: [runtime.definition],
     config: {
       platforms: { matrix: { enabled: true, extra: { sync_timeout_ms: 2000, start_timeout_ms: 10_000, ...options.extra } } },
