@@ -29,9 +29,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> => Boolean(v
 
 /**
  * The answer to a call that ran. `text` is the outcome after afterToolCall (what the agent's model
- * would read); the structured and image forms of `value` are sent only when no hook rewrote it.
+ * would read); the structured and image forms of `value` are sent only when no hook rewrote it
+ * (structured content always when the tool declares an outputSchema: the protocol requires it).
  */
-export function servedResult(value: unknown, outcome: { ok: boolean; result: string }, rawText: string, secrets: Iterable<string | undefined>): ServedResult {
+export function servedResult(value: unknown, outcome: { ok: boolean; result: string }, rawText: string, secrets: Iterable<string | undefined>, declaresSchema = false): ServedResult {
   const list = [...secrets]
   const text = redactSecrets(outcome.result, list)
   if (!outcome.ok) return { content: [{ type: 'text', text }], isError: true }
@@ -39,7 +40,8 @@ export function servedResult(value: unknown, outcome: { ok: boolean; result: str
   const images = untouched ? imageParts(value) : undefined
   if (images) return { content: [{ type: 'text', text }, ...images] }
   const result: ServedResult = { content: [{ type: 'text', text }] }
-  if (untouched && isRecord(value)) {
+  // A tool that declares an outputSchema must send structured content (clients refuse a result without).
+  if ((untouched || declaresSchema) && isRecord(value)) {
     try {
       const structured: unknown = JSON.parse(redactSecrets(JSON.stringify(value), list))
       if (isRecord(structured)) result.structuredContent = structured

@@ -139,7 +139,7 @@ export async function serve(ctx: CliContext, options: ServeOptions, version: str
       }
       const raw = outcome.result
       outcome = await ctx.hooks.afterToolCall.promise(outcome, event)
-      return servedResult(value, outcome, raw, secrets())
+      return servedResult(value, outcome, raw, secrets(), tool.outputSchema !== undefined)
     } catch (error) {
       return { content: [{ type: 'text' as const, text: redactSecrets(`blocked: ${errorMessage(error)}`, secrets()) }], isError: true }
     }

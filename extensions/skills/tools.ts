@@ -16,6 +16,21 @@ export function skillTools(service: () => SkillsService): ToolDefinition[] {
       properties: { query: { type: 'string', description: 'Only skills whose name, description or tags contain this text' } },
       additionalProperties: false,
     },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        count: { type: 'integer' },
+        skills: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, description: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, source: { type: 'string' }, version: { type: 'string' } },
+            required: ['name', 'description', 'tags', 'source'],
+          },
+        },
+      },
+      required: ['count', 'skills'],
+    },
     execute({ input }) {
       const query = (input?.query ?? '').trim().toLowerCase()
       const skills = service()

@@ -60,6 +60,22 @@ export default defineExtension<TerminalConfig>({
         required: ['command'],
         additionalProperties: false,
       },
+      // What run() returns (manager.ts TerminalResult); `agent mcp serve` advertises it.
+      outputSchema: {
+        type: 'object',
+        properties: {
+          output: { type: 'string' },
+          exit_code: { type: ['integer', 'null'] },
+          backend: { type: 'string' },
+          timed_out: { type: 'boolean' },
+          interrupted: { type: 'boolean' },
+          truncated: { type: 'boolean' },
+          note: { type: 'string' },
+          process_id: { type: 'string' },
+          status: { type: 'string' },
+        },
+        required: ['output', 'exit_code', 'backend'],
+      },
       // A shell can change any file: checkpoints snapshot before it.
       modifiesFiles: true,
       available(settings) {

@@ -106,6 +106,7 @@ describe('agent mcp serve', () => {
   })
 
   it('calls tools: text, structured (checked against the outputSchema by the client) and image results', async () => {
+    const { tools } = await client.listTools()
     assert.equal(text(await client.callTool({ name: 'greet', arguments: { who: 'client' } })), 'hello client from mcp')
     const measured = await client.callTool({ name: 'measure', arguments: { word: 'agent' } })
     assert.deepEqual(measured.structuredContent, { word: 'agent', length: 5 })
@@ -115,6 +116,10 @@ describe('agent mcp serve', () => {
       { type: 'text', text: 'one red pixel' },
       { type: 'image', mimeType: 'image/png', data: PIXEL },
     ])
+    // Built-in tools that declare their output: the client checks the structured content against it.
+    assert.ok(tools.find((t) => t.name === 'skills_list')!.outputSchema)
+    const skills = await client.callTool({ name: 'skills_list', arguments: {} })
+    assert.ok((skills.structuredContent as any).skills.some((s: any) => s.name === 'plan'))
     const read = await client.callTool({ name: 'read_file', arguments: { path: 'note.txt' } })
     assert.equal(read.isError ?? false, false, text(read))
     assert.match(text(read), /a note for the MCP client/)
@@ -148,6 +153,7 @@ describe('agent mcp serve', () => {
     elicitation = () => ({ action: 'accept', content: { decision: 'once' } })
     const allowed = await client.callTool({ name: 'terminal', arguments: { command: 'rm -rf ./build' } })
     assert.equal(allowed.isError ?? false, false, text(allowed))
+    assert.deepEqual([(allowed.structuredContent as any).exit_code, (allowed.structuredContent as any).backend], [0, 'local'])
     assert.equal(existsSync(join(work, 'build')), false, 'an approved command runs')
   })
 
