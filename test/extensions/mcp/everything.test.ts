@@ -1,10 +1,10 @@
-// The reference MCP server `server-everything` (stdio) through a real `agent chat -q` and a scripted
-// model: the client capabilities it declares make the server offer its roots, sampling and
-// elicitation tools; roots are the workspace, sampling goes to the agent's model when the approval
-// policy allows it (and is refused when no one can be asked), elicitation is declined where no one
-// can answer, a task-required tool runs as a task, resource links are readable, images reach the
-// model as images, server log lines reach the log, and the server's instructions join the system
-// prompt.
+// The reference MCP server `server-everything` (stdio; also its Streamable HTTP and SSE modes)
+// through a real `agent chat -q` and a scripted model: the client capabilities it declares make the
+// server offer its roots, sampling and elicitation tools; roots are the workspace, sampling goes to
+// the agent's model when the approval policy allows it (and is refused when no one can be asked),
+// elicitation is declined where no one can answer, a task-required tool runs as a task, resource
+// links are readable, images reach the model as images, server log lines reach the log, and the
+// server's instructions join the system prompt.
 
 import assert from 'node:assert/strict'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
 import { jsonOf, runAgent } from '../../helpers/agent-process.ts'
-import { EVERYTHING_BIN } from './everything-server.ts'
+import { EVERYTHING_BIN, startEverythingHttp } from './everything-server.ts'
 
 describe('server-everything (stdio) through agent chat -q', () => {
   let home: string
@@ -94,6 +94,36 @@ describe('server-everything (stdio) through agent chat -q', () => {
     assert.match(requests[0]!.body.messages[0].content, /Instructions of the MCP server "everything"[\s\S]*Everything Server/)
     // Its log notifications reach the agent's log.
     assert.match(run.stderr, /MCP server "everything".*Roots updated/)
+  })
+
+  it('the same server over Streamable HTTP and legacy SSE (started by the test): tools and images through chat -q', async () => {
+    const http = await startEverythingHttp('streamableHttp')
+    const sse = await startEverythingHttp('sse')
+    try {
+      for (const [name, url] of [['web', http.url], ['old', sse.url]]) {
+        const added = await agent(['mcp', 'add', name!, '--url', url!])
+        assert.equal(added.code, 0, added.stderr)
+      }
+      const { run, requests, tool } = await chat([
+        {
+          toolCalls: [
+            { id: 'web-echo', name: 'mcp__web__echo', arguments: { message: 'over streamable http' } },
+            { id: 'old-echo', name: 'mcp__old__echo', arguments: { message: 'over sse' } },
+            { id: 'web-img', name: 'mcp__web__get-tiny-image', arguments: {} },
+          ],
+        },
+        { text: 'Both answered.' },
+      ])
+      assert.equal(jsonOf(run).answer, 'Both answered.')
+      assert.equal(tool('web-echo'), 'Echo: over streamable http')
+      assert.equal(tool('old-echo'), 'Echo: over sse')
+      assert.ok(requests[1]!.body.messages.some((m: any) => m.role === 'user' && Array.isArray(m.content) && m.content.some((p: any) => p.type === 'image_url')))
+    } finally {
+      await agent(['mcp', 'remove', 'web'])
+      await agent(['mcp', 'remove', 'old'])
+      await http.kill()
+      await sse.kill()
+    }
   })
 
   it('sampling: refused when no one can be asked, answered by the agent model when the policy allows it', async () => {
