@@ -226,10 +226,9 @@ export default defineExtension<GatewayConfig>({
       {
         async startAdapters() {
           stateWanted = true
-          const fatal = await lifecycle.startAll()
-          // Prompts a killed run left unanswered; their replies wait in the outbox for their adapters.
-          if (fatal.length === 0) dispatcher.replayPending()
-          return fatal
+          // Prompts a killed run left unanswered go first (ahead of any backlog an adapter hands over
+          // as it starts); their replies wait in the outbox until their adapters run.
+          return lifecycle.startAll(() => dispatcher.replayPending())
         },
         stopAdapters: () => lifecycle.stopAll(),
         adapterNames: () => lifecycle.running(),

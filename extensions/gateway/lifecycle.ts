@@ -58,10 +58,15 @@ export class AdapterLifecycle {
     return [...this.slots.values()].filter((s) => s.status.state === 'running').map((s) => s.adapter.name)
   }
 
-  /** Starts every enabled adapter once; returns the fatal (configuration) failures. */
-  async startAll(): Promise<Array<{ name: string; error: unknown }>> {
+  /**
+   * Starts every enabled adapter once; returns the fatal (configuration) failures. `beforeStart` runs
+   * once every enabled adapter is known (state `starting`, so nothing is sent through one yet) and
+   * before the first starts (which may hand over a backlog).
+   */
+  async startAll(beforeStart?: () => void): Promise<Array<{ name: string; error: unknown }>> {
     this.stopped = false
     const fatal: Array<{ name: string; error: unknown }> = []
+    const starting: Slot[] = []
     for (const adapter of this.options.list()) {
       if (this.slots.has(adapter.name)) continue
       let enabled = false
@@ -74,8 +79,12 @@ export class AdapterLifecycle {
       if (!enabled) continue
       const slot: Slot = { adapter, status: { name: adapter.name, state: 'starting', attempts: 0 } }
       this.slots.set(adapter.name, slot)
+      starting.push(slot)
+    }
+    beforeStart?.()
+    for (const slot of starting) {
       const error = await this.attempt(slot)
-      if (error && isFatal(error)) fatal.push({ name: adapter.name, error })
+      if (error && isFatal(error)) fatal.push({ name: slot.adapter.name, error })
     }
     this.changed()
     return fatal
