@@ -78,10 +78,11 @@ function elicitationPrompt(server: ElicitingServer, signal: AbortSignal): Approv
 
 /** Serves until the client closes stdin or the process is interrupted. */
 export async function serve(ctx: CliContext, options: ServeOptions, version: string): Promise<void> {
-  const [{ Server }, { StdioServerTransport }, types] = await Promise.all([
+  const [{ Server }, { StdioServerTransport }, types, { AjvJsonSchemaValidator }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/validation/ajv'),
   ])
   const { McpError, ErrorCode } = types
   const server = new Server(
@@ -94,6 +95,20 @@ export async function serve(ctx: CliContext, options: ServeOptions, version: str
   const sessionId = `mcp-serve-${randomUUID()}`
   const secrets = () => ctx.settings.secretValues()
   const catalog = new ServeCatalog(ctx.services, secrets)
+  // Arguments are checked against the tool's inputSchema before any guard runs (bad input: -32602).
+  const schemas = new AjvJsonSchemaValidator()
+  const validators = new WeakMap<ToolDefinition, ((input: unknown) => { valid: boolean; errorMessage?: string }) | null>()
+  const checkArguments = (tool: ToolDefinition, input: unknown) => {
+    if (!validators.has(tool)) {
+      try {
+        validators.set(tool, schemas.getValidator({ ...tool.parameters, type: 'object' } as Parameters<typeof schemas.getValidator>[0]))
+      } catch {
+        validators.set(tool, null) // a schema ajv cannot compile: the tool checks its own input
+      }
+    }
+    const verdict = validators.get(tool)?.(input)
+    if (verdict && !verdict.valid) throw new McpError(ErrorCode.InvalidParams, `invalid arguments for "${tool.name}": ${verdict.errorMessage}`)
+  }
   const notFound = (error: unknown) => {
     if (error instanceof NotServed) throw new McpError(ErrorCode.InvalidParams, error.message)
     throw error
@@ -112,6 +127,7 @@ export async function serve(ctx: CliContext, options: ServeOptions, version: str
     const entry = servedTools(ctx, options).find((e) => e.value.name === request.params.name)
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"`)
     const tool = entry.value
+    checkArguments(tool, request.params.arguments ?? {})
     const event: ToolCallEvent = {
       tool: tool.name,
       toolset: tool.toolset ?? entry.owner,

@@ -125,8 +125,10 @@ describe('agent mcp serve', () => {
     assert.match(text(read), /a note for the MCP client/)
   })
 
-  it('answers an unknown tool, resource or prompt with a JSON-RPC -32602 error, and a failing tool with a tool error', async () => {
+  it('answers an unknown tool, resource or prompt and invalid arguments with a JSON-RPC -32602 error, and a failing tool with a tool error', async () => {
     await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), (error: any) => error.code === -32602 && /unknown tool "nope"/.test(error.message))
+    await assert.rejects(client.callTool({ name: 'greet', arguments: {} }), (error: any) => error.code === -32602 && /invalid arguments for "greet".*who/.test(error.message))
+    await assert.rejects(client.callTool({ name: 'greet', arguments: { who: 7 } }), (error: any) => error.code === -32602)
     await assert.rejects(client.readResource({ uri: 'agent://nowhere' }), (error: any) => error.code === -32602)
     await assert.rejects(client.readResource({ uri: 'agent://sessions/no_such_session' }), (error: any) => error.code === -32602 && /no session/.test(error.message))
     await assert.rejects(client.getPrompt({ name: 'no-such-skill' }), (error: any) => error.code === -32602)
