@@ -200,7 +200,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     if (saved) {
       try {
         const gap = await readGap(state.sdk, state.client, saved, GAP_LIMIT)
-        for (const roomId of gap.limited) state.log.info(`more than ${GAP_LIMIT} events arrived in ${roomId} while the adapter was away: the older ones are not read`)
+        for (const roomId of gap.limited) state.gateway.dropped(PLATFORM, { reason: `more than ${GAP_LIMIT} events arrived while the adapter was away: the older ones are not read`, chatId: roomId })
         const messages: GatewayInbound[] = []
         for (const raw of gap.events) {
           const room = state.client.getRoom(raw.room_id)
