@@ -2,7 +2,7 @@
 // killed mid-call fails that call at once (not after the tool timeout), and once it is back the
 // next call works on a new session without /reload-mcp; a reload keeps the session, unloading
 // ends it with DELETE.
-// The same server in legacy SSE mode is reached through the fallback.
+// The same server in legacy SSE mode is reached through the fallback and recovers the same way.
 
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
@@ -38,7 +38,7 @@ describe('server-everything over HTTP: a server that dies mid-call, restarts, an
       home: makeTempHome(),
       builtins: ['mcp'],
       // A tool timeout far longer than the test: a call held until it would fail the test.
-      config: { mcp_servers: { ev: { url: http.url, timeout: 600 }, old: { url: sse.url } } },
+      config: { mcp_servers: { ev: { url: http.url, timeout: 600 }, old: { url: sse.url, timeout: 600 } } },
       kernel: { logLevel: 'info', logSink: { write: (line) => void logs.push(line) } },
     })
     await t.kernel.start('chat')
@@ -69,6 +69,20 @@ describe('server-everything over HTTP: a server that dies mid-call, restarts, an
     http = await startEverythingHttp('streamableHttp', port)
     assert.equal(await call('mcp__ev__echo', { message: 'back' }), 'Echo: back')
     assert.ok(logs.some((l) => /MCP server "ev" reconnected \(new session\)/.test(l)), logs.join('\n'))
+  })
+
+  it('the same over legacy SSE: killed mid-call fails the call at once, restarted it is reached again', async () => {
+    const long = Promise.resolve(call('mcp__old__trigger-long-running-operation', { duration: 60, steps: 60 })).then(
+      () => assert.fail('the call succeeded'),
+      (error: Error) => error,
+    )
+    await until('the call running', () => /Client Message from[\s\S]*Client Message from[\s\S]*Client Message from/.test(sse.output()) || undefined)
+    await sleep(300)
+    const port = sse.port
+    await sse.kill()
+    assert.match((await long).message, /MCP server "old" stopped during the call/)
+    sse = await startEverythingHttp('sse', port)
+    assert.equal(await call('mcp__old__echo', { message: 'sse back' }), 'Echo: sse back')
   })
 
   it('a server restarted between calls (our session unknown to it) is reconnected transparently', async () => {
