@@ -90,7 +90,7 @@ export interface InboundAudio {
  * `stt` service transcribed it, else `[voice message: <why not>]` (the friendly message says what to
  * configure). Never throws: a failed download or transcription becomes the line and a log entry.
  */
-export async function transcribeAudio(services: Services, audio: InboundAudio, log?: Logger, signal?: AbortSignal): Promise<string> {
+export async function transcribeAudio(services: Pick<Services, 'get'>, audio: InboundAudio, log?: Logger, signal?: AbortSignal): Promise<string> {
   const stt = services.get<SpeechToText>(STT_SERVICE)
   const name = audio.filename ?? 'audio'
   if (!stt) return `${VOICE_PROMPT_MARK}: ${name} could not be transcribed: speech-to-text is not loaded (extension stt)]`
@@ -128,7 +128,7 @@ export interface AudioCapableAdapter {
  * `voice_only` and the prompt was a voice message) and the adapter can send audio. A failing provider
  * leaves the text-only answer and a logged warning; never throws.
  */
-export async function speakReply(services: Services, registered: object | undefined, source: MessageSource & { threadId?: string }, prompt: string, answer: string, log?: Logger): Promise<void> {
+export async function speakReply(services: Pick<Services, 'get'>, registered: object | undefined, source: MessageSource & { threadId?: string }, prompt: string, answer: string, log?: Logger): Promise<void> {
   const mode = services.get<VoiceModes>(VOICE_MODES_SERVICE)?.get(source) ?? 'off'
   if (mode === 'off' || (mode === 'voice_only' && !isVoicePrompt(prompt))) return
   const adapter = registered as AudioCapableAdapter | undefined

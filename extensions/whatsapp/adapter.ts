@@ -6,10 +6,11 @@
 
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
-  AgentError, backoffDelay, ConfigError, errorMessage, GATEWAY_SERVICE,
-  type AdapterContext, type GatewayAdapter, type GatewayService, type Logger, type Settings,
+  AgentError, backoffDelay, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE,
+  type AdapterContext, type GatewayAdapter, type GatewayAuthService, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import { spawnBridge, type BridgeRun } from './bridge-process.ts'
+import { withVoiceTranscripts } from './voice-notes.ts'
 import type { BridgeMessage } from './client.ts'
 import { authorisedId, jidOf, redactedId } from './identity.ts'
 import { authDir, BRIDGE_DIR, mediaDir, bridgeInstalled, bridgeLogPath, BUNDLED_BRIDGE, isLinked, PLATFORM, replyPrefix, whatsappEnabled, type WhatsAppConfig } from './settings.ts'
@@ -23,6 +24,8 @@ const NOT_LINKED = 'WhatsApp is not linked: run `agent gateway whatsapp setup` a
 interface Running {
   run: BridgeRun
   gateway: GatewayService
+  services: Services
+  home: string
   log: Logger
   controller: AbortController
   restarts: number
@@ -51,9 +54,12 @@ export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings
 
   async function deliver(state: Running, message: BridgeMessage): Promise<void> {
     const userId = authorisedId(settings, message.chatType, [message.senderId, ...(message.senderAliases ?? [])])
+    const source = { platform: PLATFORM, userId, ...(message.senderName ? { userName: message.senderName } : {}), chatId: message.chatId, chatType: message.chatType }
+    // Voice notes are transcribed for a sender the gateway would answer, never for a stranger.
+    const allowed = state.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(source).allowed
     const result = await state.gateway.dispatch({
-      source: { platform: PLATFORM, userId, ...(message.senderName ? { userName: message.senderName } : {}), chatId: message.chatId, chatType: message.chatType },
-      text: message.text,
+      source,
+      text: allowed ? await withVoiceTranscripts(message.text, mediaDir(state.home), state.services, state.log) : message.text,
       messageId: message.id,
       receivedAt: message.timestamp,
     })
@@ -133,7 +139,7 @@ export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings
     const gateway = ctx.services.get<GatewayService>(GATEWAY_SERVICE)
     if (!gateway) throw new ConfigError('the WhatsApp adapter needs the gateway service')
     const run = await launch(home)
-    const state: Running = { run, gateway, log: ctx.log, controller: new AbortController(), restarts: 0 }
+    const state: Running = { run, gateway, services: ctx.services, home: ctx.settings.home, log: ctx.log, controller: new AbortController(), restarts: 0 }
     running = state
     supervise(state, home)
     watchHealth(state)
