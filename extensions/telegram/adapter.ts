@@ -7,7 +7,7 @@
 
 import {
   AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, transcribeAudio, VOICE_PROMPT_MARK,
-  type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
+  type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type ResumePoint, type Settings,
 } from 'agent/sdk'
 import type { Api } from 'grammy'
 import type { Message, Update } from 'grammy/types'
@@ -55,6 +55,10 @@ interface Session {
   lock: TokenLock
   controller: AbortController
   loop?: Promise<void>
+  resume: ResumePoint
+  /** The first update id not seen yet, and the resume point last saved. */
+  next?: number
+  saved?: number
   closed: boolean
 }
 
@@ -117,7 +121,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     if (routed.command || routed.audio) session.batcher.flushFor(routed.inbound)
     if (routed.audio) void withTranscript(session, routed).then((inbound) => dispatch(session, inbound))
     else if (routed.command) dispatch(session, routed.inbound)
-    else session.batcher.add(routed.inbound)
+    else session.batcher.add(routed.inbound, update.update_id)
   }
 
   /**
@@ -149,14 +153,30 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     session.log.info(`caught up with ${inbound.length} Telegram message(s) from while the adapter was away: ${result.dispatched} answered, ${result.summarised} summarised, ${result.duplicates} already seen`)
   }
 
-  function dispatch(session: Session, inbound: GatewayInbound): void {
+  /** Hands a message to the gateway; settles once the gateway recorded it (never rejects). */
+  function dispatch(session: Session, inbound: GatewayInbound): Promise<void> {
     const { source } = inbound
     // Commas after the ids: the gateway's log redaction reads a run of digits, spaces and brackets as a phone number.
     session.log.debug(`Telegram message ${inbound.messageId} from user ${source.userId}, ${source.chatType} ${source.chatId}, ${inbound.text.length} characters`)
-    session.gateway
+    return session.gateway
       .dispatch(inbound)
       .then((result) => session.log.debug(`Telegram message ${inbound.messageId}: ${result.status}`))
       .catch((error) => session.log.error(`Telegram message ${inbound.messageId} failed: ${clean(errorMessage(error), session.token)}`))
+  }
+
+  /**
+   * Saves the resume point: the first update not yet handed to the gateway (the first held fragment,
+   * else the first not seen), as `<bot id>:<offset>`.
+   */
+  function saveResumePoint(session: Session): void {
+    const point = session.batcher.heldFrom() ?? session.next
+    if (point === undefined || point === session.saved) return
+    try {
+      session.resume.set(`${session.bot.id}:${point}`)
+      session.saved = point
+    } catch (error) {
+      session.log.warn(`cannot save the Telegram resume point: ${errorMessage(error)}`)
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -225,13 +245,16 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       token,
       behaviour: rules,
       menu: commandMenu(options.commands()),
-      batcher: new FragmentBatcher(extra.batch_window_ms, (inbound) => dispatch(session, inbound)),
+      // A joined batch is handed over: the resume point may move past its updates.
+      batcher: new FragmentBatcher(extra.batch_window_ms, (inbound) => void dispatch(session, inbound).then(() => saveResumePoint(session))),
+      resume: gateway.resumePoint(PLATFORM),
       lock,
       controller: new AbortController(),
       closed: false,
     }
     running = session
-    const resume = gateway.resumePoint(PLATFORM)
+    const from = resumeOffset(session.resume.get(), me.id)
+    if (from !== undefined) session.next = session.saved = from
     session.loop = poll({
       api,
       GrammyError: grammy.GrammyError,
@@ -241,15 +264,14 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       signal: session.controller.signal,
       log: ctx.log,
       clean: (text) => clean(text, token),
-      ...(resumeOffset(resume.get(), me.id) !== undefined ? { offset: resumeOffset(resume.get(), me.id)! } : {}),
+      ...(from !== undefined ? { offset: from } : {}),
       onUpdate: (update) => onUpdate(session, update),
+      heldFrom: () => session.batcher.heldFrom(),
+      holdPollMs: Math.max(50, Math.floor(extra.batch_window_ms / 3)),
       onBacklog: (updates) => onBacklog(session, updates),
       onOffset: (offset) => {
-        try {
-          resume.set(`${me.id}:${offset}`)
-        } catch (error) {
-          session.log.warn(`cannot save the Telegram resume point: ${errorMessage(error)}`)
-        }
+        session.next = offset
+        saveResumePoint(session)
       },
       onPolling: (recovered) => {
         conflictReported = false

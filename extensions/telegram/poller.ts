@@ -39,8 +39,15 @@ export interface PollerOptions {
    * once before polling goes on.
    */
   onBacklog(updates: Update[]): Promise<void>
-  /** The next update id, after a batch was handed over (the resume point to keep). */
+  /** The first update id not seen yet, when it moves (what was seen is handed to onUpdate/onBacklog). */
   onOffset(offset: number): void
+  /**
+   * The first update id the adapter still holds back (fragments waiting to be joined), or undefined.
+   * While set, polls do not confirm it to Telegram: they look again every `holdPollMs` without
+   * waiting, skipping the updates already seen, so a crash meanwhile loses nothing.
+   */
+  heldFrom(): number | undefined
+  holdPollMs: number
   /** getUpdates answered: the first time after a start, or again after failures (`recovered`). */
   onPolling(recovered: boolean): void
   /** A persisting conflict was already reported as fatal: further 409s are logged at debug only. */
@@ -67,7 +74,8 @@ const backoff = (attempt: number, base: number) => Math.min(base * 2 ** Math.max
 /** Polls until `signal` aborts or a fatal error; never throws. */
 export async function poll(options: PollerOptions): Promise<void> {
   const { api, signal, log } = options
-  let offset = options.offset
+  /** The first update id not seen yet. */
+  let next = options.offset
   let conflicts = 0
   let failures = 0
   // allowed_updates is remembered by Telegram: sent on the first call only.
@@ -76,18 +84,27 @@ export async function poll(options: PollerOptions): Promise<void> {
   while (!signal.aborted) {
     let wait = 0
     try {
-      const timeout = backlog ? 0 : options.timeoutSeconds
+      if (!backlog && options.heldFrom() !== undefined) {
+        // Fragments are held: a short look for the ones that follow instead of a long poll.
+        await pause(options.holdPollMs, signal)
+        if (signal.aborted) break
+      }
+      const held = options.heldFrom()
+      const offset = held ?? next
+      const timeout = backlog || held !== undefined ? 0 : options.timeoutSeconds
       const updates = await api.getUpdates({ ...(offset !== undefined ? { offset } : {}), timeout, ...(allowed ? { allowed_updates: allowed } : {}) }, grammySignal(signal))
       allowed = undefined
       if (conflicts || failures) log.info('Telegram polling works again')
       if (conflicts || failures || backlog) options.onPolling(Boolean(conflicts || failures))
       conflicts = 0
       failures = 0
+      // Held updates come again while they are held: those already seen are skipped.
+      const fresh = updates.filter((update) => next === undefined || update.update_id >= next)
       if (backlog) {
         backlog = false
-        await options.onBacklog(updates)
+        await options.onBacklog(fresh)
       } else {
-        for (const update of updates) {
+        for (const update of fresh) {
           try {
             options.onUpdate(update)
           } catch (error) {
@@ -95,10 +112,10 @@ export async function poll(options: PollerOptions): Promise<void> {
           }
         }
       }
-      const last = updates.at(-1)
+      const last = fresh.at(-1)
       if (last) {
-        offset = last.update_id + 1
-        options.onOffset(offset)
+        next = last.update_id + 1
+        options.onOffset(next)
       }
       continue
     } catch (error) {

@@ -95,6 +95,10 @@ export interface FakeTelegram {
   deleteTopic(threadId: number): void
   /** getUpdates calls waiting now. */
   polling(): number
+  /** The offset Telegram was last given (updates below it are confirmed, forgotten). */
+  confirmed(): number
+  /** The id of the last update queued. */
+  lastUpdate(): number
   /** For `ms`, every connection is cut (the poll in flight too), as when the network is down. */
   outage(ms: number): void
   /** Changes the token the fake accepts. */
@@ -360,6 +364,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     },
     deleteTopic: (threadId) => void deletedTopics.add(threadId),
     polling: () => (waiting ? 1 : 0),
+    confirmed: () => confirmed,
+    lastUpdate: () => nextUpdate,
     outage(ms) {
       outageUntil = Date.now() + ms
       if (!waiting) return

@@ -2,11 +2,12 @@
 // group messages answered only when they mention the bot, reply to it, name it in a command or sit in
 // a free-response chat; other bots, strangers and commands for other bots run nothing; a forum topic
 // is answered in the topic (in the chat when the topic is gone); fragments sent in quick succession
-// are one turn; typing is renewed while the agent works. Voice notes: voice.test.ts.
+// are one turn (and not confirmed to Telegram before they reach the gateway); typing is renewed while the agent works. Voice notes: voice.test.ts.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { GATEWAY_SERVICE, type GatewayService } from '../../../sdk/index.ts'
 import { BOT, GROUPS, USERS } from './fake-telegram.ts'
 import { harness } from './harness.ts'
 
@@ -104,6 +105,24 @@ test('a document is described to the agent with its caption, mention removed', a
   await h.posted(GROUPS.general.id)
   assert.deepEqual(h.prompts(), ['read this\n[document: notes.pdf (application/pdf, 2 KB)]'])
   assert.ok(!h.prompts()[0]!.includes(BOT.username))
+})
+
+test('held fragments are not confirmed to Telegram before they reach the gateway', async (t) => {
+  const h = await harness(t, { extra: { batch_window_ms: 1500 } })
+  await h.start()
+  const confirmedBefore = h.fake.confirmed()
+  h.fake.message({ from: 'alice', text: 'part one' })
+  const first = h.fake.lastUpdate()
+  h.fake.message({ from: 'alice', text: 'part two' })
+  // Held: the adapter looks again without waiting, from the first held update.
+  assert.ok(await h.fake.until(() => h.fake.requests.filter((r) => r.method === 'getUpdates' && r.body.timeout === 0 && r.body.offset === first).length >= 2, 3000))
+  assert.ok(h.fake.confirmed() <= first, `confirmed ${h.fake.confirmed()} while ${first} is held (was ${confirmedBefore})`)
+  const resume = h.k.kernel.services.require<GatewayService>(GATEWAY_SERVICE).resumePoint('telegram')
+  assert.ok(resume.get() === undefined || Number(resume.get()!.split(':')[1]) <= first, `resume point ${resume.get()} passed the held update ${first}`)
+  assert.deepEqual(await h.posted(USERS.alice.id), ['answer to: part one\npart two'])
+  // Handed over: the resume point and Telegram's confirmation move past both.
+  assert.ok(await h.fake.until(() => h.fake.confirmed() > first + 1, 5000))
+  assert.equal(resume.get(), `${BOT.id}:${first + 2}`)
 })
 
 test('typing is renewed while the agent works and stops with the answer', async (t) => {
