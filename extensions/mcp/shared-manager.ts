@@ -19,7 +19,9 @@ export function sharedManager(api: ExtensionApi, options: McpManagerOptions): Mc
   // A manager of another code version (the extension's files changed) is left to its own version.
   const holder: Holder = found && found.version === McpManager.VERSION && found.refs > 0 ? found : { manager: new McpManager(options), version: McpManager.VERSION, refs: 0 }
   holder.refs++
-  holder.manager.bind(options)
+  // An adopted manager answers to this version once it is in place (its ready comes after the swap);
+  // a version that fails to load never takes the callbacks from the running one.
+  if (holder.refs > 1) api.hooks.ready.tap(() => holder.manager.bind(options))
   api.services.provide(HOLDER, holder)
   api.onDispose(async () => {
     if (--holder.refs === 0) await holder.manager.shutdown()
