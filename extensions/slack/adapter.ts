@@ -19,6 +19,8 @@ import { classify, loadSocketMode, loadWebApi, reasonOf, sdkLogger, slackErrorCo
 
 /** Threads the bot answers in (a follow-up there needs no mention); the oldest are forgotten first. */
 const MAX_ENGAGED_THREADS = 2000
+/** How long stop() waits for sends under way. */
+const SEND_SETTLE_MS = 10_000
 /** What to do when Slack refuses a post, by its error code. */
 const DELIVERY_HINTS: Record<string, string> = {
   not_in_channel: 'invite the app to the channel first (/invite @app)',
@@ -73,6 +75,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   let standalone: { key: string; web: WebClient } | undefined
   let webApi: WebApiModule | undefined
   const sentParts = partsLedger()
+  /** Sends under way: stop() lets them finish, so the outbox records what Slack took before the gateway stops. */
+  const sending = new Set<Promise<void>>()
   const log = () => running?.log ?? options.log
   const secrets = () => [settings.env('SLACK_BOT_TOKEN'), settings.env('SLACK_APP_TOKEN'), ...settings.secretValues()]
   const clean = (text: string) => redactSecrets(text, secrets())
@@ -223,6 +227,30 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     return new AgentError('E_DELIVERY', `Slack refused the message to ${channel}${which}: ${clean(reasonOf(error))}${hint}`, { cause: error })
   }
 
+  /** One text to a conversation (or a thread), as mrkdwn parts. */
+  async function sendText(chatId: string, text: string, sendOptions: Record<string, unknown> | undefined): Promise<void> {
+    const channel = String(chatId).trim()
+    if (!isTargetId(channel)) throw new AgentError('E_DELIVERY', `"${channel}" is not a Slack channel id (channel name → About → Channel ID, e.g. C0123456789)`)
+    const rawThread = sendOptions?.threadId
+    const thread = typeof rawThread === 'string' && rawThread ? rawThread.trim() : undefined
+    if (thread !== undefined && !isTimestamp(thread)) throw new AgentError('E_DELIVERY', `"${thread}" is not a Slack thread timestamp (e.g. 1712345678.000100)`)
+    const parts = slackParts(text, { commands: commandReferences() })
+    if (parts.length === 0) return
+    const key = typeof sendOptions?.idempotencyKey === 'string' ? sendOptions.idempotencyKey : undefined
+    const web = await clientFor()
+    // A retry of the same queued reply (same key) skips the parts Slack already took.
+    for (let index = key ? sentParts.done(key) : 0; index < parts.length; index++) {
+      try {
+        await web.chat.postMessage({ channel, text: parts[index]!, mrkdwn: true, ...(thread ? { thread_ts: thread } : {}) })
+      } catch (error) {
+        throw deliveryError(error, channel, parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : '')
+      }
+      if (key) sentParts.sent(key, index + 1)
+    }
+    if (key) sentParts.forget(key)
+    log().debug(`sent ${parts.length} Slack message(s) to ${channel}${thread ? ` (thread ${thread})` : ''}`)
+  }
+
   return {
     name: PLATFORM,
     description: 'Slack app over Socket Mode (@slack/socket-mode, @slack/web-api): DMs, mentions in channels, one slash command',
@@ -237,33 +265,25 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     async stop() {
       await starting?.catch(() => undefined)
+      await settleWithin([...sending], SEND_SETTLE_MS)
       const session = running
       running = undefined
       if (!session) return
       session.closed = true
       await session.connection.close()
     },
-    async send(chatId, text, sendOptions) {
-      const channel = String(chatId).trim()
-      if (!isTargetId(channel)) throw new AgentError('E_DELIVERY', `"${channel}" is not a Slack channel id (channel name → About → Channel ID, e.g. C0123456789)`)
-      const rawThread = sendOptions?.threadId
-      const thread = typeof rawThread === 'string' && rawThread ? rawThread.trim() : undefined
-      if (thread !== undefined && !isTimestamp(thread)) throw new AgentError('E_DELIVERY', `"${thread}" is not a Slack thread timestamp (e.g. 1712345678.000100)`)
-      const parts = slackParts(text, { commands: commandReferences() })
-      if (parts.length === 0) return
-      const key = typeof sendOptions?.idempotencyKey === 'string' ? sendOptions.idempotencyKey : undefined
-      const web = await clientFor()
-      // A retry of the same queued reply (same key) skips the parts Slack already took.
-      for (let index = key ? sentParts.done(key) : 0; index < parts.length; index++) {
-        try {
-          await web.chat.postMessage({ channel, text: parts[index]!, mrkdwn: true, ...(thread ? { thread_ts: thread } : {}) })
-        } catch (error) {
-          throw deliveryError(error, channel, parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : '')
-        }
-        if (key) sentParts.sent(key, index + 1)
-      }
-      if (key) sentParts.forget(key)
-      log().debug(`sent ${parts.length} Slack message(s) to ${channel}${thread ? ` (thread ${thread})` : ''}`)
+    send(chatId, text, sendOptions) {
+      const sent = sendText(chatId, text, sendOptions)
+      sending.add(sent)
+      void sent.finally(() => sending.delete(sent)).catch(() => undefined)
+      return sent
     },
   }
+}
+
+/** Waits for promises to settle, at most `ms`. */
+function settleWithin(promises: Array<Promise<unknown>>, ms: number): Promise<void> {
+  if (promises.length === 0) return Promise.resolve()
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([Promise.allSettled(promises).then(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer))
 }

@@ -13,6 +13,8 @@ import { classify, type SocketModeModule } from './web.ts'
 
 const FIRST_RETRY_MS = 500
 const MAX_RETRY_MS = 30_000
+/** A connection up this long counts as healthy: its next reconnect starts the backoff again. */
+const STABLE_MS = 30_000
 /** Longest wait for the SDK to close the websocket. */
 const CLOSE_MS = 3000
 /** Longest wait for an abandoned attempt's URL request (the Web API client's timeout and one retry). */
@@ -49,6 +51,7 @@ export class SocketConnection {
   private readonly client: SocketModeClient
   private phase: Phase = 'idle'
   private failures = 0
+  private upSince = 0
   private downSince: number | undefined
   private timer: NodeJS.Timeout | undefined
   /** Set when Slack's disconnect says Socket Mode is off for the app. */
@@ -73,10 +76,6 @@ export class SocketConnection {
     this.client.on('error', (error: unknown) => (this.lastError = error))
     this.client.on('connected', () => this.connected())
     this.client.on('disconnected', () => this.disconnected())
-  }
-
-  get isUp(): boolean {
-    return this.phase === 'up'
   }
 
   /** The first connection: resolves on Slack's hello, throws a classified error otherwise. */
@@ -115,7 +114,7 @@ export class SocketConnection {
   private connected(): void {
     if (this.phase === 'closed') return
     const back = this.downSince !== undefined
-    this.failures = 0
+    this.upSince = Date.now()
     this.downSince = undefined
     if (!back) return
     this.options.log.info('the Slack Socket Mode connection is back')
@@ -126,6 +125,8 @@ export class SocketConnection {
     if (this.phase !== 'up') return
     this.phase = 'down'
     this.downSince = Date.now()
+    // A connection that held is reconnected at once-ish; one that keeps dropping right after hello backs off.
+    this.failures = this.downSince - this.upSince >= STABLE_MS ? 0 : this.failures + 1
     this.options.log.info('the Slack Socket Mode connection closed; reconnecting')
     this.schedule()
   }

@@ -116,3 +116,16 @@ test('a retried reply (same idempotency key) skips the parts Slack already took'
   await h.adapter.send!(CHANNELS.free, 'short', { idempotencyKey: 'row1.0' })
   assert.equal(h.fake.texts(CHANNELS.free).at(-1), 'short')
 })
+
+test('stop() lets a send under way finish, so the outbox records what Slack took', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  h.fake.delayPosts(400)
+  let done = false
+  const sending = h.adapter.send!(CHANNELS.general, 'last words').then(() => (done = true))
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  await h.adapter.stop()
+  assert.equal(done, true, 'stop() returned before the send did')
+  await sending
+  assert.deepEqual(h.fake.texts(CHANNELS.general), ['last words'])
+})

@@ -99,6 +99,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
   let live: WebSocket | undefined
   let connections = 0
   let rateLimited = 0
+  let postDelayMs = 0
   /** chat.postMessage: this many more succeed, then `failing` answer HTTP 500. */
   let failAfter = { ok: 0, failing: 0 }
   let refusedOpens = 0
@@ -141,6 +142,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     }
     if (bearer !== botToken) return answer({ ok: false, error: 'invalid_auth' })
     if (method === 'auth.test') return answer({ ok: true, url: 'https://test-team.slack.com/', team: 'Test Team', user: 'agentbot', team_id: TEAM_ID, user_id: BOT_USER, bot_id: BOT_ID })
+    if (method === 'chat.postMessage' && postDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, postDelayMs))
     if (method === 'chat.postMessage' || method === 'chat.postEphemeral' || method === 'chat.update') {
       if (rateLimited > 0) {
         rateLimited--
@@ -283,6 +285,10 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     /** chat.postMessage: `ok` more succeed, then `failing` answer HTTP 500 (beyond the client's retries: 4). */
     failPostsAfter(ok: number, failing: number) {
       failAfter = { ok, failing }
+    },
+    /** chat.postMessage answers after this long (a slow Slack). */
+    delayPosts(ms: number) {
+      postDelayMs = ms
     },
     /** The next `count` apps.connections.open calls answer 503. */
     refuseOpens(count: number) {
