@@ -10,13 +10,13 @@
 // token or a refused intent is a ConfigError, anything else is retried by the gateway.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, transcribeAudio,
-  type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, transcribeAudio,
+  type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import type { Client, ChatInputCommandInteraction, Interaction, Message, REST } from 'discord.js'
 import { advance, bySnowflake, parsePositions, READ_PER_CHANNEL, serialisePositions, type Positions } from './catch-up.ts'
 import { discordParts, MAX_MESSAGE_LENGTH } from './format.ts'
-import { parseMessage } from './inbound.ts'
+import { parseMessage, type Parsed } from './inbound.ts'
 import { apiBase, behaviour, botToken, discordEnabled, isSnowflake, PLATFORM, type Behaviour, type DiscordConfig } from './settings.ts'
 import { applicationCommands, ARGS_OPTION, commandsDiffer, commandText } from './slash.ts'
 
@@ -165,10 +165,19 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     }
     if (!parsed.ok) return session.log.debug(`ignored Discord message ${message.id}: ${parsed.reason}`)
     if (parsed.audio.length === 0) return dispatch(session, parsed.inbound)
-    // Voice messages and audio files are transcribed before the agent sees them (sdk/voice.ts).
+    void withTranscripts(session, parsed).then((inbound) => dispatch(session, inbound))
+  }
+
+  /**
+   * Voice messages and audio files transcribed before the agent sees them (sdk/voice.ts), each line
+   * after the message's own; only for a sender the gateway would answer (a stranger's audio is
+   * neither downloaded nor transcribed).
+   */
+  async function withTranscripts(session: Session, parsed: Parsed & { ok: true }): Promise<GatewayInbound> {
     const { inbound, audio } = parsed
-    void Promise.all(audio.map((a) => transcribeAudio(session.services, { filename: a.name, size: a.size, ...(a.contentType ? { mimeType: a.contentType } : {}), fetch: () => fetchAudio(a.url) }, session.log)))
-      .then((lines) => dispatch(session, { ...inbound, text: [inbound.text, ...lines].join('\n') }))
+    if (audio.length === 0 || !session.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(inbound.source).allowed) return inbound
+    const lines = await Promise.all(audio.map((a) => transcribeAudio(session.services, { filename: a.name, size: a.size, ...(a.contentType ? { mimeType: a.contentType } : {}), fetch: () => fetchAudio(a.url) }, session.log)))
+    return { ...inbound, text: [inbound.text, ...lines].join('\n') }
   }
 
   function dispatch(session: Session, inbound: GatewayInbound): void {
@@ -210,7 +219,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         for (const message of messages) {
           newest.set(channelId, message.id)
           const parsed = parseMessage(message, session.botId!, session.behaviour, session.discord.cleanContent)
-          if (parsed.ok) found.push(parsed.inbound)
+          if (parsed.ok) found.push(await withTranscripts(session, parsed))
         }
       } catch (error) {
         session.log.warn(`cannot read what Discord channel ${channelId}, got while the adapter was away: ${clean(reasonOf(error), session.token)}`)
