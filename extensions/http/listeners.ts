@@ -76,6 +76,21 @@ export function resolveListener(name: string, settings: Settings, overrides: Rec
       limits: limits(o, name),
     }
   }
+  if (name === 'dashboard') {
+    // The browser dashboard (extension dashboard): its key is enforced by the extension itself (a
+    // sign-in exchanged for a cookie), so it is named here only for the bind rule and messages.
+    const keyName = o.key_env ?? 'DASHBOARD_KEY'
+    return {
+      name,
+      host: o.host ?? settings.env('DASHBOARD_HOST') ?? '127.0.0.1',
+      port: port(o.port ?? settings.env('DASHBOARD_PORT'), 8646, 'DASHBOARD_PORT'),
+      key: settings.env(keyName),
+      keyName,
+      portSetting: 'DASHBOARD_PORT or http.listeners.dashboard.port',
+      corsOrigins: [],
+      limits: limits(o, name),
+    }
+  }
   if (name === 'webhook') {
     return {
       name,

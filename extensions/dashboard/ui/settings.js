@@ -1,0 +1,5 @@
+import { html } from '/ui/lib.js'
+
+export default function Page() {
+  return html`<h1>settings</h1><p class="muted">Coming next.</p>`
+}
