@@ -1,16 +1,20 @@
 // Voice on Telegram: a voice note is downloaded (getFile, then the file URL) and transcribed by the
 // stt service before the agent reads it; without the service the agent reads why there is no
 // transcript; a stranger's voice note is neither downloaded nor transcribed; replies spoken by the
-// gateway go out as voice bubbles (OGG/Opus through sendVoice) or audio files, in the topic.
+// gateway go out as voice bubbles (OGG/Opus through sendVoice) or audio files, in the topic, and with
+// /voice all before the text.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startFakeTranscriptionApi } from '../stt/fake-stt.ts'
+import { startFakeSpeechApis } from '../tts/fake-tts.ts'
 import { GROUPS, USERS, VOICE_BYTES } from './fake-telegram.ts'
 import { harness } from './harness.ts'
 
 const KEY = 'sk-transcription-key-0000'
+/** The harness's OPENAI_API_KEY (the scripted model's), which the openai speech provider uses too. */
+const MODEL_KEY = 'sk-scripted-model-key-000'
 
 test('a voice note is transcribed by the stt service before the agent reads it', async (t) => {
   const api = await startFakeTranscriptionApi(KEY, { text: 'what is the weather like' })
@@ -53,4 +57,18 @@ test('spoken replies go out as voice bubbles or audio files, in the topic', asyn
     ['sendAudio', String(GROUPS.forum.id), 'reply.mp3', 2, 42],
   ])
   await assert.rejects(h.adapter.sendAudio('general', { data: ogg, mimeType: 'audio/ogg', filename: 'x.ogg', voice: true }), /"general" is not a Telegram chat id/)
+})
+
+test('/voice all: each reply is spoken first, as a voice bubble, then sent as text', async (t) => {
+  const speech = await startFakeSpeechApis(MODEL_KEY)
+  t.after(() => speech.close())
+  const h = await harness(t, { builtins: ['tts'], config: { tts: { provider: 'openai', openai: { base_url: `${speech.url}/v1` } } } })
+  await h.start()
+  h.fake.message({ from: 'alice', text: '/voice all' })
+  await h.posted(USERS.alice.id)
+  h.fake.message({ from: 'alice', text: 'say something' })
+  assert.deepEqual((await h.posted(USERS.alice.id, 2))[1], 'answer to: say something')
+  assert.deepEqual(h.fake.uploads.map((u) => [u.method, u.chatId, Buffer.from(u.data).toString()]), [['sendVoice', String(USERS.alice.id), 'opus-answer to: say something']])
+  const order = h.fake.requests.filter((r) => r.method === 'sendVoice' || (r.method === 'sendMessage' && r.body.text?.startsWith('answer to'))).map((r) => r.method)
+  assert.deepEqual(order, ['sendVoice', 'sendMessage'], 'the audio before the text')
 })
