@@ -2,7 +2,7 @@
 // id, so an editor can load it again after a restart; the stored session is created with the first
 // prompt (an editor opens many threads it never uses). Only one turn runs per session at a time.
 
-import { randomHex, type ApprovalMode, type ToolDefinition } from 'agent/sdk'
+import { randomHex, type ApprovalMode, type ToolDefinition, type Usage } from 'agent/sdk'
 
 export interface RunningTurn {
   controller: AbortController
@@ -40,6 +40,17 @@ export interface SessionUsageTotals {
   /** Prompt tokens of the last model call: how full the context is. */
   contextTokens: number
   startedAt: number
+}
+
+/** One model call's usage added to the session's totals; its tokens are what the context holds now. */
+export function addUsage(session: LiveSession, usage: Usage): void {
+  const totals = session.usage
+  totals.inputTokens += usage.inputTokens
+  totals.outputTokens += usage.outputTokens
+  totals.reasoningTokens += usage.reasoningTokens ?? 0
+  totals.costUsd += usage.costUsd ?? 0
+  totals.apiCalls++
+  totals.contextTokens = usage.inputTokens + usage.outputTokens
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')

@@ -15,11 +15,13 @@ import {
   type RuntimeService,
   type SessionStore,
 } from 'agent/sdk'
-import type { AgentContext, AgentRequestContext, ClientCapabilities, InitializeResponse, SessionInfo } from '@agentclientprotocol/sdk/unstable'
+import type { AgentContext, AgentRequestContext, ClientCapabilities, InitializeResponse } from '@agentclientprotocol/sdk/unstable'
 import { AcpConversation } from './conversation.ts'
 import { editorIo } from './editor-io.ts'
 import { AcpFailure, badParams, toRequestError, unknownSession, wrongTime } from './errors.ts'
-import { LiveSessions, newSessionId, type LiveSession } from './live-sessions.ts'
+import { addUsage, LiveSessions, newSessionId, type LiveSession } from './live-sessions.ts'
+import { forkSession } from './fork.ts'
+import { listSessions } from './session-list.ts'
 import { attachMcpServers } from './mcp-servers.ts'
 import { ModelOptions } from './model-option.ts'
 import { modeState, setMode } from './modes.ts'
@@ -40,7 +42,6 @@ export interface ServeOptions {
 
 /** How long closing waits for running turns to answer `cancelled`. */
 const CLOSE_WAIT_MS = 5_000
-const LIST_PAGE = 50
 
 function checkCwd(cwd: unknown): string {
   if (typeof cwd !== 'string' || !cwd) throw badParams('cwd is required (an absolute path)')
@@ -69,18 +70,6 @@ export function initializeResponse(requested: number, latest: number, version: s
     authMethods: [],
     agentInfo: { name: 'agent', title: 'agent', version },
   }
-}
-
-const encodeCursor = (offset: number) => Buffer.from(JSON.stringify({ offset })).toString('base64url')
-function decodeCursor(cursor: string | null | undefined): number {
-  if (!cursor) return 0
-  try {
-    const offset = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset?: unknown }).offset
-    if (typeof offset === 'number' && Number.isInteger(offset) && offset >= 0) return offset
-  } catch {
-    // fall through
-  }
-  throw badParams('cursor is not one this agent gave out')
 }
 
 /** Serves one editor connection on stdin/stdout until stdin closes or the process is interrupted. */
@@ -133,6 +122,16 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       return { configOptions: await models.options(session, client), modes: modeState(session, ctx.settings) }
     }
 
+    /** The answer to session/new and fork: a session that cannot be set up is not kept. */
+    const opened = async (session: LiveSession, client: AgentContext, mcpServers: Parameters<typeof attachMcpServers>[1]) => {
+      try {
+        return { sessionId: session.id, ...(await sessionState(session, client, mcpServers)) }
+      } catch (error) {
+        live.close(session.id)
+        throw error
+      }
+    }
+
     /** After a turn: how full the context is and what the session cost so far. */
     const usageUpdate = async (session: LiveSession, updates: UpdateQueue) => {
       const size = await models.contextWindow(session)
@@ -169,13 +168,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
         'session/new',
         guarded('session/new', async ({ params, client }) => {
           const cwd = checkCwd(params.cwd)
-          const session = live.open({ id: newSessionId(), cwd, stored: false })
-          try {
-            return { sessionId: session.id, ...(await sessionState(session, client, params.mcpServers)) }
-          } catch (error) {
-            live.close(session.id)
-            throw error
-          }
+          return opened(live.open({ id: newSessionId(), cwd, stored: false }), client, params.mcpServers)
         }),
       )
       .onRequest(
@@ -199,23 +192,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       )
       .onRequest(
         'session/list',
-        guarded('session/list', async ({ params }) => {
-          const cwd = params.cwd ?? undefined
-          if (cwd !== undefined && !isAbsolute(cwd)) throw badParams(`cwd must be an absolute path (got "${cwd}")`)
-          let offset = decodeCursor(params.cursor)
-          const sessions: SessionInfo[] = []
-          // A cwd filter is applied here, so scan a bounded number of pages for a full one.
-          for (let pages = 0; pages < 20 && sessions.length < LIST_PAGE; pages++) {
-            const page = await store().list({ source: 'acp', includeEnded: false, limit: LIST_PAGE, offset })
-            offset += page.length
-            for (const record of page) {
-              if (cwd !== undefined && record.cwd !== cwd) continue
-              sessions.push({ sessionId: record.id, cwd: record.cwd ?? '/', title: record.title ?? null, updatedAt: new Date(record.updatedAt).toISOString() })
-            }
-            if (page.length < LIST_PAGE) return { sessions }
-          }
-          return { sessions, nextCursor: encodeCursor(offset) }
-        }),
+        guarded('session/list', ({ params }) => listSessions(store(), params.cwd ?? undefined, params.cursor)),
       )
       .onRequest(
         'session/close',
@@ -228,28 +205,8 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
       .onRequest(
         'session/fork',
         guarded('session/fork', async ({ params, client }) => {
-          const cwd = checkCwd(params.cwd)
-          const source = live.get(params.sessionId)
-          const found = await store().get(params.sessionId)
-          if (!found && !source) throw unknownSession(params.sessionId)
-          // A branch of the stored conversation (its newest continuation), with the source's model.
-          const tip = found?.endReason === 'compression' ? ((await store().tip(found.id)) ?? found) : found
-          const messages = tip ? (await store().messages(tip.id)).map(({ role, content, toolCalls, toolCallId, name, reasoning }) => ({ role, content, toolCalls, toolCallId, name, reasoning })) : []
-          const session = live.open({ id: newSessionId(), cwd, stored: false })
-          const provider = source?.provider ?? found?.provider
-          const model = source?.model ?? found?.model
-          if (provider && model) models.restore(session, { provider, model })
-          session.mode = source?.mode
-          if (found) {
-            await store().create({ id: session.id, source: 'acp', cwd, parentId: found.id, lineage: 'branch', messages, ...(session.model ? { provider: session.provider, model: session.model } : {}) })
-            session.stored = true
-          }
-          try {
-            return { sessionId: session.id, ...(await sessionState(session, client, params.mcpServers)) }
-          } catch (error) {
-            live.close(session.id)
-            throw error
-          }
+          const session = await forkSession({ store: store(), live, models }, params.sessionId, checkCwd(params.cwd))
+          return opened(session, client, params.mcpServers)
         }),
       )
       .onRequest(
@@ -291,13 +248,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
           const slash = typeof input === 'string' ? slashOf(ctx.commands.list(), input) : undefined
           if (slash) {
             const updates = new UpdateQueue(client, session.id, log)
-            const chat = new AcpConversation(ctx, live, session, () => models.selection(session))
-            try {
-              await runSlash(slash, { chat, reply: (text) => updates.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: text.endsWith('\n') ? text : `${text}\n` } }) })
-            } catch (error) {
-              updates.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `/${slash.invokedAs}: ${toRequestError(acp.RequestError, error, secrets()).message}\n` } })
-            }
-            await updates.flush()
+            await runSlash(slash, new AcpConversation(ctx, live, session, () => models.selection(session)), updates, (error) => toRequestError(acp.RequestError, error, secrets()).message)
             return { stopReason: 'end_turn' as const }
           }
           const controller = new AbortController()
@@ -331,15 +282,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
               runTools: session.mcp?.tools ?? [],
               enableTools: switches.filter(([, on]) => on).map(([name]) => name),
               disableTools: switches.filter(([, on]) => !on).map(([name]) => name),
-              onUsage: (usage) => {
-                const totals = session.usage
-                totals.inputTokens += usage.inputTokens
-                totals.outputTokens += usage.outputTokens
-                totals.reasoningTokens += usage.reasoningTokens ?? 0
-                totals.costUsd += usage.costUsd ?? 0
-                totals.apiCalls++
-                totals.contextTokens = usage.inputTokens + usage.outputTokens
-              },
+              onUsage: (usage) => addUsage(session, usage),
             })
             await usageUpdate(session, updates)
             await updates.flush()

@@ -3,8 +3,9 @@
 // prompt is one of them (`/name args`), their replies streamed as the answer. Anything else that
 // looks like a slash command goes to the model as text.
 
-import { resolveSlash, slashCommands, type CommandDefinition, type SlashContext } from 'agent/sdk'
+import { resolveSlash, slashCommands, type ChatConversation, type CommandDefinition } from 'agent/sdk'
 import type { AvailableCommand } from '@agentclientprotocol/sdk/unstable'
+import type { UpdateQueue } from './turn.ts'
 
 /** Commands offered in an editor. */
 export function editorCommands(commands: readonly CommandDefinition[]): CommandDefinition[] {
@@ -21,7 +22,13 @@ export function slashOf(commands: readonly CommandDefinition[], text: string): {
   return resolved && 'command' in resolved ? resolved : undefined
 }
 
-/** Runs it; every reply is passed to `reply` (the answer chunks). */
-export async function runSlash(found: NonNullable<ReturnType<typeof slashOf>>, context: Pick<SlashContext, 'chat' | 'reply'>): Promise<void> {
-  await found.command.slash!({ args: found.args, invokedAs: found.invokedAs, surface: 'cli', source: { platform: 'acp' }, ...context })
+/** Runs it: every reply, or the one-line failure (`describe`: redacted), streams as answer text. */
+export async function runSlash(found: NonNullable<ReturnType<typeof slashOf>>, chat: ChatConversation, updates: UpdateQueue, describe: (error: unknown) => string): Promise<void> {
+  const say = (text: string) => updates.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: text.endsWith('\n') ? text : `${text}\n` } })
+  try {
+    await found.command.slash!({ args: found.args, invokedAs: found.invokedAs, surface: 'cli', source: { platform: 'acp' }, chat, reply: say })
+  } catch (error) {
+    say(`/${found.invokedAs}: ${describe(error)}`)
+  }
+  await updates.flush()
 }
