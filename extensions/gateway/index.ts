@@ -230,7 +230,7 @@ export default defineExtension<GatewayConfig>({
           // as it starts); their replies wait in the outbox until their adapters run.
           return lifecycle.startAll(() => dispatcher.replayPending())
         },
-        stopAdapters: () => lifecycle.stopAll(),
+        stopAdapters: () => stopAdapters(),
         adapterNames: () => lifecycle.running(),
         enabledNames: () => lifecycle.status().map((s) => s.name),
         writeState,
@@ -266,8 +266,17 @@ export default defineExtension<GatewayConfig>({
       },
     })
 
-    api.onDispose(async () => {
+    /**
+     * Sends in flight finish first (bounded): a reply the platform took must be marked sent before
+     * its adapter stops, or the next start would send it again.
+     */
+    async function stopAdapters(): Promise<void> {
+      await outbox.settle(5000)
       await lifecycle.stopAll()
+    }
+
+    api.onDispose(async () => {
+      await stopAdapters()
       outbox.close()
       clearTimeout(stateTimer)
     })

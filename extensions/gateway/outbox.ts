@@ -73,6 +73,13 @@ export class Outbox {
     return this.failures.get(platform) ?? 0
   }
 
+  /** Resolves when the flushes running now are done, or after `ms`. */
+  async settle(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([Promise.all([...this.chains.values()]), new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+    clearTimeout(timer)
+  }
+
   close(): void {
     this.closed = true
     clearTimeout(this.timer)
