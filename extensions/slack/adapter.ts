@@ -5,13 +5,13 @@
 // (slash-command.ts) carries the registry's gateway commands as subcommands.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_SERVICE, gatewayKnownCommands, redactSecrets,
-  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayInbound, type GatewayService, type Logger, type Settings,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, gatewayKnownCommands, MAX_AUDIO_BYTES, redactSecrets, transcribeAudio,
+  type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { WebClient } from '@slack/web-api'
 import { SocketConnection, type Envelope } from './connection.ts'
 import { MAX_MESSAGE_LENGTH, slackParts, type MrkdwnOptions } from './format.ts'
-import { parseMessage, type SlackMessageEvent } from './inbound.ts'
+import { parseMessage, type Parsed, type SlackMessageEvent } from './inbound.ts'
 import { manifestSubcommand } from './manifest.ts'
 import { allowlistWarnings, apiBase, appToken, behaviour, botToken, isTargetId, isTimestamp, PLATFORM, slackEnabled, slashCommandName, type Behaviour, type SlackConfig } from './settings.ts'
 import { handleSlashCommand } from './slash-command.ts'
@@ -42,6 +42,8 @@ interface Session {
   connection: SocketConnection
   gateway: GatewayService
   services: AdapterContext['services']
+  /** Files are downloaded with the bot token, from Slack's file host or the API's own origin only. */
+  download: { token: string; apiOrigin: string }
   log: Logger
   behaviour: Behaviour
   slash: string
@@ -123,7 +125,29 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       if (parsed.reason !== 'no text') return session.log.debug(`ignored Slack message ${id}: ${parsed.reason}`)
       return session.gateway.dropped(PLATFORM, { reason: 'a message without text or files', messageId: id, ...(event.channel ? { chatId: event.channel } : {}), ...(event.user ? { userId: event.user } : {}) })
     }
-    dispatch(session, parsed.inbound, parsed.mentioned)
+    if (parsed.audio.length === 0) return dispatch(session, parsed.inbound, parsed.mentioned)
+    const { mentioned } = parsed
+    void withTranscripts(session, parsed).then((inbound) => dispatch(session, inbound, mentioned))
+  }
+
+  /**
+   * Audio files and clips transcribed before the agent sees them (sdk/voice.ts), for a sender the
+   * gateway would answer only. The bot token goes to files.slack.com or the API's origin, nowhere else.
+   */
+  async function withTranscripts(session: Session, parsed: Parsed & { ok: true }): Promise<GatewayInbound> {
+    const { inbound, audio } = parsed
+    if (!session.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(inbound.source).allowed) return inbound
+    const fetchFile = async (raw: string, signal?: AbortSignal): Promise<Uint8Array> => {
+      const url = new URL(raw)
+      if (url.host !== 'files.slack.com' && url.origin !== session.download.apiOrigin) throw new Error(`not a Slack file URL (${url.host})`)
+      const response = await fetch(url, { headers: { authorization: `Bearer ${session.download.token}` }, signal: signal ?? AbortSignal.timeout(60_000) })
+      if (!response.ok) throw new Error(`HTTP ${response.status}`)
+      const data = new Uint8Array(await response.arrayBuffer())
+      if (data.byteLength > MAX_AUDIO_BYTES) throw new Error('larger than 25 MB')
+      return data
+    }
+    const lines = await Promise.all(audio.map((a) => transcribeAudio(session.services, { filename: a.name, ...(a.mimeType ? { mimeType: a.mimeType } : {}), ...(a.size !== undefined ? { size: a.size } : {}), fetch: (signal) => fetchFile(a.url, signal) }, session.log)))
+    return { ...inbound, text: [inbound.text, ...lines].join('\n') }
   }
 
   function dispatch(session: Session, inbound: GatewayInbound, mentioned: boolean): void {
@@ -179,7 +203,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       // Replies queued while the connection was down go out now.
       onBack: () => session && running === session && gateway.connected(PLATFORM),
     })
-    session = { web, connection, gateway, services: ctx.services, log: ctx.log, behaviour: rules, slash, botUserId: identity.user_id, closed: false, engaged: new Set() }
+    session = { web, connection, gateway, services: ctx.services, download: { token: bot, apiOrigin: new URL(base).origin }, log: ctx.log, behaviour: rules, slash, botUserId: identity.user_id, closed: false, engaged: new Set() }
     await connection.open(ctx.signal)
     running = session
     for (const warning of allowlistWarnings(ctx.settings)) ctx.log.warn(warning)

@@ -3,10 +3,13 @@
 // or continues a thread we answer in), and the text the agent reads (our mention removed, Slack's
 // markup made readable, files described). Direct messages never need a mention.
 
-import type { GatewayInbound } from 'agent/sdk'
+import { isAudioAttachment, type GatewayInbound } from 'agent/sdk'
 import { PLATFORM, type Behaviour } from './settings.ts'
 
-export type Parsed = { ok: true; inbound: GatewayInbound; mentioned: boolean } | { ok: false; reason: string }
+/** An audio file or clip: the adapter downloads and transcribes it (sdk/voice.ts) before dispatching. */
+export interface SlackAudio { url: string; name: string; mimeType?: string; size?: number }
+
+export type Parsed = { ok: true; inbound: GatewayInbound; mentioned: boolean; audio: SlackAudio[] } | { ok: false; reason: string }
 
 /** The fields of a `message` or `app_mention` event this adapter reads. */
 export interface SlackMessageEvent {
@@ -84,7 +87,9 @@ export function parseMessage(event: SlackMessageEvent, bot: Bot, behaviour: Beha
   const lines: string[] = []
   const text = readableText(stripBotMention(raw, bot.userId)).trim()
   if (text) lines.push(text)
+  const audio: SlackAudio[] = []
   for (const file of event.files ?? []) {
+    if (file.url_private && isAudioAttachment(file.mimetype, file.name)) audio.push({ url: file.url_private, name: file.name ?? 'audio', ...(file.mimetype ? { mimeType: file.mimetype } : {}), ...(file.size !== undefined ? { size: file.size } : {}) })
     const kind = file.mimetype ? `${file.mimetype}, ` : ''
     lines.push(`[attachment: ${file.name ?? 'file'} (${kind}${size(file.size ?? 0)})${file.url_private ? ` ${file.url_private}` : ''}]`)
   }
@@ -96,6 +101,7 @@ export function parseMessage(event: SlackMessageEvent, bot: Bot, behaviour: Beha
   return {
     ok: true,
     mentioned,
+    audio,
     inbound: {
       source: {
         platform: PLATFORM,

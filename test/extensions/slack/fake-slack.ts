@@ -54,7 +54,8 @@ export interface MessageOptions {
   appMention?: boolean
   subtype?: string
   bot_id?: string
-  files?: Array<{ name: string; mimetype?: string; size?: number }>
+  /** `served`: the file's bytes, served by the fake at its own origin (bot token checked) as url_private. */
+  files?: Array<{ name: string; mimetype?: string; size?: number; served?: Buffer }>
 }
 
 export interface SlashOptions {
@@ -90,6 +91,9 @@ export async function startFakeSlack(options: FakeSlackOptions) {
   let botToken = options.botToken
   let appToken = options.appToken
   const requests: ApiRequest[] = []
+  /** Files served at url_private (by name) and the downloads of them. */
+  const served = new Map<string, Buffer>()
+  const downloads: string[] = []
   const posted: Posted[] = []
   const ephemeral: Array<{ id: string; body: any }> = []
   const acks: Array<{ envelope_id: string; payload?: unknown }> = []
@@ -120,6 +124,14 @@ export async function startFakeSlack(options: FakeSlackOptions) {
       ephemeral.push({ id: respond[1]!, body: JSON.parse(raw || '{}') })
       res.writeHead(200, { 'content-type': 'text/plain' })
       return res.end('ok')
+    }
+    const file = url.pathname.match(/^\/files-pri\/[\w-]+\/(.+)$/)
+    if (file && req.method === 'GET') {
+      const data = served.get(decodeURIComponent(file[1]!))
+      if (req.headers.authorization !== `Bearer ${botToken}` || !data) return json(res, 404, { ok: false, error: 'file_not_found' })
+      downloads.push(file[1]!)
+      res.writeHead(200, { 'content-type': 'application/octet-stream' })
+      return res.end(data)
     }
     const match = url.pathname.match(/^\/api\/([\w.]+)$/)
     if (!match || req.method !== 'POST') return json(res, 404, { ok: false, error: 'unknown_method' })
@@ -218,6 +230,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     /** For SLACK_API_BASE_URL. */
     apiBase: `${origin}/api/`,
     requests,
+    downloads,
     posted,
     ephemeral,
     acks,
@@ -240,7 +253,10 @@ export async function startFakeSlack(options: FakeSlackOptions) {
         ...(o.thread_ts ? { thread_ts: o.thread_ts } : {}),
         ...(o.subtype ? { subtype: o.subtype } : {}),
         ...(o.bot_id ? { bot_id: o.bot_id } : {}),
-        ...(o.files ? { files: o.files.map((f) => ({ size: 1234, ...f, url_private: `https://files.slack.com/files-pri/${TEAM_ID}/${f.name}` })) } : {}),
+        ...(o.files ? { files: o.files.map(({ served: bytes, ...f }) => {
+          if (bytes) served.set(f.name, bytes)
+          return { size: 1234, ...f, url_private: bytes ? `${origin}/files-pri/${TEAM_ID}/${f.name}` : `https://files.slack.com/files-pri/${TEAM_ID}/${f.name}` }
+        }) } : {}),
       }
       envelope('events_api', eventCallback(event))
       if (o.appMention) envelope('events_api', eventCallback({ ...event, type: 'app_mention', channel_type: undefined }))
