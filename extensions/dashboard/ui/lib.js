@@ -35,3 +35,40 @@ export async function api(path, { method = 'GET', body } = {}) {
 export const fmtTime = (ms) => (ms ? new Date(ms).toLocaleString() : '')
 export const fmtNum = (n) => (n ?? 0).toLocaleString()
 export const fmtCost = (n) => (n == null ? '' : `$${Number(n).toFixed(n < 1 ? 4 : 2)}`)
+
+/** POSTs and reads the answer as server-sent events, calling onEvent(name, data) for each. */
+export async function streamEvents(path, body, onEvent, signal) {
+  const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf, Accept: 'text/event-stream' }, body: JSON.stringify(body), signal })
+  if (!res.ok) {
+    const data = await res.json().catch(() => undefined)
+    throw new ApiError(res.status, data?.error?.message ?? `HTTP ${res.status}`)
+  }
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) break
+    buffer += value
+    let end
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      let name = 'message'
+      const data = []
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) name = line.slice(7)
+        else if (line.startsWith('data: ')) data.push(line.slice(6))
+      }
+      if (data.length) onEvent(name, JSON.parse(data.join('\n')))
+    }
+  }
+}
+
+/** Text with the store's [bracketed] matches as <mark> (text nodes only: nothing is parsed as HTML). */
+export function Highlighted({ text }) {
+  const parts = String(text).split(/\[([^\]]*)\]/)
+  return parts.map((part, i) => (i % 2 ? html`<mark>${part}</mark>` : part))
+}
+
+export const messageText = (content) =>
+  typeof content === 'string' ? content : (content ?? []).map((p) => (p.type === 'text' ? p.text : '[image]')).join('\n')
