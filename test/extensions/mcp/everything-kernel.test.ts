@@ -140,6 +140,9 @@ describe('server-everything in a running agent: progress, prompts, list-changed'
     await command('ev-args-prompt')!.slash!(ctx('city=Paris state="Ile de France"'))
     assert.deepEqual(queued, ["What's weather in Paris, Ile de France?"])
     assert.equal(command('ev-args-prompt')!.category, 'MCP prompts')
+    // Completions: a missing argument is named with the server's suggestions, narrowed by the others.
+    await assert.rejects(async () => command('ev-completable-prompt')!.slash!(ctx('')), /missing department, name \(give name=value\); department could be: Engineering, Sales, Marketing, Support/)
+    await assert.rejects(async () => command('ev-completable-prompt')!.slash!(ctx('department=Sales')), /missing name .*; name could be: David, Eve, Frank/)
   })
 
   it('a list-changed notification brings the new tool in (cache rewritten, extension reloaded, the connection kept)', async () => {
