@@ -301,7 +301,8 @@ export class McpManager {
           await client.close().catch(() => undefined)
           continue
         }
-        if (slot.config.transport !== 'stdio' && slot.client === client && STREAM_LOST.test(errorMessage(error))) await client.close().catch(() => undefined)
+        // A broken connection (not a JSON-RPC error the server answered with) is dropped: the next call reconnects.
+        if (slot.config.transport !== 'stdio' && slot.client === client && !answeredError(error) && STREAM_LOST.test(errorMessage(error))) await client.close().catch(() => undefined)
         throw error
       } finally {
         if (session) slot.active.splice(slot.active.lastIndexOf(session), 1)
@@ -368,6 +369,12 @@ export class McpManager {
     this.stopped = true
     await this.closeAll()
   }
+}
+
+/** An error the server sent as a JSON-RPC error (negative code), as opposed to a transport failure. */
+function answeredError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code
+  return typeof code === 'number' && code < 0
 }
 
 /** The server no longer knows our HTTP session (it restarted): 404, or 400 about the session id. */
