@@ -4,10 +4,12 @@
 // exponential backoff; stops its whole process group. Which messages are input, the reply header
 // and the echo guard live in the bridge (bridge/filter.mjs), where the WhatsApp traffic is.
 
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
   AgentError, backoffDelay, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE,
-  type AdapterContext, type GatewayAdapter, type GatewayAuthService, type GatewayService, type Logger, type Services, type Settings,
+  type AdapterContext, type AudioCapableAdapter, type GatewayAdapter, type GatewayAuthService, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import { spawnBridge, type BridgeRun } from './bridge-process.ts'
 import { withVoiceTranscripts } from './voice-notes.ts'
@@ -32,7 +34,7 @@ interface Running {
   healthTimer?: NodeJS.Timeout
 }
 
-export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings: Settings, fallbackLog: Logger): GatewayAdapter & { stop(): Promise<void>; bridge(): BridgeRun | undefined } {
+export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings: Settings, fallbackLog: Logger): GatewayAdapter & AudioCapableAdapter & { stop(): Promise<void>; bridge(): BridgeRun | undefined } {
   const extra = config.extra
   let running: Running | undefined
   let starting: Promise<void> | undefined
@@ -180,6 +182,23 @@ export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings
         throw new AgentError('E_DELIVERY', `cannot send to WhatsApp ${redactedId(jid)}: ${errorMessage(error)}`, { cause: error })
       })
       state.run.client.typing(jid, 'paused').catch(() => undefined)
+    },
+    /** A spoken reply (/voice), before the text: written under the media folder for the bridge to send. */
+    async sendAudio(chatId, audio) {
+      const jid = jidOf(chatId)
+      const state = running
+      if (!state) throw new AgentError('E_UNAVAILABLE', 'WhatsApp audio is sent by the running gateway')
+      const dir = mediaDir(state.home)
+      await mkdir(dir, { recursive: true, mode: 0o700 })
+      const path = join(dir, `reply-${Date.now()}-${Math.random().toString(36).slice(2, 8)}-${audio.filename.replace(/[^\w.-]/g, '_')}`)
+      await writeFile(path, audio.data, { mode: 0o600 })
+      try {
+        await state.run.client.media(jid, { path, mimetype: audio.mimeType, fileName: audio.filename })
+      } catch (error) {
+        throw new AgentError('E_DELIVERY', `cannot send audio to WhatsApp ${redactedId(jid)}: ${errorMessage(error)}`, { cause: error })
+      } finally {
+        await rm(path, { force: true })
+      }
     },
   }
 }

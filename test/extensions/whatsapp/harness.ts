@@ -45,6 +45,9 @@ export interface Harness {
 export interface HarnessOptions {
   env?: Record<string, string | undefined>
   extra?: Record<string, unknown>
+  /** Built-ins loaded besides CORE (`stt`, `tts` for voice) and their config sections. */
+  builtins?: string[]
+  config?: Record<string, unknown>
 }
 
 let ids = 0
@@ -52,9 +55,9 @@ let ids = 0
 export async function harness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
   const runtime = recordingRuntime({ answer: (input) => `Answer to: ${input}` })
   const k = await createTestKernel({
-    builtins: CORE,
+    builtins: [...CORE, ...(options.builtins ?? [])],
     extensions: [runtime.definition],
-    config: { platforms: { whatsapp: { enabled: true, extra: { ...FAST, ...options.extra } } }, gateway: { human_delay: { min_ms: 1, max_ms: 2 } } },
+    config: { platforms: { whatsapp: { enabled: true, extra: { ...FAST, ...options.extra } } }, gateway: { human_delay: { min_ms: 1, max_ms: 2 } }, ...options.config },
     env: { WHATSAPP_ALLOWED_USERS: `${OWNER},+15550001111`, OPENAI_API_KEY: 'sk-must-not-reach-the-bridge', WEBHOOK_PORT: '0', API_SERVER_PORT: '0', ...options.env },
   })
   t.after(() => k.close())
