@@ -49,7 +49,8 @@ export default defineExtension<{ listeners: Record<string, ListenerOverride> }>(
       const run = (async () => {
         const { startListener } = await import('./server.ts')
         const config = resolveListener(name, api.settings, api.config.listeners)
-        running.set(name, await startListener(config, api.endpoints, api.log, secrets))
+        const { requestInstrument } = await import('./instrument.ts')
+        running.set(name, await startListener(config, api.endpoints, api.log, secrets, requestInstrument(api, name)))
       })().finally(() => starting.delete(name))
       starting.set(name, run)
       return run

@@ -17,15 +17,21 @@ export interface RunningListener {
   close(graceMs?: number): Promise<void>
 }
 
+const ROUTE = Symbol('route')
+
 function endpointKey(e: EndpointDefinition): string {
   return `${e.method} ${e.path}`
 }
+
+/** Wraps every request (outermost: it sees the final status); `route` is the matched endpoint's path. */
+export type RequestInstrument = (ctx: HttpContext, next: () => Promise<void>, route: () => string | undefined) => Promise<void>
 
 export async function startListener(
   config: ListenerConfig,
   endpoints: RegistryHandle<EndpointDefinition>,
   log: Logger,
   secrets: () => Iterable<string | undefined>,
+  instrument?: RequestInstrument,
 ): Promise<RunningListener> {
   const mine = () => endpoints.list().filter((e) => e.listener === config.name)
   const loopbackBind = isLoopbackHost(config.host)
@@ -66,6 +72,7 @@ export async function startListener(
   const originAllowed = (origin: string) => config.corsOrigins === '*' || config.corsOrigins.includes(origin.replace(/\/$/, ''))
 
   async function guarded(endpoint: EndpointDefinition, ctx: HttpContext, next: () => Promise<unknown>): Promise<void> {
+    ;(ctx.state as Record<symbol, string>)[ROUTE] = endpoint.path
     if (endpoint.auth === 'api-key' && config.key) {
       const token = bearerToken(ctx)
       if (!token || !safeEqual(token, config.key)) {
@@ -91,6 +98,7 @@ export async function startListener(
   let draining = false
   const app = new Koa({ proxy: false })
   app.silent = true
+  if (instrument) app.use((ctx, next) => instrument(ctx as never, next, () => (ctx.state as Record<symbol, string>)[ROUTE]))
   app.use(errorEnvelope(log, secrets) as never)
   // One middleware for the gates every request passes (each koa layer costs a closure and a promise).
   app.use(async (ctx, next) => {

@@ -23,6 +23,7 @@ import {
   type ToolSchema,
   type ToolTraceEntry,
   type Usage,
+  withSpan,
 } from 'agent/sdk'
 import { compressConversation } from './compaction.ts'
 import { estimateTokens, compressionSettings } from './context.ts'
@@ -88,7 +89,12 @@ export async function runConversation(api: ExtensionApi<any>, request: RunReques
   // listener on it) for the life of the process, ~10 KB a run (sdk/abort.ts).
   const link = linkAbort(request.signal, api.signal)
   try {
-    return await converse(api, request, link.signal)
+    // One span per run (GenAI conventions' `invoke_agent`); model and tool calls nest under it.
+    return await withSpan(api.services, 'invoke_agent agent', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'agent.source': request.source?.platform } }, async (span) => {
+      const result = await converse(api, request, link.signal)
+      span.setAttributes({ 'gen_ai.conversation.id': result.sessionId, 'agent.exit_reason': result.exitReason, 'gen_ai.usage.input_tokens': result.usage.inputTokens, 'gen_ai.usage.output_tokens': result.usage.outputTokens })
+      return result
+    })
   } finally {
     link.dispose()
   }
@@ -228,9 +234,13 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
       const send = (type: 'delta' | 'reasoning', text: string) => void (text && emit({ type, text }))
       let response: ModelResponse
       try {
-        response = await client.complete(modelRequest, {
-          signal,
-          ...(streams ? { onDelta: (d) => { if (d.content) send('delta', streams.content.push(d.content)); if (d.reasoning) send('reasoning', streams.reasoning.push(d.reasoning)) } } : {}),
+        response = await withSpan(api.services, `chat ${client.model}`, { kind: 'client', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': client.provider, 'gen_ai.request.model': client.model } }, async (span) => {
+          const answer = await client.complete(modelRequest, {
+            signal,
+            ...(streams ? { onDelta: (d) => { if (d.content) send('delta', streams.content.push(d.content)); if (d.reasoning) send('reasoning', streams.reasoning.push(d.reasoning)) } } : {}),
+          })
+          span.setAttributes({ 'gen_ai.usage.input_tokens': answer.usage?.inputTokens, 'gen_ai.usage.output_tokens': answer.usage?.outputTokens })
+          return answer
         })
         if (streams) {
           send('delta', streams.content.flush())

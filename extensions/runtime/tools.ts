@@ -4,7 +4,7 @@
 // and capped. Calls that modify files run one after another in the model's order; the others run in
 // parallel.
 
-import { errorMessage, isToolResultWithImages, toolEnabled, type ToolResultWithImages, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
+import { errorMessage, isToolResultWithImages, toolEnabled, withSpan, type ToolResultWithImages, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
 
 export interface OfferedTool {
   definition: ToolDefinition
@@ -149,6 +149,16 @@ function parseInput(text: string): { input?: unknown; error?: string } {
   }
 }
 
+/** One tool call in its span (GenAI conventions' `execute_tool`). */
+function tracedRunOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
+  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id }
+  return withSpan(ctx.api.services, `execute_tool ${call.name}`, { attributes }, async (span) => {
+    const outcome = await runOne(call, ctx)
+    if (!outcome.ok) span.fail('the tool call failed')
+    return outcome
+  })
+}
+
 async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   const offered = ctx.tools.find((t) => t.definition.name === call.name)
   const argsBytes = Buffer.byteLength(call.arguments ?? '')
@@ -235,10 +245,10 @@ export async function runBatch(calls: readonly ToolCall[], ctx: BatchContext): P
   calls.forEach((call, index) => {
     if (modifies(call)) {
       chain = chain.then(async () => {
-        outcomes[index] = await runOne(call, ctx)
+        outcomes[index] = await tracedRunOne(call, ctx)
       })
     } else {
-      parallel.push(runOne(call, ctx).then((o) => void (outcomes[index] = o)))
+      parallel.push(tracedRunOne(call, ctx).then((o) => void (outcomes[index] = o)))
     }
   })
   await Promise.all([chain, ...parallel])
