@@ -5,7 +5,7 @@
 
 import {
   AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactPhonesIn, transcribeAudio,
-  type AdapterContext, type GatewayAdapter, type InboundAudio, type GatewayInbound, type GatewayService, type Logger, type Settings,
+  type AdapterContext, type AudioCapableAdapter, type GatewayAdapter, type InboundAudio, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import { describeAttachments } from './attachments.ts'
 import { envelopeOf, readEnvelope, SentTimestamps, type Identity } from './envelope.ts'
@@ -37,7 +37,7 @@ interface Running {
 
 const params = (target: Target) => ('groupId' in target ? { groupId: target.groupId } : { recipient: [target.recipient] })
 
-export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Settings, fallbackLog: Logger): GatewayAdapter & { stop(): Promise<void> } {
+export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Settings, fallbackLog: Logger): GatewayAdapter & AudioCapableAdapter & { stop(): Promise<void> } {
   const extra = config.extra
   let running: Running | undefined
   let starting: Promise<void> | undefined
@@ -177,6 +177,16 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
       })
       sent.remember(result?.timestamp)
       log().debug(`sent a Signal message to ${redacted(chatId)} (${text.length} characters)`)
+    },
+    /** A spoken reply (/voice), before the text: an attachment given to the daemon as a data URI. */
+    async sendAudio(chatId, audio) {
+      const target = targetOf(chatId)
+      const daemon = running?.daemon ?? daemonFrom(settings)
+      const attachment = `data:${audio.mimeType};filename=${audio.filename.replace(/[^\w.-]/g, '_')};base64,${Buffer.from(audio.data).toString('base64')}`
+      const result = await rpc<{ timestamp?: number }>(daemon, 'send', { ...params(target), message: '', attachments: [attachment] }).catch((error: unknown) => {
+        throw new AgentError('E_DELIVERY', `cannot send audio to Signal ${redacted(chatId)}: ${redactPhonesIn(errorMessage(error))}`, { cause: error })
+      })
+      sent.remember(result?.timestamp)
     },
   }
 }

@@ -3,6 +3,7 @@
 // told it could not be transcribed.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { AudioCapableAdapter } from 'agent/sdk'
 import { ALICE, dm } from '../signal/fake-daemon.ts'
 import { harness, until } from '../signal/harness.ts'
 import { OGG_HEADER } from './audio-fixtures.ts'
@@ -30,4 +31,13 @@ test('signal: without the stt extension the agent is told the voice note was not
   h.daemon.push(dm(ALICE, '', voiceNote))
   await until(() => h.runs.length === 1, 10_000)
   assert.match(h.inputs()[0]!, /\[voice message: voice1\.ogg could not be transcribed: speech-to-text is not loaded \(extension stt\)\]$/)
+})
+
+test('signal: a spoken reply is sent as an attachment (data URI) to the chat', async (t) => {
+  const h = await harness(t)
+  await h.start()
+  await (h.adapter as typeof h.adapter & AudioCapableAdapter).sendAudio!(ALICE, { data: new Uint8Array(Buffer.from('OggS voice')), mimeType: 'audio/ogg', filename: 'speech.ogg', voice: true })
+  const call = h.daemon.sends().at(-1)!
+  assert.deepEqual(call.params.recipient, [ALICE])
+  assert.deepEqual(call.params.attachments, [`data:audio/ogg;filename=speech.ogg;base64,${Buffer.from('OggS voice').toString('base64')}`])
 })
