@@ -1,6 +1,7 @@
 // `agent chat -q` exits promptly whatever its MCP servers do: six servers never seen before (more
 // than the four connected at once), a stdio server that never answers, an HTTP server that never
-// answers; and with cached tool lists a server is not started at all unless the model uses it.
+// answers; and with cached tool lists a server is not started at all unless the model uses it. The
+// gateway, which connects every server at ready, closes promptly too.
 // The bound is generous (the process starting on a loaded machine); the old behaviour waited the
 // 30 s connect timeout or never exited.
 
@@ -12,11 +13,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
-import { makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
+import { createTestKernel, makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
 import { jsonOf, runAgent } from '../../helpers/agent-process.ts'
 
 const SERVER = fileURLToPath(new URL('../../fixtures/mcp/stdio-server.mjs', import.meta.url))
-const BOUND_MS = 15_000
+// Under the 30 s default connect timeout, with room for a loaded machine.
+const BOUND_MS = 25_000
 // A stdio "server" that starts (leaving a mark) and never says anything.
 const MUTE = "import { appendFileSync } from 'node:fs'; appendFileSync(process.argv[1], 'started\\n'); setInterval(() => {}, 1000)"
 
@@ -78,5 +80,31 @@ describe('agent chat -q with MCP servers that hang', () => {
     assert.equal(jsonOf(second).answer, 'The server did not answer.')
     const toolMessage = model.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'))[1]!.body.messages.find((m: any) => m.role === 'tool')
     assert.match(toolMessage.content, /MCP server "deaf" could not be started: no answer within 1 s/)
+  })
+})
+
+describe('the gateway connects every server at ready; shutting down cancels what is still connecting', () => {
+  it('eight servers, two never answering: the kernel closes promptly and nothing is left running', async () => {
+    const home = makeTempHome()
+    const silent = createServer(() => undefined)
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const servers: Record<string, unknown> = {}
+    for (let i = 1; i <= 6; i++) servers[`fx${i}`] = { command: process.execPath, args: [SERVER] }
+    servers.mute = { command: process.execPath, args: ['--input-type=module', '-e', MUTE, join(home, 'mark.txt')] }
+    servers.deaf = { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp` }
+    const logs: string[] = []
+    const t = await createTestKernel({ home, builtins: ['mcp'], config: { mcp_servers: servers }, kernel: { logLevel: 'info', logSink: { write: (line) => void logs.push(line) } } })
+    try {
+      await t.kernel.start('gateway')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    } finally {
+      const closing = t.close().then(() => 'closed')
+      assert.equal(await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, BOUND_MS, 'still closing'))]), 'closed')
+      silent.closeAllConnections()
+      await new Promise((resolve) => silent.close(resolve))
+      rmSync(home, { recursive: true, force: true })
+    }
+    // Nothing was started after the shutdown began (the old probe started its fifth server then).
+    assert.ok(!logs.some((l) => /MCP server "\w+" (restarted|reconnected)/.test(l)), logs.join('\n'))
   })
 })
