@@ -64,3 +64,35 @@ export interface ProjectConfigStatus {
 export interface ProjectConfigService {
   status(): ProjectConfigStatus | undefined
 }
+
+export const CONFIG_SERVICE = 'config'
+
+/** Provided by config-cli: what `agent config show --json` prints and what `agent config set` does, for other surfaces. */
+export interface ConfigService {
+  /** Every setting in effect (config.yaml over the defaults, variables that decide a key), secrets masked. */
+  effective(): Array<{ key: string; value: unknown; source: 'default' | 'config' | 'project' | 'env' }>
+  /**
+   * Sets a config.yaml key from its text as `agent config set` does: coerced by the owner's schema,
+   * checked by it, comments kept. Throws (and writes nothing) on a bad value or key; variables
+   * (`FOO_API_KEY`) are refused here.
+   */
+  set(key: string, raw: string): Promise<unknown>
+}
+
+export const INSIGHTS_SERVICE = 'insights'
+
+/** Provided by insights: the document `agent insights --json` prints. */
+export interface InsightsService {
+  collect(options: { days: number; source?: string }): Promise<Record<string, unknown>>
+}
+
+export const CRON_SERVICE = 'cron'
+
+/** Provided by cron: jobs as `agent cron list --json` shows them, and its run/pause/resume. */
+export interface CronService {
+  list(): Array<Record<string, unknown>>
+  /** Runs a job now in this process (as `agent cron run`); resolves with its outcome. */
+  run(idOrName: string): Promise<Record<string, unknown>>
+  pause(idOrName: string): Record<string, unknown>
+  resume(idOrName: string): Record<string, unknown>
+}

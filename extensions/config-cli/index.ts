@@ -2,7 +2,7 @@
 // kept) and .env (keys that hold secrets, mode 0600); values checked against their owner's schema.
 
 import {
-  closestNames, CONFIG_MIGRATION_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, isSecretName, UsageError, type CliContext, type ConfigMigrationService, type ExtensionsService,
+  closestNames, CONFIG_MIGRATION_SERVICE, CONFIG_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, isSecretName, UsageError, type CliContext, type ConfigMigrationService, type ConfigService, type ExtensionsService,
 } from 'agent/sdk'
 import { stringify as stringifyYaml } from 'yaml'
 import { coerceValue } from './coerce.ts'
@@ -11,10 +11,13 @@ import { EffectiveConfig } from './effective.ts'
 /** `OPENAI_API_KEY`-style names are environment variables and go to .env. */
 const isEnvName = (key: string) => /^[A-Z][A-Z0-9_]*$/.test(key)
 
-const extensionsOf = (ctx: CliContext) => ctx.services.get<ExtensionsService>(EXTENSIONS_SERVICE)
+/** What setting a value needs: the settings, the services, and where a note goes. */
+type SetContext = Pick<CliContext, 'settings' | 'services' | 'err'>
+
+const extensionsOf = (ctx: Pick<CliContext, 'services'>) => ctx.services.get<ExtensionsService>(EXTENSIONS_SERVICE)
 
 /** Refuses (exit 2, nothing written) a value the owning extension's config schema rejects. */
-function assertValid(ctx: CliContext, key: string, value: unknown): void {
+function assertValid(ctx: SetContext, key: string, value: unknown): void {
   const problems = extensionsOf(ctx)?.checkSetting(key, value) ?? []
   if (problems.length) throw new ConfigError(`${problems.join('; ')}; ${ctx.settings.configPath} was not changed`)
 }
@@ -23,7 +26,7 @@ function assertValid(ctx: CliContext, key: string, value: unknown): void {
  * A key under a top-level section nothing reads: refused when it is a near miss of one that is read
  * (`aprovals.mode`), saved with a note otherwise (a plugin not installed yet may read it).
  */
-function checkSection(ctx: CliContext, key: string): void {
+function checkSection(ctx: SetContext, key: string): void {
   const top = key.split('.')[0]!
   const tops = [...new Set((extensionsOf(ctx)?.settingSections() ?? []).map((s) => s.split('.')[0]!))]
   if (tops.length === 0 || tops.includes(top) || ctx.settings.get(top) !== undefined) return
@@ -32,10 +35,28 @@ function checkSection(ctx: CliContext, key: string): void {
   ctx.err(`agent: note: no loaded extension reads "${top}"; saved as given`)
 }
 
+/** `agent config set` for a config.yaml key: coerced, checked, written with comments kept; the value written. */
+async function setConfigKey(ctx: SetContext, key: string, raw: string): Promise<unknown> {
+  if (key.startsWith('_config_version')) throw new UsageError('_config_version is managed by `agent config migrate`')
+  checkSection(ctx, key)
+  const value = coerceValue(raw, extensionsOf(ctx)?.settingSchema(key))
+  assertValid(ctx, key, value)
+  await ctx.settings.set(key, value)
+  return value
+}
+
 export default defineExtension({
   name: 'config-cli',
   version: '1.0.0',
   setup(api) {
+    // The same view and the same checked write for other surfaces (the dashboard's Settings page).
+    api.services.provide<ConfigService>(CONFIG_SERVICE, {
+      effective: () => new EffectiveConfig(api.settings, extensionsOf(api)).entries(),
+      async set(key, raw) {
+        if (isEnvName(key)) throw new UsageError(`${key} is a variable (.env): set it with \`agent config set\` in a terminal`)
+        return setConfigKey({ settings: api.settings, services: api.services, err: (line) => api.log.info(line) }, key, raw)
+      },
+    })
     api.commands.register({
       name: 'config',
       category: 'Configuration',
@@ -94,11 +115,7 @@ export default defineExtension({
                 ctx.out(`saved ${key} to ${ctx.settings.envPath}`)
                 return
               }
-              if (key.startsWith('_config_version')) throw new UsageError('_config_version is managed by `agent config migrate`')
-              checkSection(ctx, key)
-              const value = coerceValue(raw, extensionsOf(ctx)?.settingSchema(key))
-              assertValid(ctx, key, value)
-              await ctx.settings.set(key, value)
+              await setConfigKey(ctx, key, raw)
               ctx.out(`saved ${key} to ${ctx.settings.configPath}`)
             },
           },

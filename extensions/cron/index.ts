@@ -2,9 +2,9 @@
 // scheduler in gateway mode and delivered through the gateway's delivery service; `agent cron …`
 // and the `cronjob` tool create and manage them.
 
-import { DATABASE_SERVICE, defineExtension, type DatabaseService } from 'agent/sdk'
+import { CRON_SERVICE, DATABASE_SERVICE, defineExtension, snakeCaseKeys, UsageError, type CronService, type DatabaseService } from 'agent/sdk'
 import { cronSubcommands } from './cli.ts'
-import { configuredZone, type JobsContext } from './jobs.ts'
+import { configuredZone, findJob, jobView, pauseJob, resumeJob, type JobsContext } from './jobs.ts'
 import type { RunnerContext } from './runner.ts'
 import type { Scheduler } from './scheduler.ts'
 import { CronStore } from './store.ts'
@@ -62,6 +62,20 @@ export default defineExtension<CronConfig>({
     })
 
     api.tools.register(cronTool(jobs))
+    // The same operations for other surfaces (the dashboard's Gateway page).
+    api.services.provide<CronService>(CRON_SERVICE, {
+      list: () => store.list().map(jobView),
+      async run(idOrName) {
+        const j = jobs()
+        const job = findJob(j, idOrName)
+        const ctx = runner()
+        if (!store.claim(job, `run-now-${process.pid}`, ctx.timeoutMs + 60_000, job.nextRunAt ?? null)) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
+        const { runJob } = await import('./runner.ts')
+        return snakeCaseKeys({ job: job.id, ...(await runJob(ctx, job, 'manual')) }) as Record<string, unknown>
+      },
+      pause: (idOrName) => jobView(pauseJob(jobs(), findJob(jobs(), idOrName))),
+      resume: (idOrName) => jobView(resumeJob(jobs(), findJob(jobs(), idOrName))),
+    })
     api.commands.register({
       name: 'cron',
       category: 'Automation',

@@ -1,7 +1,7 @@
 // `agent insights [--days N] [--source S] [--json]` and `/insights [days]`: usage analytics from the
 // session store in state.db (one registry entry for both).
 
-import { AgentError, defineExtension, pricingFor, SESSIONS_SERVICE, UsageError, type CliContext, type SessionStore, type Services, type Settings } from 'agent/sdk'
+import { AgentError, defineExtension, INSIGHTS_SERVICE, pricingFor, SESSIONS_SERVICE, UsageError, type CliContext, type InsightsService, type SessionStore, type Services, type Settings } from 'agent/sdk'
 
 function days(value: unknown, fallback = 30): number {
   if (value === undefined || value === '') return fallback
@@ -23,6 +23,13 @@ export default defineExtension({
   version: '1.0.0',
   description: 'agent insights and /insights: usage analytics from state.db',
   setup(api) {
+    // The same document for other surfaces (the dashboard's Usage page).
+    api.services.provide<InsightsService>(INSIGHTS_SERVICE, {
+      async collect({ days: n, source }) {
+        const { collect } = await import('./analytics.ts')
+        return { ...(await collect(store(api.services), days(n), source?.trim() || undefined, pricedIn(api.settings))) }
+      },
+    })
     api.commands.register({
       name: 'insights',
       category: 'Info',

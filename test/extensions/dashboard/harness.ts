@@ -17,8 +17,8 @@ export interface Dashboard {
   request(path: string, init?: RequestInit & { cookie?: string; csrf?: string }): Promise<{ status: number; headers: Headers; body: any }>
 }
 
-export async function startDashboard(t: TestContext, options: { env?: Record<string, string | undefined>; config?: Record<string, unknown>; builtins?: string[] } = {}): Promise<Dashboard> {
-  const test = await createTestKernel({ builtins: options.builtins ?? BUILTINS, config: options.config, env: { DASHBOARD_ENABLED: 'true', DASHBOARD_PORT: '0', ...options.env } })
+export async function startDashboard(t: TestContext, options: { env?: Record<string, string | undefined>; config?: Record<string, unknown>; builtins?: string[]; home?: string } = {}): Promise<Dashboard> {
+  const test = await createTestKernel({ builtins: options.builtins ?? BUILTINS, config: options.config, home: options.home, env: { DASHBOARD_ENABLED: 'true', DASHBOARD_PORT: '0', ...options.env } })
   t.after(() => test.close())
   const failed = test.kernel.extensions().filter((e) => e.state === 'failed')
   if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
