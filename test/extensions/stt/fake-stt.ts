@@ -48,8 +48,14 @@ export function startFakeModelHost(model: Buffer, options: { advertisedSha?: str
     const path = (req.url ?? '').split('?')[0]!
     if (!/^\/models\/ggml-[\w.-]+\.bin$/.test(path) || path.includes('missing')) return res.writeHead(404).end('Entry not found')
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': model.length, 'x-linked-etag': `"${sha}"` })
-    // Two halves with a pause between: concurrent first uses overlap with one download in flight.
-    res.write(model.subarray(0, model.length >> 1))
-    setTimeout(() => res.end(model.subarray(model.length >> 1)), options.delayMs ?? 50)
+    // Quarters with pauses between: concurrent first uses overlap with one download in flight, and
+    // the client sees the file arrive in parts (progress).
+    const quarter = Math.ceil(model.length / 4)
+    const next = (i: number) => {
+      if (i >= 3) return void res.end(model.subarray(i * quarter))
+      res.write(model.subarray(i * quarter, (i + 1) * quarter))
+      setTimeout(() => next(i + 1), options.delayMs ?? 30)
+    }
+    next(0)
   })
 }

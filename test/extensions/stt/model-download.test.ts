@@ -39,7 +39,7 @@ test('first use downloads once (two concurrent first uses share it), never again
   assert.equal(await ensureModel(source()), a)
   assert.equal(host.requests.length, 1, 'a present model is never downloaded again')
   assert.ok(log.lines.some((l) => /downloading the speech model base from http:\/\/127\.0\.0\.1:\d+\/models\/ggml-base\.bin \(0 MB\)/.test(l)))
-  assert.ok(log.lines.some((l) => /speech model base: 50%/.test(l)), 'progress in the log')
+  assert.ok(log.lines.some((l) => /speech model base: [1-9]0%/.test(l)), 'progress in the log')
   assert.ok(!log.lines.join('\n').includes('s3cr3t'), 'the query string (signed URLs) is not logged')
 })
 
