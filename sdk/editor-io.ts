@@ -18,6 +18,8 @@ export interface EditorCommand {
   /** Output kept at most (the editor truncates from the start). */
   outputByteLimit: number
   signal: AbortSignal
+  /** The tool call running it, so the editor can show the terminal in that call. */
+  callId?: string
 }
 
 export interface EditorCommandResult {

@@ -7,17 +7,19 @@
 import type { EditorCommand, EditorCommandResult, EditorIo } from 'agent/sdk'
 import type { AgentContext, ClientCapabilities, TerminalOutputResponse } from '@agentclientprotocol/sdk/unstable'
 
-export function editorIo(client: AgentContext, sessionId: string, capabilities: ClientCapabilities | undefined): EditorIo | undefined {
+/** `onTerminal`: a command of that tool call runs in that terminal (the turn embeds it in the call). */
+export function editorIo(client: AgentContext, sessionId: string, capabilities: ClientCapabilities | undefined, onTerminal?: (callId: string, terminalId: string) => void): EditorIo | undefined {
   const io: EditorIo = {}
   if (capabilities?.fs?.readTextFile) io.readTextFile = async (path) => (await client.request('fs/read_text_file', { sessionId, path })).content
   if (capabilities?.fs?.writeTextFile) io.writeTextFile = async (path, content) => void (await client.request('fs/write_text_file', { sessionId, path, content }))
-  if (capabilities?.terminal) io.runCommand = (command) => runInTerminal(client, sessionId, command)
+  if (capabilities?.terminal) io.runCommand = (command) => runInTerminal(client, sessionId, command, onTerminal)
   return Object.keys(io).length ? io : undefined
 }
 
-async function runInTerminal(client: AgentContext, sessionId: string, command: EditorCommand): Promise<EditorCommandResult> {
+async function runInTerminal(client: AgentContext, sessionId: string, command: EditorCommand, onTerminal?: (callId: string, terminalId: string) => void): Promise<EditorCommandResult> {
   const { terminalId } = await client.request('terminal/create', { sessionId, command: command.command, args: command.args, cwd: command.cwd, outputByteLimit: command.outputByteLimit })
   const ids = { sessionId, terminalId }
+  if (command.callId) onTerminal?.(command.callId, terminalId)
   try {
     let timer: NodeJS.Timeout | undefined
     let stopped: 'timeout' | 'cancelled' | undefined

@@ -278,7 +278,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
               cancelled: () => turn.cancelled,
               updates,
               ...(session.mode ? { approvalMode: session.mode } : {}),
-              editorIo: editorIo(client, session.id, clientCapabilities),
+              editorIo: (onTerminal) => editorIo(client, session.id, clientCapabilities, onTerminal),
               runTools: session.mcp?.tools ?? [],
               enableTools: switches.filter(([, on]) => on).map(([name]) => name),
               disableTools: switches.filter(([, on]) => !on).map(([name]) => name),

@@ -58,8 +58,8 @@ export interface TurnOptions {
   /** The session's `/tools enable|disable` choices. */
   enableTools?: string[]
   disableTools?: string[]
-  /** The editor's file system and terminal, when it offers them. */
-  editorIo?: EditorIo
+  /** The editor's file system and terminal, when it offers them (told which call runs in which terminal). */
+  editorIo?: (onTerminal: (callId: string, terminalId: string) => void) => EditorIo | undefined
   /** Tools of this session only (the editor's MCP servers). */
   runTools?: ToolDefinition[]
   /** Each model call's usage. */
@@ -73,6 +73,8 @@ interface CallState {
   input: unknown
   before?: string | null
   progress: string[]
+  /** The editor terminal its command runs in, shown in the call. */
+  terminalId?: string
   /** The text the model read for this call (from the run's tool.end event). */
   result?: { ok: boolean; result: string }
   done: boolean
@@ -110,7 +112,7 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
     // The run's own text of the outcome (what the model reads, a guard's reason included).
     if (result !== undefined) state.result = { ok, result }
     state.done = true
-    const content: ToolCallContent[] = []
+    const content: ToolCallContent[] = state.terminalId ? [{ type: 'terminal', terminalId: state.terminalId }] : []
     if (ok) {
       const diff = editDiff(state.name, state.input, cwd, state.before)
       if (diff) content.push(diff)
@@ -119,7 +121,7 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
     // A call that ends after session/cancel was stopped by it, whatever the tool made of that (a
     // killed command still "returns"). ACP has no cancelled status: failed, marked cancelled.
     if (options.cancelled()) {
-      const shown = [textContent(`Cancelled: the turn was cancelled while this call ran.\n${text}`)]
+      const shown: ToolCallContent[] = [...content.filter((c) => c.type === 'terminal'), textContent(`Cancelled: the turn was cancelled while this call ran.\n${text}`)]
       return callUpdate(state, { status: 'failed', content: shown, rawOutput: { ok: false, cancelled: true, result: text }, _meta: { cancelled: true } })
     }
     content.push(textContent(text))
@@ -184,6 +186,13 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
     },
   }
 
+  const editorIo = options.editorIo?.((callId, terminalId) => {
+    const state = calls.get(callId)
+    if (!state || state.done) return
+    state.terminalId = terminalId
+    callUpdate(state, { status: 'in_progress', content: [{ type: 'terminal', terminalId }] })
+  })
+
   const approvalPrompt = permissionPrompt({
     client: options.client,
     sessionId: options.sessionId,
@@ -212,7 +221,7 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
       ...(options.runTools?.length ? { runTools: options.runTools } : {}),
       ...(options.enableTools?.length ? { enableTools: options.enableTools } : {}),
       ...(options.disableTools?.length ? { disableTools: options.disableTools } : {}),
-      extra: { [TURN_KEY]: hooks, approvalPrompt, ...(options.approvalMode ? { [APPROVAL_MODE_KEY]: options.approvalMode } : {}), ...(options.editorIo ? { [EDITOR_IO_KEY]: options.editorIo } : {}) },
+      extra: { [TURN_KEY]: hooks, approvalPrompt, ...(options.approvalMode ? { [APPROVAL_MODE_KEY]: options.approvalMode } : {}), ...(editorIo ? { [EDITOR_IO_KEY]: editorIo } : {}) },
     })
   } catch (error) {
     for (const state of calls.values()) finishCall(state, false)

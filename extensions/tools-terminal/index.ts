@@ -84,10 +84,10 @@ export default defineExtension<TerminalConfig>({
         const binary = backend === 'container' ? config.container_engine : config.shell
         return found(binary, settings) || `${binary} is not on PATH`
       },
-      async execute({ input, session, signal }) {
+      async execute({ input, session, signal, callId }) {
         const args = input as TerminalInput
         if (typeof args?.command !== 'string' || !args.command.trim()) throw new Error('terminal needs a non-empty "command"')
-        return get().run(args, session, signal)
+        return get().run(args, session, signal, callId)
       },
     })
     api.tools.register(processTool(() => get().background))

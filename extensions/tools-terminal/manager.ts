@@ -71,7 +71,7 @@ export class TerminalManager {
     return state.container
   }
 
-  async run(input: TerminalInput, session: ToolSession, signal: AbortSignal): Promise<TerminalResult> {
+  async run(input: TerminalInput, session: ToolSession, signal: AbortSignal, callId?: string): Promise<TerminalResult> {
     const backend = this.backend()
     const timeoutS = Math.min(input.timeout ?? this.config.timeout, this.config.max_timeout)
     const timeoutMs = Math.round(timeoutS * 1000)
@@ -86,7 +86,7 @@ export class TerminalManager {
     try {
       if (inEditor) {
         // An editor (ACP) that offers its terminal: the command runs there, where the user sees it.
-        outcome = await inEditor({ command: this.config.shell, args: ['-c', input.command], cwd: this.cwdOf(session, input.workdir), timeoutMs, outputByteLimit: limit, signal })
+        outcome = await inEditor({ command: this.config.shell, args: ['-c', input.command], cwd: this.cwdOf(session, input.workdir), timeoutMs, outputByteLimit: limit, signal, ...(callId ? { callId } : {}) })
       } else if (persistentFor(this.config, backend, this.settings)) {
         const shell = await this.shell(session, backend, timeoutMs)
         // A workdir for one command must not move the persistent shell: run it in a subshell.

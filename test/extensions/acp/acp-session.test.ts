@@ -228,6 +228,9 @@ describe("agent acp with the editor's file system and terminal", () => {
     assert.equal(created[0].cwd, cwd)
     const result = (model.requests.at(-1)!.body.messages as any[]).find((m) => m.role === 'tool')
     assert.match(String(result.content), /hello from the editor terminal/)
+    // The editor shows its terminal in the tool call, while it runs and when it is done.
+    const shown = proc.updatesOf(sessionId).filter((u: any) => u.sessionUpdate === 'tool_call_update' && u.content?.some((c: any) => c.type === 'terminal' && c.terminalId === 'term-1')) as any[]
+    assert.deepEqual(shown.map((u) => u.status), ['in_progress', 'completed'])
 
     model.enqueue({ toolCalls: [{ id: 'call_wait', name: 'terminal', arguments: { command: 'sleep 30' } }] })
     const prompt = proc.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'wait' }] })
