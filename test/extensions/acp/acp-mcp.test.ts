@@ -78,4 +78,10 @@ describe("agent acp with the editor's MCP servers", () => {
 
     await proc.agent.request('session/close', { sessionId })
   })
+
+  it('ends the servers and exits 0 when the editor closes stdin', async () => {
+    await proc.agent.request('session/new', { cwd, mcpServers: [{ name: 'everything', command: process.execPath, args: [EVERYTHING_BIN, 'stdio'], env: [] }] })
+    proc.child.stdin.end()
+    assert.equal(await proc.exited(10_000), 0)
+  })
 })
