@@ -11,7 +11,7 @@
 
 import {
   AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, transcribeAudio, VOICE_PROMPT_MARK,
-  type AdapterContext, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
+  type AdapterContext, type AudioCapableAdapter, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import type { MatrixClient, MatrixEvent, Room } from 'matrix-js-sdk'
 import { readGap } from './catch-up.ts'
@@ -71,7 +71,7 @@ function redacting(log: Logger, secrets: () => Array<string | undefined>): Logge
   }
 }
 
-export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Settings, fallbackLog: Logger, commandNames: () => ReadonlySet<string>): GatewayAdapter & { stop(): Promise<void> } {
+export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Settings, fallbackLog: Logger, commandNames: () => ReadonlySet<string>): GatewayAdapter & AudioCapableAdapter & { stop(): Promise<void> } {
   const extra = config.extra
   let running: Running | undefined
   let starting: Promise<void> | undefined
@@ -433,6 +433,29 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       }
       if (typingRooms.delete(chatId)) state.client.sendTyping(chatId, false, 0).catch(() => undefined)
       state.log.debug(`sent ${contents.length} Matrix message(s) to ${chatId}${threadId ? ` (thread ${threadId})` : ''}`)
+    },
+    /** A spoken reply (/voice), before the text: uploaded to the media repository, sent as m.audio. */
+    async sendAudio(chatId, audio, options) {
+      const state = running
+      if (!state) throw new AgentError('E_UNAVAILABLE', 'Matrix audio is sent by the running gateway')
+      if (state.client.getRoom(chatId)?.hasEncryptionStateEvent()) throw new AgentError('E_DELIVERY', `Matrix room ${chatId} is end-to-end encrypted; encrypted rooms are not supported`)
+      const upload = await state.fetch.fetch(`${state.client.getHomeserverUrl().replace(/\/+$/, '')}/_matrix/media/v3/upload?filename=${encodeURIComponent(audio.filename)}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${state.session.accessToken}`, 'content-type': audio.mimeType },
+        body: Buffer.from(audio.data),
+      })
+      const uploaded = (await upload.json().catch(() => ({}))) as { content_uri?: unknown }
+      if (!upload.ok || typeof uploaded.content_uri !== 'string') throw new AgentError('E_DELIVERY', `the Matrix homeserver refused the audio upload (HTTP ${upload.status})`)
+      const threadId = typeof options?.threadId === 'string' && options.threadId ? options.threadId : undefined
+      const content = {
+        msgtype: 'm.audio',
+        body: audio.filename,
+        url: uploaded.content_uri,
+        info: { mimetype: audio.mimeType, size: audio.data.byteLength },
+        ...(audio.voice ? { 'org.matrix.msc3245.voice': {} } : {}),
+        ...(threadId ? { 'm.relates_to': { rel_type: 'm.thread', event_id: threadId, is_falling_back: true, 'm.in_reply_to': { event_id: threads.get(threadId) ?? threadId } } } : {}),
+      }
+      await Promise.race([state.client.sendEvent(chatId, state.sdk.EventType.RoomMessage, content as never), state.abandoned]).catch(deliveryFailure(chatId))
     },
   }
 }

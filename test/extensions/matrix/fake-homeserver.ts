@@ -395,6 +395,14 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const raw = Buffer.concat(chunks).toString('utf8')
+    // Media uploads (spoken replies): stored as sent, served by the download API.
+    if (req.method === 'POST' && req.url?.startsWith('/_matrix/media/v3/upload')) {
+      const allowed = authorised(req, new URL(req.url, 'http://127.0.0.1'))
+      if (!allowed.ok) return void send(res, allowed.status, allowed.body)
+      const uri = `mxc://${SERVER_NAME}/upload${media.size + 1}`
+      media.set(uri, Buffer.concat(chunks))
+      return void send(res, 200, { content_uri: uri })
+    }
     let body: any
     try {
       body = raw ? JSON.parse(raw) : undefined

@@ -3,6 +3,7 @@
 // downloaded; in a group room a voice message needs to reply to the bot (it cannot mention it).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { AudioCapableAdapter } from 'agent/sdk'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ALICE, BOB, harness, MALLORY, until } from '../matrix/harness.ts'
 import { OGG_HEADER } from './audio-fixtures.ts'
@@ -35,4 +36,15 @@ test('matrix: a voice message reaches the agent as its transcript; strangers and
   assert.equal(h.inputs()[1], '[voice message: Voice message.ogg could not be downloaded]')
   assert.equal(downloads(), 2, 'the stranger\'s audio and the group chatter were never downloaded')
   assert.equal(api.requests.length, 1)
+})
+
+test('matrix: a spoken reply is uploaded to the media repository and sent as m.audio', async (t) => {
+  const h = await harness(t)
+  const dm = h.hs.createRoom({ members: [{ id: ALICE, name: 'Alice' }] })
+  await h.start()
+  await (h.adapter as typeof h.adapter & AudioCapableAdapter).sendAudio!(dm, { data: new Uint8Array(Buffer.from('ID3 spoken')), mimeType: 'audio/mpeg', filename: 'speech.mp3', voice: false })
+  const [event] = h.hs.sentTo(dm)
+  assert.equal(event!.content.msgtype, 'm.audio')
+  assert.deepEqual(event!.content.info, { mimetype: 'audio/mpeg', size: 10 })
+  assert.equal(h.hs.media.get(event!.content.url)?.toString(), 'ID3 spoken')
 })
