@@ -2,8 +2,7 @@
 // chat's `/voice` mode (the `voice-modes` service the gateway reads through `speakReply` in the SDK),
 // the `text_to_speech` tool, and the CLI's `/voice` microphone prompt.
 
-import { defineExtension, TTS_SERVICE, VOICE_MODES_SERVICE } from 'agent/sdk'
-import { createTtsService } from './service.ts'
+import { defineExtension, TTS_SERVICE, VOICE_MODES_SERVICE, type TextToSpeech } from 'agent/sdk'
 import { TTS_CONFIG_SCHEMA, type TtsConfig } from './settings.ts'
 import { textToSpeechTool } from './tool.ts'
 import { voiceCommand } from './voice-command.ts'
@@ -18,7 +17,13 @@ export default defineExtension<TtsConfig>({
   setup(api) {
     const config = api.config as TtsConfig
     const modes = createVoiceModes(api.services)
-    api.services.provide(TTS_SERVICE, createTtsService(config, api.settings, api.log))
+    // The providers load when something is first spoken, not at every start.
+    let service: Promise<TextToSpeech> | undefined
+    const load = () => (service ??= import('./service.ts').then((m) => m.createTtsService(config, api.settings, api.log)))
+    api.services.provide<TextToSpeech>(TTS_SERVICE, {
+      speak: async (text, options) => (await load()).speak(text, options),
+      checks: async () => (await load()).checks(),
+    })
     api.services.provide(VOICE_MODES_SERVICE, modes)
     api.commands.register(voiceCommand(modes, api.services))
     api.tools.register(textToSpeechTool(config, api.settings, api.services, api.adapters))
