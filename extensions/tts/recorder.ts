@@ -1,31 +1,46 @@
-// The CLI's `/voice`: records one prompt from the microphone with sox's `rec` (starts when you speak,
-// stops after two seconds of silence, 30 s at most) or ALSA's `arecord` (10 s), transcribes it with
-// the `stt` service and queues the text as the next prompt. Without a recorder it says what to install.
+// The CLI's `/voice`, push-to-talk as two presses: the first `/voice` starts recording from the
+// microphone with sox's `rec` or ALSA's `arecord` (60 s at most), the second stops it, transcribes
+// the recording with the `stt` service and sends the text as the next prompt. Without a recorder it
+// says what to install.
 
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { STT_SERVICE, type Services, type SlashContext, type SpeechToText } from 'agent/sdk'
 
+const MAX_SECONDS = 60
+const STOP_WAIT_MS = 5000
+
 const onPath = (program: string) => (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, program)))
 
-export function recorderCommand(file: string): { program: string; args: string[]; how: string } | undefined {
-  if (onPath('rec')) return { program: 'rec', args: ['-q', '-c', '1', '-r', '16000', '-b', '16', file, 'trim', '0', '30', 'silence', '1', '0.1', '1%', '1', '2.0', '1%'], how: 'speak now; recording stops after 2 s of silence' }
-  if (onPath('arecord')) return { program: 'arecord', args: ['-q', '-f', 'S16_LE', '-r', '16000', '-c', '1', '-d', '10', file], how: 'speak now; recording for 10 s' }
+export function recorderCommand(file: string): { program: string; args: string[] } | undefined {
+  if (onPath('rec')) return { program: 'rec', args: ['-q', '-c', '1', '-r', '16000', '-b', '16', file, 'trim', '0', String(MAX_SECONDS)] }
+  if (onPath('arecord')) return { program: 'arecord', args: ['-q', '-f', 'S16_LE', '-r', '16000', '-c', '1', '-d', String(MAX_SECONDS), file] }
   return undefined
 }
+
+interface Recording {
+  child: ChildProcess
+  dir: string
+  file: string
+  exited: Promise<void>
+}
+
+let recording: Recording | undefined
 
 export async function recordPrompt(ctx: SlashContext, services: Services): Promise<void> {
   const stt = services.get<SpeechToText>(STT_SERVICE)
   if (!stt) return void (await ctx.reply('/voice: speech-to-text is not loaded (extension stt).'))
-  const dir = mkdtempSync(join(tmpdir(), 'agent-voice-'))
+  if (!recording) return start(ctx)
+  const { child, dir, file, exited } = recording
+  recording = undefined
   try {
-    const file = join(dir, 'prompt.wav')
-    const recorder = recorderCommand(file)
-    if (!recorder) return void (await ctx.reply('/voice needs a recorder: install sox (apt-get install sox, brew install sox) or ALSA\'s arecord (apt-get install alsa-utils).'))
-    await ctx.reply(`/voice: ${recorder.how}…`)
-    await new Promise<void>((resolve, reject) => execFile(recorder.program, recorder.args, { timeout: 40_000 }, (error) => (error ? reject(new Error(`${recorder.program} failed: ${error.message.split('\n')[0]}`)) : resolve())))
+    // SIGINT lets sox and arecord finish the WAV header.
+    child.kill('SIGINT')
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())])
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    if (!existsSync(file) || statSync(file).size <= 44) return void (await ctx.reply('/voice: nothing was recorded.'))
     const result = await stt.transcribe({ data: readFileSync(file), filename: 'prompt.wav' })
     if (!result.ok) return void (await ctx.reply(`/voice: ${result.message}`))
     if (!result.text.trim()) return void (await ctx.reply('/voice: nothing was heard.'))
@@ -34,4 +49,23 @@ export async function recordPrompt(ctx: SlashContext, services: Services): Promi
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+async function start(ctx: SlashContext): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-voice-'))
+  const file = join(dir, 'prompt.wav')
+  const recorder = recorderCommand(file)
+  if (!recorder) {
+    rmSync(dir, { recursive: true, force: true })
+    return void (await ctx.reply("/voice needs a recorder: install sox (apt-get install sox, brew install sox) or ALSA's arecord (apt-get install alsa-utils)."))
+  }
+  const child = spawn(recorder.program, recorder.args, { stdio: 'ignore' })
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()))
+  child.once('error', () => undefined)
+  // Leaving the chat while recording stops the recorder too.
+  const stop = () => child.kill('SIGKILL')
+  process.once('exit', stop)
+  void exited.then(() => process.removeListener('exit', stop))
+  recording = { child, dir, file, exited }
+  await ctx.reply(`/voice: recording with ${recorder.program} (${MAX_SECONDS} s at most); type /voice again to send it.`)
 }

@@ -1,6 +1,7 @@
 // `/voice`. In a gateway chat: `/voice off|voice_only|all` sets how that chat's replies are spoken
-// (stored), `/voice` alone says the current mode. In the CLI chat: records from the microphone
-// (recorder.ts), transcribes with the `stt` service and sends the text as the next prompt.
+// (stored), `/voice` alone says the current mode. In the CLI chat: push-to-talk in two presses, the
+// first starts recording from the microphone, the second transcribes it with the `stt` service and
+// sends the text as the next prompt (recorder.ts).
 
 import { VOICE_MODES, type CommandDefinition, type Services, type VoiceMode, type VoiceModes } from 'agent/sdk'
 

@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import { speakReply, VOICE_MODES_SERVICE, TTS_SERVICE, type CommandDefinition, type Logger, type Services, type SpeakResult } from 'agent/sdk'
 import { createTestKernel } from 'agent/sdk/testing'
 import { withVoiceTranscripts } from '../../../extensions/whatsapp/voice-notes.ts'
-import { OGG_HEADER } from './audio-fixtures.ts'
+import { OGG_HEADER, toneWav } from './audio-fixtures.ts'
 import { startFakeTranscriptionApi } from './fake-stt.ts'
 
 const KEY = 'sk-stt-hooks-key-0123456789'
@@ -55,17 +55,36 @@ test('speakReply: voice_only speaks only after a voice message, all always; fail
   assert.deepEqual(warnings.map((w) => w.replace(/^voice reply to x c1 /, '')), ['not spoken, sending text only: service down', 'failed, sending text only: boom', 'failed, sending text only: upload refused'])
 })
 
-test('CLI /voice without sox or arecord says what to install', async (t) => {
+test('CLI /voice: push-to-talk in two presses (a fake rec on PATH); without a recorder it says what to install', async (t) => {
   const k = await createTestKernel({ builtins: ['stt', 'tts'] })
   t.after(() => k.close())
+  const bin = join(k.home, 'bin')
+  mkdirSync(bin)
+  const wav = join(k.home, 'spoken.wav')
+  writeFileSync(wav, toneWav())
+  // sox's rec: the output file is its 8th argument; SIGINT ends the recording (the trap is set first,
+  // so a SIGINT during the copy runs after it).
+  writeFileSync(join(bin, 'rec'), `#!/bin/sh\ntrap 'exit 0' INT\n/bin/cp '${wav}' "$8"\nwhile :; do /bin/sleep 0.05; done\n`, { mode: 0o755 })
+  const recogniser = join(k.home, 'recognise.mjs')
+  writeFileSync(recogniser, "console.log('spoken prompt')\n")
+  const k2 = await createTestKernel({ builtins: ['stt', 'tts'], home: k.home, config: { stt: { provider: 'local', local: { command: `${process.execPath} ${recogniser} {file}` } } } })
+  t.after(() => k2.close())
   const replies: string[] = []
+  const queued: string[] = []
+  const voice = (kernel: typeof k) => (kernel.kernel.registries.commands.get('voice') as CommandDefinition).slash!({ args: '', invokedAs: 'voice', surface: 'cli', reply: (text) => void replies.push(text), chat: { queue: (p: string) => void queued.push(p) } as never })
   const saved = process.env.PATH
-  // The recorder is looked up on PATH when /voice runs: none here.
-  process.env.PATH = '/nonexistent-bin'
   try {
-    await (k.kernel.registries.commands.get('voice') as CommandDefinition).slash!({ args: '', invokedAs: 'voice', surface: 'cli', reply: (text) => void replies.push(text) })
+    process.env.PATH = '/nonexistent-bin'
+    await voice(k)
+    assert.deepEqual(replies, ["/voice needs a recorder: install sox (apt-get install sox, brew install sox) or ALSA's arecord (apt-get install alsa-utils)."])
+    process.env.PATH = bin
+    await voice(k2)
+    assert.match(replies[1]!, /^\/voice: recording with rec \(60 s at most\); type \/voice again to send it\.$/)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await voice(k2)
   } finally {
     process.env.PATH = saved
   }
-  assert.deepEqual(replies, ["/voice needs a recorder: install sox (apt-get install sox, brew install sox) or ALSA's arecord (apt-get install alsa-utils)."])
+  assert.equal(replies[2], 'You said: spoken prompt')
+  assert.deepEqual(queued, ['spoken prompt'])
 })
