@@ -23,8 +23,11 @@ export default defineExtension<DashboardConfig>({
       assertBindAllowed(api.settings)
       const http = services.get<HttpService>(HTTP_SERVICE)
       if (!http) throw new Error('the dashboard needs the http extension, which is not loaded')
-      await http.start()
-      const url = http.address(LISTENER)!.url
+      // Another listener failing to start (a port in use) is its own adapter's failure, not ours.
+      const started = await http.start().then(() => undefined, (error: unknown) => error)
+      const address = http.address(LISTENER)
+      if (!address) throw started ?? new Error('the dashboard listener did not start')
+      const url = address.url
       recordServer(api.settings.home, url)
       return url
     }

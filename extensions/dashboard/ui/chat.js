@@ -51,16 +51,19 @@ function Approval({ item, onAnswer }) {
 export default function Chat() {
   const [sessionId, setSessionId] = useState(sessionFromHash)
   const [items, setItems] = useState([])
+  // The conversation is built in place as events arrive; each update renders a copy of it.
+  const log = useRef([])
+  const show = (list) => ((log.current = list), setItems([...list]))
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState('')
   const input = useRef(null)
   const end = useRef(null)
-  const update = () => setItems((list) => [...list])
+  const update = () => setItems([...log.current])
 
   useEffect(() => {
     if (!sessionId) return
     api(`/api/sessions/${encodeURIComponent(sessionId)}`)
-      .then((s) => setItems(historyItems(s.messages)))
+      .then((s) => show(historyItems(s.messages)))
       .catch((e) => setError(e.message))
   }, [])
   useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [items])
@@ -82,7 +85,7 @@ export default function Chat() {
     input.current.value = ''
     setError('')
     setBusy(true)
-    const list = items
+    const list = log.current
     list.push({ kind: 'user', text: message })
     let reply = null
     const tools = new Map()
@@ -121,7 +124,7 @@ export default function Chat() {
 
   return html`<section aria-label="Chat">
     <div class="row"><h1 class="grow">Chat</h1>${sessionId && html`<span class="muted" id="chat-session">${sessionId}</span>`}
-      <button type="button" onClick=${() => ((location.hash = '#/chat'), setSessionId(''), setItems([]))}>New chat</button></div>
+      <button type="button" onClick=${() => ((location.hash = '#/chat'), setSessionId(''), show([]))}>New chat</button></div>
     <div id="messages" aria-live="polite">
       ${items.map((item) =>
         item.kind === 'tool'

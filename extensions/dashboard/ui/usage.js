@@ -19,7 +19,7 @@ const loadUPlot = () => {
 const color = () => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2457c5'
 
 /** One chart: x values (numbers) and one series; `bars` for categories. */
-function Chart({ id, title, xs, ys, labels, bars }) {
+function Chart({ id, title, xs, ys, labels, bars, window: span }) {
   const box = useRef(null)
   useEffect(() => {
     let plot
@@ -33,7 +33,8 @@ function Chart({ id, title, xs, ys, labels, bars }) {
         {
           width,
           height: 220,
-          scales: { x: { time: !labels } },
+          // Per-day charts span the chosen window, so one day does not fill the whole width.
+          scales: { x: span ? { time: true, range: () => span } : { time: false } },
           axes: [labels ? { values: (u, splits) => splits.map((v) => labels[v] ?? '') } : {}, {}],
           series: [{}, series],
         },
@@ -46,7 +47,7 @@ function Chart({ id, title, xs, ys, labels, bars }) {
       gone = true
       plot?.destroy()
     }
-  }, [JSON.stringify([xs, ys])])
+  }, [JSON.stringify([xs, ys, span])])
   return html`<figure class="card"><figcaption>${title}</figcaption><div id=${id} class="chart" ref=${box}></div>
     ${xs.length === 0 && html`<p class="muted">No data in this window.</p>`}</figure>`
 }
@@ -63,6 +64,8 @@ export default function Usage() {
   if (error) return html`<p class="error">${error}</p>`
   if (!data) return html`<p class="loading">Loading…</p>`
   const dayXs = data.daily.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000)
+  const today = Math.floor(Date.now() / 86_400_000) * 86_400
+  const span = [today - (days - 1) * 86_400, today + 86_400]
   const models = categories(data.models.map((m) => [m.model, m.tokens]))
   const sources = categories(Object.entries(data.by_source))
   const tools = categories(data.tools.map((t) => [t.tool, t.calls]))
@@ -70,8 +73,8 @@ export default function Usage() {
     <div class="row"><label>Window <select id="usage-days" value=${days} onChange=${(e) => setDays(Number(e.target.value))}>${[1, 7, 30, 90, 365].map((d) => html`<option value=${d}>${d} days</option>`)}</select></label></div>
     <p id="usage-totals">${fmtNum(data.sessions)} sessions · ${fmtNum(data.messages)} messages · ${fmtNum(data.api_calls)} API calls · ${fmtNum(data.tokens.total)} tokens · cost ${data.cost_usd == null ? 'unknown' : fmtCost(data.cost_usd)}</p>
     <div class="charts">
-      <${Chart} id="chart-daily-tokens" title="Tokens per day" xs=${dayXs} ys=${data.daily.map((d) => d.tokens)} />
-      <${Chart} id="chart-daily-sessions" title="Sessions per day" xs=${dayXs} ys=${data.daily.map((d) => d.sessions)} />
+      <${Chart} id="chart-daily-tokens" title="Tokens per day" window=${span} xs=${dayXs} ys=${data.daily.map((d) => d.tokens)} />
+      <${Chart} id="chart-daily-sessions" title="Sessions per day" window=${span} xs=${dayXs} ys=${data.daily.map((d) => d.sessions)} />
       <${Chart} id="chart-models" title="Tokens by model" bars=${true} ...${models} />
       <${Chart} id="chart-sources" title="Sessions by platform" bars=${true} ...${sources} />
       <${Chart} id="chart-tools" title="Calls by tool" bars=${true} ...${tools} />
