@@ -2,6 +2,7 @@
 // to the surfaces (CLI, API server, gateway, cron, delegation).
 
 import type { ToolDefinition } from './types.ts'
+import type { PlanEntry } from './plan.ts'
 
 export type ReasoningEffort = 'none' | 'low' | 'medium' | 'high' | 'xhigh'
 export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['none', 'low', 'medium', 'high', 'xhigh']
@@ -189,6 +190,8 @@ export type RunEvent =
   | { type: 'tool.progress'; callId: string; name: string; text: string }
   /** `result`: the text the model reads (capped), also when a guard blocked the call or it failed. */
   | { type: 'tool.end'; callId: string; name: string; ok: boolean; resultBytes: number; result: string }
+  /** The session's plan changed (the `todo` tool): the whole list, in order. */
+  | { type: 'plan'; callId: string; entries: PlanEntry[] }
   | { type: 'model.call'; iteration: number }
   | { type: 'usage'; usage: Usage }
   /** The session the run is in, once opened (before the first model call). */

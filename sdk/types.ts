@@ -7,6 +7,7 @@ import type { HookHandles } from './hooks.ts'
 import type { ModelClient } from './model.ts'
 import type { ChatConversation } from './chat.ts'
 import type { SecretEntry } from './secret-matcher.ts'
+import type { PlanEntry } from './plan.ts'
 
 export type JsonSchema = { [key: string]: unknown }
 export type Dispose = () => void | Promise<void>
@@ -291,6 +292,8 @@ export interface ToolSession {
   source?: MessageSource
   /** Sends a progress line to the user (API server streams it as agent.tool.progress). */
   progress?(text: string): void
+  /** Hands the session's whole plan (task list) to the user's surface, after every change. */
+  plan?(entries: readonly PlanEntry[]): void
   /** Free-form per-run values other extensions cooperate through (approvals, delegation depth …). */
   extra?: Record<string, unknown>
 }

@@ -20,6 +20,7 @@ const KINDS: Record<string, ToolKind> = {
   web_extract: 'fetch',
   web_crawl: 'fetch',
   delegate_task: 'think',
+  todo: 'think',
 }
 
 /** Characters of a tool result shown in the editor (the model still gets the whole result). */
@@ -60,6 +61,8 @@ export function toolTitle(name: string, input: unknown): string {
     }
     case 'browser_navigate':
       return str(args.url) ? `Open ${short(str(args.url)!)}` : 'Open a page'
+    case 'todo':
+      return Array.isArray(args.todos) ? 'Update the plan' : 'Read the plan'
     case 'delegate_task':
       return str(args.goal) ? `Delegate: ${short(str(args.goal)!)}` : 'Delegate a task'
     default:

@@ -1,6 +1,7 @@
 // One `session/prompt`: an agent run whose events stream to the editor as session updates — answer
 // text as agent_message_chunk, reasoning as agent_thought_chunk, tool calls as tool_call then
-// tool_call_update (in_progress when every guard let it run, completed/failed with the result).
+// tool_call_update (in_progress when every guard let it run, completed/failed with the result),
+// the `todo` tool's task list as plan.
 // Every update is written before the prompt's answer; the stop reason maps the run's exit.
 
 import { readFileSync, statSync } from 'node:fs'
@@ -174,6 +175,9 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
         if (state) finishCall(state, event.ok, event.result)
         return
       }
+      case 'plan':
+        // The whole list each time: ACP's plan update replaces the editor's.
+        return updates.send({ sessionUpdate: 'plan', entries: event.entries })
       default:
         return
     }

@@ -1,8 +1,9 @@
 // The interactive chat's running tools: a live block drawn above the input while calls run (a
 // spinner, the tool name, the elapsed time, its arguments in full, wrapped, and the last lines of its
-// output), and the line the transcript keeps of each call when it ends (arguments in full, duration).
+// output), and the line the transcript keeps of each call when it ends (arguments in full, duration),
+// with the task list under it when the call changed the plan (the `todo` tool).
 
-import { terminalSafe, type RunEvent } from 'agent/sdk'
+import { terminalSafe, type PlanEntry, type RunEvent } from 'agent/sdk'
 import { describeArguments, describeCall, seconds } from './tool-calls.ts'
 import { charWidth, truncate, type Theme } from './theme.ts'
 
@@ -16,6 +17,15 @@ interface Running {
   input: unknown
   startedAt: number
   tail: string[]
+  /** The plan the call set (the `todo` tool), printed under its line when it ends. */
+  plan?: string[]
+}
+
+const PLAN_MARKS: Record<PlanEntry['status'], string> = { pending: '☐', in_progress: '▸', completed: '☑' }
+
+/** The plan as transcript rows, one per task. */
+export function planLines(entries: readonly PlanEntry[]): string[] {
+  return entries.length ? entries.map((e) => `  ${PLAN_MARKS[e.status]} ${terminalSafe(e.content)}`) : ['  (task list cleared)']
 }
 
 /** Breaks plain text into rows of at most `width` columns, at spaces where it can. */
@@ -80,12 +90,19 @@ export class ToolActivity {
         }
         return true
       }
+      case 'plan': {
+        const call = this.running.get(event.callId)
+        if (call) call.plan = planLines(event.entries)
+        else for (const line of planLines(event.entries)) this.print(this.theme.dim(line))
+        return true
+      }
       case 'tool.end': {
         const call = this.running.get(event.callId)
         this.running.delete(event.callId)
         const took = call ? ` (${event.ok ? '' : 'failed, '}${seconds(this.now() - call.startedAt)})` : event.ok ? '' : ' (failed)'
         const text = `${event.ok ? '⚙' : '✗'} ${describeCall(event.name, call?.input)}${took}`
         this.print(event.ok ? this.theme.dim(text) : this.theme.warn(text))
+        for (const line of call?.plan ?? []) this.print(this.theme.dim(line))
         if (!this.running.size) this.stop()
         this.redraw()
         return true

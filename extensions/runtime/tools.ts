@@ -175,6 +175,7 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
     const session: ToolSession = {
       ...ctx.session,
       progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name: call.name, text: withheld(line, ctx) }),
+      plan: (entries) => ctx.emit({ type: 'plan', callId: call.id, entries: entries.map((entry) => ({ ...entry, content: withheld(entry.content, ctx) })) }),
     }
     const event: ToolCallEvent = { tool: call.name, toolset: offered.toolset, callId: call.id, input: parsed.input, session, modifiesFiles: offered.definition.modifiesFiles === true, signal: ctx.signal }
     const outcome = await guardedExecute(offered.definition, event, ctx)
