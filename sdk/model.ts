@@ -176,9 +176,7 @@ export interface RunRequest {
    * RunResult.stored settles when it is committed, in the same turn of the event loop. For a caller
    * whose client does not read the stored session back (the API server: chat clients resend their
    * history, responses are chained from the API server's own store, written before it answers), so
-   * the answer does not wait for a commit. Every earlier write is still committed before the run goes
-   * on. A new session is created in the same commit as the run's first write (a turn answered at
-   * once is one commit): a run that fails or is interrupted before any write still records it.
+   * the answer does not wait for a commit. Every earlier write is still committed before the run goes on.
    */
   storeBehind?: boolean
 }

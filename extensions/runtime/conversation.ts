@@ -21,23 +21,6 @@ export interface Conversation {
    * happens while the model call is on its way instead of before it.
    */
   creating?: Promise<unknown>
-  /**
-   * With RunRequest.storeBehind, the create is not even queued until the run's first write, so the
-   * two share a commit (a turn answered at once is one commit, not two). Call ensureCreated().
-   */
-  deferredCreate?: () => Promise<unknown>
-}
-
-/** Queues a deferred create now (before the write that needs the session); the promise to await before relying on it. */
-export function ensureCreated(conversation: Conversation): Promise<unknown> | undefined {
-  const create = conversation.deferredCreate
-  if (create) {
-    conversation.deferredCreate = undefined
-    conversation.creating = create()
-    // Awaited by the run; until then a failure must not count as unhandled.
-    conversation.creating.catch(() => undefined)
-  }
-  return conversation.creating
 }
 
 /** A stored transcript as the model must see it: every tool call answered, no orphan results. */
@@ -139,11 +122,11 @@ export async function openConversation(api: ExtensionApi<any>, request: RunReque
         // (about a tenth of a millisecond) overlaps the model call rather than preceding it.
         const id = newSessionId()
         conversation.sessionId = id
-        conversation.deferredCreate = () =>
-          store.create({ ...create, id }).then((created) => {
-            conversation.session = created
-          })
-        if (!request.storeBehind) ensureCreated(conversation)
+        conversation.creating = store.create({ ...create, id }).then((created) => {
+          conversation.session = created
+        })
+        // Awaited by the run; until then a failure must not count as unhandled.
+        conversation.creating.catch(() => undefined)
       }
       if (defaults.input) conversation.messages.push(defaults.input)
       conversation.inputStored = true

@@ -27,7 +27,7 @@ import {
 } from 'agent/sdk'
 import { compressConversation } from './compaction.ts'
 import { estimateTokens, compressionSettings } from './context.ts'
-import { ensureCreated, openConversation, type Conversation } from './conversation.ts'
+import { openConversation, type Conversation } from './conversation.ts'
 import { resolveClient } from './models.ts'
 import { buildSystemPrompt, personalityPrompt } from './prompt.ts'
 import { runRedaction } from './redaction.ts'
@@ -134,7 +134,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const store = conv.store
 
   // Personality: asked for now (and remembered by the session), else the session's, else config's.
-  if (request.personality && store && !conv.creating && !conv.deferredCreate && conv.session?.personality !== request.personality) {
+  if (request.personality && store && !conv.creating && conv.session?.personality !== request.personality) {
     await store.update(conv.sessionId, { personality: request.personality })
   }
   // A continued session records the model it now runs on (after `/model`).
@@ -158,23 +158,19 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   let exitRecorded = false
   /** The last write when it is stored behind the answer (RunRequest.storeBehind). */
   let stored: Promise<void> | undefined
-  /** Queues `write` right behind the session's create if that is still to come (one commit for both), and settles it. */
-  const settle = async (write: () => Promise<unknown>, last: boolean) => {
-    const creating = ensureCreated(conv)
-    const written = write()
+  const settle = async (write: Promise<unknown>, last: boolean) => {
     // Queued behind a create still to commit (group commit keeps the order): its failure is the one to report.
-    if (creating) written.catch(() => undefined)
-    if (last && request.storeBehind) {
-      stored = (creating ? creating.then(() => written) : written).then(() => undefined)
-      return
+    if (conv.creating) {
+      write.catch(() => undefined)
+      await conv.creating
     }
-    await creating
-    await written
+    if (last && request.storeBehind) stored = write.then(() => undefined)
+    else await write
   }
   const persist = async (messages: ChatMessage[], usage?: Usage, apiCalls?: number, lastExitReason?: RunResult['exitReason']) => {
     conv.messages.push(...messages)
     if (!store) return
-    await settle(() => store.append(conv.sessionId, messages, usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined), lastExitReason !== undefined)
+    await settle(store.append(conv.sessionId, messages, usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined), lastExitReason !== undefined)
     if (lastExitReason) exitRecorded = true
   }
 
@@ -203,7 +199,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
     if (estimate < compression.threshold * window) return
     try {
       // Compression continues the stored session: it must exist first.
-      await ensureCreated(conv)
+      await conv.creating
       const outcome = await compressConversation(api, conv, { settings: compression, signal, primary: client })
       if (outcome.compressed) {
         measured = undefined
@@ -304,13 +300,12 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
       }
     }
   } catch (error) {
-    // A failed turn is recorded too (the deferred create, if still to come, goes first).
-    if (store) await settle(() => store.update(conv.sessionId, { lastExitReason: 'error' }), false).catch(() => undefined)
+    if (store) await store.update(conv.sessionId, { lastExitReason: 'error' }).catch(() => undefined)
     observe({ type: 'run.error', sessionId: conv.sessionId, error: errorMessage(error) })
     throw AgentError.isInstance(error) ? error : new AgentError('E_RUNTIME', errorMessage(error), { cause: error })
   }
 
-  if (store && !exitRecorded) await settle(() => store.update(conv.sessionId, { lastExitReason: exitReason }), true)
+  if (store && !exitRecorded) await settle(store.update(conv.sessionId, { lastExitReason: exitReason }), true)
   observe({ type: 'run.end', sessionId: conv.sessionId, exitReason, apiCalls, usage, ...(source ? { source: source.platform } : {}) })
   const result: RunResult = { sessionId: conv.sessionId, answer, exitReason, usage, apiCalls, model: client.model, provider: client.provider, toolTrace: trace }
   if (lastReasoning !== undefined) result.lastReasoning = lastReasoning
