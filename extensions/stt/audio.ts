@@ -1,7 +1,7 @@
 // The audio an engine gets: the format recognised from its first bytes (a MIME type or a file name can
 // lie), the 25 MB cap, and for the local engines 16 kHz mono PCM (whisper.cpp's input) decoded in
-// process: the whisper binding decodes every accepted format itself; without it, WAV is read here and
-// OGG/Opus goes through a wasm decoder. The `command` engine gets that PCM as a 16-bit WAV file.
+// process: WAV is read here, OGG/Opus goes through a wasm decoder, the rest through the whisper
+// binding's decoder. The `command` engine gets that PCM as a 16-bit WAV file.
 
 import { MAX_AUDIO_BYTES, type AudioInput } from 'agent/sdk'
 
@@ -41,13 +41,24 @@ export async function loadWhisperBinding(): Promise<{ binding: WhisperBinding } 
   }
 }
 
-/** 16 kHz mono samples in [-1, 1]. */
+/**
+ * 16 kHz mono samples in [-1, 1]. OGG goes to the wasm Opus decoder first: the binding's bundled
+ * decoder has no Opus codec (voice notes are Opus); it takes Vorbis, MP3, AAC and WAV. Opus inside
+ * WebM has no local decoder: that audio needs the API provider.
+ */
 export async function decodePcm(data: Uint8Array, format: AudioFormat): Promise<Float32Array> {
-  const whisper = await loadWhisperBinding()
-  if ('binding' in whisper) return whisper.binding.decodeAudioAsync(data, `audio.${format}`)
   if (format === 'wav') return readWav(data)
-  if (format === 'ogg') return decodeOggOpus(data)
-  throw new Error(`${format} audio needs the whisper binding to decode (${whisper.error})`)
+  if (format === 'ogg') {
+    const opus = await decodeOggOpus(data).catch(() => undefined)
+    if (opus?.length) return opus
+  }
+  const whisper = await loadWhisperBinding()
+  if (!('binding' in whisper)) throw new Error(`${format} audio needs the whisper binding to decode (${whisper.error})`)
+  try {
+    return await whisper.binding.decodeAudioAsync(data, `audio.${format}`)
+  } catch (error) {
+    throw new Error(`this ${format} audio cannot be decoded on this machine (${(error as Error).message.replace(/^Decode audio into Float32Array failed: /, '')})`)
+  }
 }
 
 async function decodeOggOpus(data: Uint8Array): Promise<Float32Array> {

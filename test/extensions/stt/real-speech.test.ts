@@ -1,6 +1,7 @@
 // Real speech, where the machine has the tools: Debian's espeak-ng speaks a sentence to a WAV file and
 // pocketsphinx (as `stt.local.command`; the whisper model cannot be downloaded in a hermetic test)
-// transcribes it through the stt service. Fuzzy: a small recogniser mishears some words.
+// transcribes it through the stt service; the same speech as an OGG/Opus voice note (opusenc, what
+// messengers send) is decoded in process first. Fuzzy: a small recogniser mishears some words.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -20,16 +21,29 @@ function installed(program: string): boolean {
 
 const missing = ['espeak-ng', 'pocketsphinx_continuous'].filter((p) => !installed(p))
 
-test('espeak-ng speaks, pocketsphinx transcribes through the stt service', { skip: missing.length ? `not installed: ${missing.join(', ')} (apt-get install espeak-ng pocketsphinx pocketsphinx-en-us)` : false }, async (t) => {
+async function transcribeSpoken(t: import('node:test').TestContext, voiceNote: boolean): Promise<string> {
   const k = await createTestKernel({ builtins: ['stt'], config: { stt: { provider: 'local', local: { command: 'pocketsphinx_continuous -infile {file} -logfn /dev/null' } } } })
   t.after(() => k.close())
   const wav = join(k.home, 'spoken.wav')
   // Counting: the words a small recogniser hears best from a synthetic voice.
   execFileSync('espeak-ng', ['-v', 'en-us', '-w', wav, 'one two three four five six seven'], { timeout: 30_000 })
-  const result = await k.kernel.services.get<SpeechToText>(STT_SERVICE)!.transcribe({ data: readFileSync(wav), filename: 'spoken.wav' })
+  const file = voiceNote ? join(k.home, 'voice-note.ogg') : wav
+  if (voiceNote) execFileSync('opusenc', ['--quiet', wav, file], { timeout: 30_000 })
+  const result = await k.kernel.services.get<SpeechToText>(STT_SERVICE)!.transcribe({ data: readFileSync(file), filename: file })
   assert.equal(result.ok, true, JSON.stringify(result))
-  const words = new Set((result as { text: string }).text.toLowerCase().split(/\W+/))
-  const expected = ['one', 'two', 'three', 'four', 'five', 'six', 'seven']
-  const heard = expected.filter((w) => words.has(w))
-  assert.ok(heard.length >= 3, `heard ${JSON.stringify((result as { text: string }).text)}`)
+  return (result as { text: string }).text
+}
+
+function assertCounting(text: string): void {
+  const words = new Set(text.toLowerCase().split(/\W+/))
+  const heard = ['one', 'two', 'three', 'four', 'five', 'six', 'seven'].filter((w) => words.has(w))
+  assert.ok(heard.length >= 3, `heard ${JSON.stringify(text)}`)
+}
+
+test('espeak-ng speaks, pocketsphinx transcribes through the stt service', { skip: missing.length ? `not installed: ${missing.join(', ')} (apt-get install espeak-ng pocketsphinx pocketsphinx-en-us)` : false }, async (t) => {
+  assertCounting(await transcribeSpoken(t, false))
+})
+
+test('the same speech as an OGG/Opus voice note is decoded in process and transcribed', { skip: missing.length || !installed('opusenc') ? 'needs espeak-ng, pocketsphinx and opusenc (apt-get install opus-tools)' : false }, async (t) => {
+  assertCounting(await transcribeSpoken(t, true))
 })
