@@ -19,8 +19,10 @@ export interface Insights {
   /** Models of sessions whose cost is unknown (no provider figure, no `pricing.<model>`). */
   unpriced_models: string[]
   models: Array<{ model: string; sessions: number; tokens: number }>
-  /** Sessions per day, oldest first (UTC dates). */
-  daily: Array<{ date: string; sessions: number; tokens: number }>
+  /** Sessions per day, oldest first (UTC dates); cost_usd null when no session of the day has a known cost. */
+  daily: Array<{ date: string; sessions: number; tokens: number; api_calls: number; cost_usd: number | null }>
+  /** How long sessions are, in messages: fixed buckets ('1-2', '3-5', '6-10', '11-20', '21-50', '51+'). */
+  session_lengths: Array<{ messages: string; sessions: number }>
   tools: Array<{ tool: string; calls: number }>
   /** How many sessions the tool counts cover. */
   tool_sessions: number
@@ -28,6 +30,9 @@ export interface Insights {
 
 /** Whether a model has a configured price (`pricing.<model>`). */
 export type PricedModel = (model: string) => boolean
+
+/** Session length buckets: label and the most messages in it. */
+const LENGTH_BUCKETS: Array<[string, number]> = [['1-2', 2], ['3-5', 5], ['6-10', 10], ['11-20', 20], ['21-50', 50], ['51+', Infinity]]
 
 const PAGE = 1000
 const MAX_SESSIONS = 200_000
@@ -47,7 +52,8 @@ export async function collect(store: SessionStore, days: number, source: string 
   }
   const bySource: Record<string, number> = {}
   const models = new Map<string, { sessions: number; tokens: number }>()
-  const daily = new Map<string, { sessions: number; tokens: number }>()
+  const daily = new Map<string, { sessions: number; tokens: number; api_calls: number; cost_usd: number | null }>()
+  const lengths = LENGTH_BUCKETS.map(([label]) => ({ messages: label, sessions: 0 }))
   const tokens = { input: 0, output: 0, reasoning: 0, total: 0 }
   let messages = 0
   let apiCalls = 0
@@ -61,17 +67,21 @@ export async function collect(store: SessionStore, days: number, source: string 
     tokens.output += s.usage.outputTokens
     tokens.reasoning += s.usage.reasoningTokens
     tokens.total += s.usage.totalTokens
-    if (s.usage.costUsd > 0 || (s.model !== undefined && priced(s.model))) costUsd = (costUsd ?? 0) + s.usage.costUsd
+    const costKnown = s.usage.costUsd > 0 || (s.model !== undefined && priced(s.model))
+    if (costKnown) costUsd = (costUsd ?? 0) + s.usage.costUsd
     else unpriced.add(s.model ?? '(unknown model)')
+    lengths[LENGTH_BUCKETS.findIndex(([, max]) => s.messageCount <= max)]!.sessions++
     const name = s.model ? `${s.provider ? `${s.provider}:` : ''}${s.model}` : '(unknown)'
     const m = models.get(name) ?? { sessions: 0, tokens: 0 }
     m.sessions++
     m.tokens += s.usage.totalTokens
     models.set(name, m)
     const date = new Date(s.updatedAt).toISOString().slice(0, 10)
-    const d = daily.get(date) ?? { sessions: 0, tokens: 0 }
+    const d = daily.get(date) ?? { sessions: 0, tokens: 0, api_calls: 0, cost_usd: null }
     d.sessions++
     d.tokens += s.usage.totalTokens
+    d.api_calls += s.apiCalls
+    if (costKnown) d.cost_usd = (d.cost_usd ?? 0) + s.usage.costUsd
     daily.set(date, d)
   }
   const tools = new Map<string, number>()
@@ -92,6 +102,7 @@ export async function collect(store: SessionStore, days: number, source: string 
     unpriced_models: [...unpriced].sort(),
     models: [...models].map(([model, v]) => ({ model, ...v })).sort((a, b) => b.sessions - a.sessions || b.tokens - a.tokens),
     daily: [...daily].map(([date, v]) => ({ date, ...v })).sort((a, b) => a.date.localeCompare(b.date)),
+    session_lengths: lengths,
     tools: [...tools].map(([tool, calls]) => ({ tool, calls })).sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool)),
     tool_sessions: sampled.length,
   }

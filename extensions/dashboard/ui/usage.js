@@ -1,5 +1,6 @@
 // Usage: the numbers of `agent insights --json` over a chosen window, plotted with uPlot (loaded
-// only here): tokens and sessions per day, tokens by model, sessions by platform, calls by tool.
+// only here): tokens, sessions, cost and API calls per day, tokens by model, sessions by platform,
+// calls by tool, session lengths.
 
 import { useEffect, useRef, useState } from '/vendor/hooks.mjs'
 import { api, fmtCost, fmtNum, html } from '/ui/lib.js'
@@ -69,14 +70,18 @@ export default function Usage() {
   const models = categories(data.models.map((m) => [m.model, m.tokens]))
   const sources = categories(Object.entries(data.by_source))
   const tools = categories(data.tools.map((t) => [t.tool, t.calls]))
+  const lengths = categories((data.session_lengths ?? []).map((b) => [b.messages, b.sessions]))
   return html`<h1>Usage</h1>
     <div class="row"><label>Window <select id="usage-days" value=${days} onChange=${(e) => setDays(Number(e.target.value))}>${[1, 7, 30, 90, 365].map((d) => html`<option value=${d}>${d} days</option>`)}</select></label></div>
     <p id="usage-totals">${fmtNum(data.sessions)} sessions · ${fmtNum(data.messages)} messages · ${fmtNum(data.api_calls)} API calls · ${fmtNum(data.tokens.total)} tokens · cost ${data.cost_usd == null ? 'unknown' : fmtCost(data.cost_usd)}</p>
     <div class="charts">
       <${Chart} id="chart-daily-tokens" title="Tokens per day" window=${span} xs=${dayXs} ys=${data.daily.map((d) => d.tokens)} />
       <${Chart} id="chart-daily-sessions" title="Sessions per day" window=${span} xs=${dayXs} ys=${data.daily.map((d) => d.sessions)} />
+      <${Chart} id="chart-daily-cost" title="Cost per day (USD, known prices)" window=${span} xs=${dayXs} ys=${data.daily.map((d) => d.cost_usd ?? null)} />
+      <${Chart} id="chart-daily-calls" title="API calls per day" window=${span} xs=${dayXs} ys=${data.daily.map((d) => d.api_calls ?? 0)} />
       <${Chart} id="chart-models" title="Tokens by model" bars=${true} ...${models} />
       <${Chart} id="chart-sources" title="Sessions by platform" bars=${true} ...${sources} />
       <${Chart} id="chart-tools" title="Calls by tool" bars=${true} ...${tools} />
+      <${Chart} id="chart-lengths" title="Session length (messages)" bars=${true} ...${lengths} />
     </div>`
 }
