@@ -9,6 +9,8 @@ import { binding, LISTENER, type DashboardConfig } from './options.ts'
 import { redeemSignInToken } from './sign-in.ts'
 import { sendUiFile, sendVendorFile } from './static-files.ts'
 
+const MAX_KEY_FAILURES = 10
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 export type Route = (method: Method, path: string, access: Access, handler: (ctx: HttpContext) => unknown) => void
 
@@ -59,12 +61,23 @@ export function createServer(api: ExtensionApi<DashboardConfig>): DashboardServe
     ctx.redirect('/')
   })
 
-  // With DASHBOARD_KEY set, the key signs a browser in too (the sign-in form).
+  // With DASHBOARD_KEY set, the key signs a browser in too (the sign-in form). Wrong keys are
+  // counted: past MAX_KEY_FAILURES in a minute every try is refused until the minute is over.
+  const failures: number[] = []
   route('POST', '/auth/key', 'public', async (ctx) => {
     checkOrigin(ctx)
+    const now = Date.now()
+    while (failures.length && failures[0]! <= now - 60_000) failures.shift()
+    if (failures.length >= MAX_KEY_FAILURES) {
+      ctx.set('Retry-After', String(Math.ceil((failures[0]! + 60_000 - now) / 1000)))
+      throw new HttpError(429, 'Too many wrong keys: wait a minute', { code: 'rate_limited' })
+    }
     const { key } = binding(api.settings)
     const body = await readJson<{ key?: unknown }>(ctx, 4096)
-    if (!key || typeof body.key !== 'string' || !safeEqual(body.key, key)) throw new HttpError(401, 'Wrong key', { code: 'bad_key' })
+    if (!key || typeof body.key !== 'string' || !safeEqual(body.key, key)) {
+      failures.push(now)
+      throw new HttpError(401, 'Wrong key', { code: 'bad_key' })
+    }
     ctx.body = { csrf: signIn(ctx) }
   })
 

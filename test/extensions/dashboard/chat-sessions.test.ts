@@ -63,6 +63,12 @@ test('chat streams a tool call and an approval answered in the dashboard; the se
   assert.ok(hits.body.data.some((h: any) => h.session_id === sessionId && /\[zebra\]/.test(h.snippet)))
   assert.equal((await d.request('/api/search', { cookie })).status, 400)
 
+  // Continuing the stored session: the next message lands in it, with the history sent along.
+  const again = await fetch(`${d.url}/api/chat`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'and the lion folder?', session_id: sessionId }) })
+  const continued = parseEvents(await again.text())
+  assert.equal(continued.find((e) => e.event === 'done')!.data.session_id, sessionId)
+  assert.match(JSON.stringify(model.requests.at(-1)!.body.messages), /zebra folder.*lion folder/s)
+
   const one = await d.request(`/api/sessions/${sessionId}`, { cookie })
   assert.ok(one.body.messages.some((m: any) => m.role === 'tool'))
   assert.equal((await d.request(`/api/sessions/${sessionId}`, { method: 'PATCH', cookie, csrf, body: JSON.stringify({ title: 42 }) })).status, 400)

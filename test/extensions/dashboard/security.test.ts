@@ -117,4 +117,10 @@ test('with DASHBOARD_KEY set, the key signs a browser in; a wrong key does not',
   assert.equal(good.status, 200)
   const cookie = good.headers.get('set-cookie')!.split(';')[0]!
   assert.equal((await d.request('/api/me', { cookie })).status, 200)
+  // Guessing: after 10 wrong keys in a minute even the right one waits.
+  const tryKey = (k: string) => d.request('/auth/key', { method: 'POST', body: JSON.stringify({ key: k }), headers: { 'content-type': 'application/json' } })
+  for (let i = 0; i < 9; i++) assert.equal((await tryKey(`guess-${i}`)).status, 401)
+  const limited = await tryKey(key)
+  assert.equal(limited.status, 429)
+  assert.ok(Number(limited.headers.get('retry-after')) > 0)
 })
