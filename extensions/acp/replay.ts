@@ -1,8 +1,9 @@
 // `session/load`: a stored conversation as the session updates that would have shown it — user
-// messages, answers, reasoning, and each tool call with its result. Context summaries of compressed
-// turns (system messages) are not part of what the user saw and are left out.
+// messages, answers, reasoning, each tool call with its result, and the plan after each `todo`
+// call that changed it. Context summaries of compressed turns (system messages) are not part of what the
+// user saw and are left out.
 
-import type { ChatMessage, ContentPart } from 'agent/sdk'
+import { PLAN_TOOL, planOfCall, type ChatMessage, type ContentPart, type ToolCall } from 'agent/sdk'
 import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk/unstable'
 import { textContent, toolKind, toolLocations, toolTitle } from './tool-calls.ts'
 
@@ -30,6 +31,8 @@ const FAILED = /^(Error|Blocked|Interrupted)\b/
 export function replayUpdates(messages: readonly ChatMessage[], cwd: string): SessionUpdate[] {
   const updates: SessionUpdate[] = []
   const ids = new Map<string, string>()
+  const planCalls = new Map<string, ToolCall>()
+  let lastPlan = '[]'
   messages.forEach((message, index) => {
     if (message.role === 'user') {
       for (const content of blocks(message.content)) updates.push({ sessionUpdate: 'user_message_chunk', content, messageId: `m${index}` })
@@ -39,6 +42,7 @@ export function replayUpdates(messages: readonly ChatMessage[], cwd: string): Se
       for (const call of message.toolCalls ?? []) {
         const toolCallId = `h${index}-${call.id}`
         ids.set(call.id, toolCallId)
+        if (call.name === PLAN_TOOL) planCalls.set(call.id, call)
         const input = parseArgs(call.arguments)
         const locations = toolLocations(call.name, input, cwd)
         updates.push({
@@ -58,6 +62,13 @@ export function replayUpdates(messages: readonly ChatMessage[], cwd: string): Se
       ids.delete(message.toolCallId)
       const text = blocks(message.content).map((b) => (b.type === 'text' ? b.text : '')).join('\n')
       updates.push({ sessionUpdate: 'tool_call_update', toolCallId, status: FAILED.test(text) ? 'failed' : 'completed', content: [textContent(text)] })
+      const planCall = planCalls.get(message.toolCallId)
+      const plan = planCall && planOfCall(planCall.arguments, text)
+      // As it went live: only a list that changed is shown.
+      if (plan && JSON.stringify(plan) !== lastPlan) {
+        lastPlan = JSON.stringify(plan)
+        updates.push({ sessionUpdate: 'plan', entries: plan })
+      }
     }
   })
   // Calls whose results were never stored (a crash mid-call) end as failed, not spinning forever.

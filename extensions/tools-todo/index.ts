@@ -9,6 +9,6 @@ export default defineExtension({
   version: '1.0.0',
   description: 'Task list tool: todo (the plan shown in editors and the chat)',
   setup(api) {
-    api.tools.register(todoTool())
+    api.tools.register(todoTool(api.services))
   },
 })

@@ -1,36 +1,14 @@
 // `todo`: the model's task list for the current session. Each call with `todos` replaces the whole
 // list (the model sends every item, statuses updated); a call without it reads the list back. The
-// list lives in memory per session; a change is handed to the surface (`ToolSession.plan`).
+// list is kept in memory per session; a session this process has not seen yet starts from its
+// transcript (the last accepted call). A change is handed to the surface (`ToolSession.plan`).
 
-import { defineTool, PLAN_PRIORITIES, PLAN_STATUSES, type PlanEntry, type ToolDefinition } from 'agent/sdk'
+import { defineTool, errorMessage, MAX_PLAN_ENTRIES, parsePlanEntries, PLAN_PRIORITIES, PLAN_STATUSES, PLAN_TOOL, planFromHistory, SESSIONS_SERVICE, type PlanEntry, type Services, type SessionStore, type ToolDefinition } from 'agent/sdk'
 
-const MAX_ITEMS = 100
-const MAX_CONTENT_CHARS = 500
-/** Sessions whose lists are kept (a long-running gateway serves many): the least recently changed go first. */
+/** Sessions whose lists are kept (a long-running gateway serves many): the least recently used go first. */
 const MAX_SESSIONS = 1000
 
-const ITEM_FIELDS = new Set(['content', 'status', 'priority'])
 const MARKS: Record<PlanEntry['status'], string> = { pending: '[ ]', in_progress: '[~]', completed: '[x]' }
-
-/** The todos input as plan entries, or an error naming the first bad item (nothing is changed). */
-export function parseTodos(value: unknown): PlanEntry[] {
-  if (!Array.isArray(value)) throw new Error('"todos" must be an array of {content, status, priority?} items')
-  if (value.length > MAX_ITEMS) throw new Error(`"todos" has ${value.length} items; at most ${MAX_ITEMS} are kept`)
-  return value.map((item: unknown, index) => {
-    const at = `todos[${index}]`
-    if (!item || typeof item !== 'object' || Array.isArray(item)) throw new Error(`${at} must be an object with content and status`)
-    const fields = item as Record<string, unknown>
-    const unknown = Object.keys(fields).find((key) => !ITEM_FIELDS.has(key))
-    if (unknown) throw new Error(`${at} has an unknown field "${unknown}" (fields: content, status, priority)`)
-    const content = typeof fields.content === 'string' ? fields.content.replace(/\s+/g, ' ').trim() : ''
-    if (!content) throw new Error(`${at}.content must be a non-empty string`)
-    if (content.length > MAX_CONTENT_CHARS) throw new Error(`${at}.content is ${content.length} characters; at most ${MAX_CONTENT_CHARS}`)
-    if (!PLAN_STATUSES.includes(fields.status as PlanEntry['status'])) throw new Error(`${at}.status must be one of ${PLAN_STATUSES.join(', ')}`)
-    const priority = fields.priority ?? 'medium'
-    if (!PLAN_PRIORITIES.includes(priority as PlanEntry['priority'])) throw new Error(`${at}.priority must be one of ${PLAN_PRIORITIES.join(', ')}`)
-    return { content, status: fields.status as PlanEntry['status'], priority: priority as PlanEntry['priority'] }
-  })
-}
 
 /** The list as the model reads it back. */
 export function describePlan(entries: readonly PlanEntry[]): string {
@@ -42,10 +20,27 @@ export function describePlan(entries: readonly PlanEntry[]): string {
 
 const same = (a: readonly PlanEntry[], b: readonly PlanEntry[]) => JSON.stringify(a) === JSON.stringify(b)
 
-export function todoTool(): ToolDefinition {
+export function todoTool(services: Pick<Services, 'get'>): ToolDefinition {
   const lists = new Map<string, PlanEntry[]>()
+
+  const remember = (sessionId: string, entries: PlanEntry[]) => {
+    lists.delete(sessionId)
+    lists.set(sessionId, entries)
+    if (lists.size > MAX_SESSIONS) lists.delete(lists.keys().next().value!)
+  }
+
+  /** The session's list: from memory, else from its stored transcript (no store: empty). */
+  const current = async (sessionId: string): Promise<PlanEntry[]> => {
+    const kept = lists.get(sessionId)
+    if (kept) return kept
+    const store = services.get<SessionStore>(SESSIONS_SERVICE)
+    const stored = store ? (planFromHistory(await store.messages(sessionId)) ?? []) : []
+    remember(sessionId, stored)
+    return stored
+  }
+
   return defineTool<{ todos?: unknown }>({
-    name: 'todo',
+    name: PLAN_TOOL,
     toolset: 'todo',
     description:
       'Keep a task list for a multi-step job, shown to the user as your plan. Send the WHOLE list each time ' +
@@ -56,7 +51,7 @@ export function todoTool(): ToolDefinition {
       properties: {
         todos: {
           type: 'array',
-          maxItems: MAX_ITEMS,
+          maxItems: MAX_PLAN_ENTRIES,
           description: 'The complete task list, in order',
           items: {
             type: 'object',
@@ -72,14 +67,19 @@ export function todoTool(): ToolDefinition {
       },
       additionalProperties: false,
     },
-    execute({ input, session }) {
-      const current = lists.get(session.id) ?? []
-      if (input.todos === undefined) return describePlan(current)
-      const next = parseTodos(input.todos)
-      if (!same(current, next)) {
-        lists.delete(session.id)
-        lists.set(session.id, next)
-        if (lists.size > MAX_SESSIONS) lists.delete(lists.keys().next().value!)
+    async execute({ input, session }) {
+      const next = input.todos === undefined ? undefined : parsePlanEntries(input.todos)
+      let before: PlanEntry[]
+      try {
+        before = await current(session.id)
+      } catch (error) {
+        // A read must not pass an unknown list off as empty; a new list does not need the old one.
+        if (!next) throw new Error(`the stored task list could not be read: ${errorMessage(error)}`)
+        before = []
+      }
+      if (!next) return describePlan(before)
+      if (!same(before, next)) {
+        remember(session.id, next)
         session.plan?.(next)
       }
       return describePlan(next)

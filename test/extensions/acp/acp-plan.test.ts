@@ -19,13 +19,15 @@ describe('agent acp plans', () => {
   let cwd: string
   let model: ScriptedModelServer
   let proc: AcpProcess
+  let planned = ''
+  const env = () => ({ AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-acp-plan-key-000000', AGENT_MODEL: 'scripted-model' })
 
   before(async () => {
     home = makeTempHome('agent-acp-plan-')
     cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-plan-project-')))
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10 }))
     model = await startScriptedModel()
-    proc = startAcp({ home, cwd, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-acp-plan-key-000000', AGENT_MODEL: 'scripted-model' } })
+    proc = startAcp({ home, cwd, env: env() })
   })
   after(async () => {
     await proc?.kill()
@@ -37,6 +39,7 @@ describe('agent acp plans', () => {
   it('sends the todo list as a plan, and again when a status changes', async () => {
     await initialized(proc)
     const { sessionId } = await proc.agent.request('session/new', { cwd, mcpServers: [] })
+    planned = sessionId
     const todos = [
       { content: 'Read the issue', status: 'in_progress', priority: 'high' },
       { content: 'Write the fix', status: 'pending' },
@@ -84,5 +87,21 @@ describe('agent acp plans', () => {
     assert.equal(results[1], 'The task list is empty.')
     const failed = proc.updatesOf(sessionId).find((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed')
     assert.ok(failed, 'the refused call is shown as failed')
+  })
+
+  it('session/load in a new process replays the plan, and the todo tool continues from the transcript', async (t) => {
+    const second = startAcp({ home, cwd, env: env() })
+    t.after(() => second.kill())
+    await initialized(second)
+    await second.agent.request('session/load', { sessionId: planned, cwd, mcpServers: [] })
+    const replayed = plansOf(second.updatesOf(planned))
+    assert.equal(replayed.length, 2, 'one plan per change, as it went live')
+    assert.deepEqual(replayed.at(-1)!.entries.map((e) => e.status), ['completed', 'in_progress'])
+    const before = second.updatesOf(planned).length
+    model.enqueue({ toolCalls: [{ id: 'call_reread', name: 'todo', arguments: {} }] }, { text: 'Still on the fix.' })
+    await second.agent.request('session/prompt', { sessionId: planned, prompt: [{ type: 'text', text: 'where are we?' }] })
+    const result = (model.requests.at(-1)!.body.messages as any[]).filter((m) => m.role === 'tool').at(-1)
+    assert.equal(String(result.content), 'Task list (1 of 2 completed):\n[x] 1. Read the issue (high)\n[~] 2. Write the fix')
+    assert.equal(plansOf(second.updatesOf(planned).slice(before)).length, 0, 'reading sends no plan')
   })
 })

@@ -1,6 +1,7 @@
 // The `todo` tool: replace-all task lists kept per session, read back without `todos`, refused
 // input that changes nothing, a plan handed to the surface only when the list changes; and the
-// runtime carrying it as a `plan` run event (secrets withheld) that the interactive chat prints.
+// runtime carrying it as a `plan` run event (secrets withheld) that the interactive chat prints;
+// a process that has not seen the session takes the list from its transcript.
 
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
@@ -102,4 +103,40 @@ test('a run carries the plan as a run event, secrets withheld, and the chat prin
   assert.equal(printed[1], '  ▸ Check the key')
   assert.match(printed[2]!, /^  ☐ Do not print /)
   assert.equal(printed.length, 3)
+
+  // Another process (a fresh tool) reads the list from the stored transcript; a refused call there does not count.
+  const { todoTool } = await import('../../../extensions/tools-todo/todo.ts')
+  const fresh = todoTool(fixture.tk.kernel.services)
+  const read = (id: string) => fresh.execute({ input: {}, callId: 'r1', signal: new AbortController().signal, session: { id, cwd: '/' } })
+  assert.match(String(await read(result.sessionId)), /^Task list \(0 of 2 completed\):\n\[~\] 1\. Check the key\n\[ \] 2\. Do not print/)
+  assert.equal(await read('no-such-session'), 'The task list is empty.')
+})
+
+test('planFromHistory takes the last accepted todo call, skipping reads, refusals and calls without a result', async () => {
+  const { planFromHistory } = await import('agent/sdk')
+  const call = (id: string, todos: unknown) => ({ id, name: 'todo', arguments: JSON.stringify(todos === undefined ? {} : { todos }) })
+  const one = [{ content: 'first', status: 'completed' }]
+  const history = [
+    { role: 'assistant' as const, content: '', toolCalls: [call('a', one)] },
+    { role: 'tool' as const, content: 'Task list (1 of 1 completed):', toolCallId: 'a' },
+    { role: 'assistant' as const, content: '', toolCalls: [call('b', [{ content: 'x', status: 'done' }]), call('c', undefined), call('d', [{ content: 'blocked', status: 'pending' }]), call('e', [{ content: 'unfinished', status: 'pending' }])] },
+    { role: 'tool' as const, content: 'Error: todo: todos[0].status must be one of pending, in_progress, completed', toolCallId: 'b' },
+    { role: 'tool' as const, content: 'Task list (1 of 1 completed):', toolCallId: 'c' },
+    { role: 'tool' as const, content: 'Blocked: a guard said no', toolCallId: 'd' },
+  ]
+  assert.deepEqual(planFromHistory(history), [{ content: 'first', status: 'completed', priority: 'medium' }])
+  assert.equal(planFromHistory(history.slice(2)), undefined)
+  assert.deepEqual(planFromHistory([...history, { role: 'tool' as const, content: 'The task list is empty.', toolCallId: 'e' }]), [{ content: 'unfinished', status: 'pending', priority: 'medium' }])
+})
+
+test('a transcript that cannot be read fails a read of the list, not a new list', async () => {
+  const { todoTool } = await import('../../../extensions/tools-todo/todo.ts')
+  const broken = { messages: () => Promise.reject(new Error('database is locked')) }
+  const tool = todoTool({ get: <T>() => broken as T })
+  const plans: unknown[] = []
+  const run = (input: Record<string, unknown>) => tool.execute({ input, callId: 'c1', signal: new AbortController().signal, session: { id: 's1', cwd: '/', plan: (entries) => plans.push(entries) } })
+  await assert.rejects(async () => run({}), /the stored task list could not be read: database is locked/)
+  assert.equal(await run({ todos: [{ content: 'go on', status: 'pending' }] }), 'Task list (0 of 1 completed):\n[ ] 1. go on')
+  assert.equal(plans.length, 1)
+  assert.equal(await run({}), 'Task list (0 of 1 completed):\n[ ] 1. go on')
 })
