@@ -32,18 +32,26 @@ export interface ToolCall {
   arguments: string
 }
 
-export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
+export type ImagePart = { type: 'image_url'; image_url: { url: string } }
+/** Audio as the OpenAI chat wire takes it: base64 data in one of the formats models accept. */
+export type AudioPart = { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' } }
+/** An image or audio part: what a model reads only when it accepts that input (see sdk/input-modalities.ts). */
+export type MediaPart = ImagePart | AudioPart
+export type ContentPart = { type: 'text'; text: string } | MediaPart
+
+/** What a model reads besides text; `model.input_modalities` (config) or a custom provider's `input_modalities`. */
+export type InputModality = 'text' | 'image' | 'audio'
 
 const TOOL_RESULT = Symbol.for('agent.toolResultWithImages')
 
-/** A tool result carrying images besides its text: the runtime passes them to the model (see toolResult). */
+/** A tool result carrying images or audio besides its text: the runtime passes them to the model (see toolResult). */
 export interface ToolResultWithImages {
   readonly [TOOL_RESULT]: true
   text: string
-  images: Array<{ type: 'image_url'; image_url: { url: string } }>
+  images: MediaPart[]
 }
 
-/** What a tool returns to show the model images (data: or http(s) URLs) with its text result. */
+/** What a tool returns to show the model images (data: or http(s) URLs) or audio with its text result. */
 export function toolResult(text: string, images: ToolResultWithImages['images']): ToolResultWithImages {
   return { [TOOL_RESULT]: true, text, images }
 }
@@ -113,6 +121,8 @@ export interface ModelClient {
   readonly model: string
   /** Context window in tokens, when known. */
   readonly contextLength?: number
+  /** What the model reads besides text, when configured; else the known-models table decides (sdk/input-modalities.ts). */
+  readonly inputModalities?: readonly InputModality[]
   complete(request: Omit<ModelRequest, 'model'> & { model?: string }, options?: ModelCallOptions): Promise<ModelResponse>
   listModels?(signal?: AbortSignal): Promise<string[]>
 }

@@ -3,7 +3,7 @@
 // call that changed it. Context summaries of compressed turns (system messages) are not part of what the
 // user saw and are left out.
 
-import { PLAN_TOOL, planOfCall, type ChatMessage, type ContentPart, type ToolCall } from 'agent/sdk'
+import { audioFormatMimeType, PLAN_TOOL, planOfCall, type ChatMessage, type ContentPart, type ToolCall } from 'agent/sdk'
 import type { ContentBlock, SessionUpdate } from '@agentclientprotocol/sdk/unstable'
 import { textContent, toolKind, toolLocations, toolTitle } from './tool-calls.ts'
 
@@ -12,6 +12,7 @@ function blocks(content: ChatMessage['content']): ContentBlock[] {
   if (!Array.isArray(content)) return []
   return content.flatMap((part: ContentPart): ContentBlock[] => {
     if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : []
+    if (part.type === 'input_audio') return [{ type: 'audio', mimeType: audioFormatMimeType(part.input_audio.format), data: part.input_audio.data }]
     const match = /^data:([^;,]+);base64,(.*)$/s.exec(part.image_url.url)
     return match ? [{ type: 'image', mimeType: match[1]!, data: match[2]! }] : [{ type: 'text', text: `[image: ${part.image_url.url}]` }]
   })

@@ -1,10 +1,11 @@
 // MCP tools as agent tools: the namespaced name `mcp__<server>__<tool>` (model-safe, at most 64
 // characters), the server's JSON Schema as parameters, and the call result (text, images, resources,
-// structured content, isError) turned into what the model reads: images are passed on as images
-// (toolResult), audio is described.
+// structured content, isError) turned into what the model reads: images and wav/mp3 audio are passed
+// on as media (toolResult; the runtime describes them to a model that does not read them), other
+// audio is described.
 
 import { createHash } from 'node:crypto'
-import { AgentError, defineTool, toolResult, type ToolDefinition, type ToolResultWithImages } from 'agent/sdk'
+import { AgentError, audioFormat, base64Bytes, defineTool, toolResult, type ToolDefinition, type ToolResultWithImages } from 'agent/sdk'
 import type { CachedTool } from './cache.ts'
 import type { McpManager } from './connection.ts'
 
@@ -39,22 +40,32 @@ interface ContentPart {
   resource?: { uri?: string; text?: string; blob?: string; mimeType?: string }
 }
 
-/** Images passed to the model per result, and the largest (base64 characters) passed at all. */
+/** Images and audio clips passed to the model per result, and the largest (base64 characters) passed at all. */
 const MAX_IMAGES = 8
 const MAX_IMAGE_CHARS = 8_000_000
 
 type Image = ToolResultWithImages['images'][number]
 
-/** Text and images for the model from a CallToolResult; an isError result throws with the server's message. */
+/** An MCP image or audio part as a chat media part, or undefined when it is not passed on. */
+function mediaPart(part: ContentPart, count: number): Image | undefined {
+  if (!part.data || count >= MAX_IMAGES || part.data.length > MAX_IMAGE_CHARS) return undefined
+  if (part.type === 'image') return { type: 'image_url', image_url: { url: `data:${part.mimeType ?? 'image/png'};base64,${part.data}` } }
+  const format = audioFormat(part.mimeType)
+  return format ? { type: 'input_audio', input_audio: { data: part.data, format } } : undefined
+}
+
+/** Text, images and audio for the model from a CallToolResult; an isError result throws with the server's message. */
 export function resultContent(result: unknown, tool: string, server = ''): { text: string; images: Image[] } {
   const r = (result ?? {}) as { content?: ContentPart[]; structuredContent?: unknown; isError?: boolean; toolResult?: unknown }
   const parts: string[] = []
   const images: Image[] = []
-  const size = (data?: string) => Math.floor(((data?.length ?? 0) * 3) / 4)
   for (const part of r.content ?? []) {
     if (part.type === 'text') parts.push(part.text ?? '')
-    else if (part.type === 'image' && part.data && images.length < MAX_IMAGES && part.data.length <= MAX_IMAGE_CHARS) images.push({ type: 'image_url', image_url: { url: `data:${part.mimeType ?? 'image/png'};base64,${part.data}` } })
-    else if (part.type === 'image' || part.type === 'audio') parts.push(`[${part.type}: ${part.mimeType ?? 'unknown type'}, ${size(part.data)} bytes${part.type === 'image' ? ', not passed on (too large or too many)' : ''}]`)
+    else if (part.type === 'image' || part.type === 'audio') {
+      const media = mediaPart(part, images.length)
+      if (media) images.push(media)
+      else parts.push(`[${part.type}: ${part.mimeType ?? 'unknown type'}, ${base64Bytes(part.data ?? '')} bytes, not passed on (${part.type === 'audio' && !audioFormat(part.mimeType) ? 'not wav or mp3' : 'too large or too many'})]`)
+    }
     else if (part.type === 'resource') parts.push(part.resource?.text ?? `[resource ${part.resource?.uri ?? ''} (${part.resource?.mimeType ?? 'binary'})]`)
     else if (part.type === 'resource_link') parts.push(`[resource link: ${part.uri ?? ''}${part.name ? ` (${part.name})` : ''}${server ? `; read it with ${bridgedName(server, 'read_resource')}` : ''}]`)
   }

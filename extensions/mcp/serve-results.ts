@@ -3,9 +3,9 @@
 // declares one), and image parts when it returned the sdk's `toolResult(text, images)`. Known secrets
 // are removed from all of it.
 
-import { isToolResultWithImages, redactSecrets } from 'agent/sdk'
+import { audioFormatMimeType, isToolResultWithImages, redactSecrets } from 'agent/sdk'
 
-export type ServedContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }
+export type ServedContent = { type: 'text'; text: string } | { type: 'image' | 'audio'; data: string; mimeType: string }
 
 export interface ServedResult {
   [key: string]: unknown
@@ -19,7 +19,9 @@ const DATA_URL = /^data:(image\/[A-Za-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]+)$/
 /** The images of an sdk `toolResult(text, images)` as MCP image parts (a linked image as its URL). */
 export function imageParts(value: unknown): ServedContent[] | undefined {
   if (!isToolResultWithImages(value)) return undefined
-  return value.images.map(({ image_url: { url } }) => {
+  return value.images.map((part) => {
+    if (part.type === 'input_audio') return { type: 'audio', mimeType: audioFormatMimeType(part.input_audio.format), data: part.input_audio.data }
+    const url = part.image_url.url
     const match = DATA_URL.exec(url)
     return match ? { type: 'image', mimeType: match[1]!, data: match[2]!.replace(/\s/g, '') } : { type: 'text', text: `[image: ${url}]` }
   })

@@ -61,6 +61,9 @@ export class FallbackClient implements ModelClient {
   get contextLength(): number | undefined {
     return this.active!.contextLength
   }
+  get inputModalities(): ModelClient['inputModalities'] {
+    return this.active!.inputModalities
+  }
 
   /** Moves to the next buildable client of the chain; throws when the chain is exhausted. */
   private async advance(cause: unknown): Promise<void> {

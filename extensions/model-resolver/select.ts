@@ -2,7 +2,7 @@
 // selectors (AGENT_INFERENCE_PROVIDER, AGENT_MODEL), then config.yaml (`model.*`, `custom_providers`,
 // `auxiliary.<task>.*`), then auto-detection from the credentials present.
 
-import { AgentError, UsageError, type ModelResolveRequest, type ModelSelection, type ProviderDefinition, type Settings } from 'agent/sdk'
+import { AgentError, parseInputModalities, UsageError, type ModelResolveRequest, type ModelSelection, type ProviderDefinition, type Settings } from 'agent/sdk'
 
 export interface CustomEntry {
   name: string
@@ -11,6 +11,8 @@ export interface CustomEntry {
   key_env?: string
   model?: string
   context_length?: number
+  /** What the model reads besides text: `[text, image]`, `[text, image, audio]` … */
+  input_modalities?: unknown
   extra_body?: Record<string, unknown>
   headers?: Record<string, string>
 }
@@ -110,7 +112,7 @@ function customPlan(ctx: SelectContext, entryName: string, model: string | undef
     selection: { provider: 'custom', model: chosen ?? '', baseUrl, customName: entry.name, source },
     model: chosen,
     apiKey,
-    extra: { customName: entry.name, contextLength: entry.context_length, extraBody: entry.extra_body, headers: entry.headers },
+    extra: { customName: entry.name, contextLength: entry.context_length, inputModalities: parseInputModalities(entry.input_modalities), extraBody: entry.extra_body, headers: entry.headers },
   }
 }
 
@@ -159,10 +161,11 @@ export function plan(ctx: SelectContext, request: ModelResolveRequest = {}): Pla
   const baseUrl = str(request.baseUrl) ?? (useModelConfig ? str(settings.get('model.base_url')) : undefined)
   const apiKey = str(request.apiKey) ?? (useModelConfig ? str(settings.get('model.api_key')) : undefined)
   const contextLength = useModelConfig ? settings.get<number>('model.context_length') : undefined
+  const inputModalities = useModelConfig ? parseInputModalities(settings.get('model.input_modalities')) : undefined
   return {
     selection: { provider, model: model ?? '', ...(baseUrl ? { baseUrl } : {}), source },
     model,
     apiKey,
-    extra: typeof contextLength === 'number' ? { contextLength } : {},
+    extra: { ...(typeof contextLength === 'number' ? { contextLength } : {}), ...(inputModalities ? { inputModalities } : {}) },
   }
 }

@@ -18,6 +18,7 @@ export const MODEL_SETTINGS: Readonly<Record<string, JsonSchema>> = {
           base_url: { ...url, type: ['string', 'null'] },
           api_key: { type: ['string', 'null'] },
           context_length: { type: 'integer', minimum: 1 },
+          input_modalities: { type: 'array', items: { enum: ['text', 'image', 'audio'] }, uniqueItems: true },
         },
       },
     ],

@@ -2,10 +2,10 @@
 // flattened into sections, the tools are described with a block syntax the agent answers in, and
 // `<tool_call>{…}</tool_call>` blocks in its answer become tool calls (ids kept, or synthesised).
 
-import { syntheticCallId, type ChatMessage, type ModelRequest, type ToolCall } from 'agent/sdk'
+import { describeMedia, syntheticCallId, type ChatMessage, type ModelRequest, type ToolCall } from 'agent/sdk'
 
 const text = (content: ChatMessage['content']): string =>
-  content === null ? '' : typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image: ${p.image_url.url.slice(0, 64)}]`)).join('\n')
+  content === null ? '' : typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : p.type === 'image_url' ? `[image: ${p.image_url.url.slice(0, 64)}]` : describeMedia(p))).join('\n')
 
 export function buildPrompt(request: Omit<ModelRequest, 'model'>): string {
   const out: string[] = []

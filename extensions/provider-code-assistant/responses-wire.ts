@@ -2,7 +2,7 @@
 // (messages, function_call, function_call_output paired by call_id), and output items or stream
 // events → ModelResponse (text, reasoning summaries, function calls, usage).
 
-import { syntheticCallId, type ChatMessage, type ModelDelta, type ModelRequest, type ModelResponse, type ToolCall, type Usage } from 'agent/sdk'
+import { describeMedia, syntheticCallId, type ChatMessage, type ModelDelta, type ModelRequest, type ModelResponse, type ToolCall, type Usage } from 'agent/sdk'
 
 const text = (content: ChatMessage['content']): string =>
   content === null ? '' : typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')
@@ -20,7 +20,7 @@ export function toResponsesBody(model: string, request: Omit<ModelRequest, 'mode
       const content =
         typeof m.content === 'string' || m.content === null
           ? [{ type: 'input_text', text: m.content ?? '' }]
-          : m.content.map((p) => (p.type === 'text' ? { type: 'input_text', text: p.text } : { type: 'input_image', image_url: p.image_url.url, detail: 'auto' }))
+          : m.content.map((p) => (p.type === 'text' ? { type: 'input_text', text: p.text } : p.type === 'image_url' ? { type: 'input_image', image_url: p.image_url.url, detail: 'auto' } : { type: 'input_text', text: describeMedia(p, 'audio is not passed on this wire') }))
       input.push({ role: 'user', content })
     }
   }

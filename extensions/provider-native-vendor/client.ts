@@ -1,7 +1,7 @@
 // A ModelClient for the native vendor's messages API over fetch: JSON or streamed answers, the
 // kit's retry/timeout/error policy, and one refresh-and-retry when a local OAuth token is refused.
 
-import { callProvider, joinUrl, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, joinUrl, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type { Auth, Credentials } from './credentials.ts'
 import { readSse } from './sse.ts'
 import { fromMessage, MessageStream, toWireBody } from './wire.ts'
@@ -15,6 +15,8 @@ export interface MessagesClientOptions {
   credentials: Credentials
   retry?: RetryPolicy
   contextLength?: number
+  /** What the model reads besides text, as configured (see sdk/input-modalities.ts). */
+  inputModalities?: readonly InputModality[]
 }
 
 async function httpError(res: Response): Promise<ProviderHttpError> {
@@ -33,10 +35,12 @@ export class MessagesClient implements ModelClient {
   readonly provider = 'anthropic'
   readonly model: string
   readonly contextLength?: number
+  readonly inputModalities?: readonly InputModality[]
 
   constructor(private readonly options: MessagesClientOptions) {
     this.model = options.model
     this.contextLength = options.contextLength ?? 200_000
+    this.inputModalities = options.inputModalities
   }
 
   /** One HTTP exchange with the current credentials; a refused local OAuth token is refreshed once. */

@@ -2,7 +2,7 @@
 // blocks in a user turn (paired by `tool_use_id`), same-role turns merged, reasoning effort as an
 // extended-thinking budget; answers and stream events folded back into a ModelResponse.
 
-import { parseToolArguments, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelRequest, type ModelResponse, type ReasoningEffort, type ToolCall, type Usage } from 'agent/sdk'
+import { describeMedia, parseToolArguments, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelRequest, type ModelResponse, type ReasoningEffort, type ToolCall, type Usage } from 'agent/sdk'
 
 const THINKING_BUDGET: Record<Exclude<ReasoningEffort, 'none'>, number> = { low: 2048, medium: 8192, high: 16384, xhigh: 32000 }
 export const DEFAULT_MAX_TOKENS = 8192
@@ -17,7 +17,8 @@ function imageBlock(url: string): Block {
 function contentBlocks(content: string | ContentPart[] | null): Block[] {
   if (content === null || content === '') return []
   if (typeof content === 'string') return [{ type: 'text', text: content }]
-  return content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : imageBlock(p.image_url.url)))
+  // The Messages API takes no audio: it is described in text.
+  return content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : p.type === 'image_url' ? imageBlock(p.image_url.url) : { type: 'text', text: describeMedia(p, 'audio is not passed to this provider') }))
 }
 
 function text(content: ChatMessage['content']): string {
@@ -39,7 +40,7 @@ export function toWireBody(model: string, request: Omit<ModelRequest, 'model'>, 
     if (m.role === 'system') continue
     if (m.role === 'tool') {
       // Images a tool returned go inside its tool_result (the Messages API takes image blocks there).
-      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url') ? contentBlocks(m.content) : text(m.content) || '(empty)' }])
+      push('user', [{ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: Array.isArray(m.content) && m.content.some((p) => p.type !== 'text') ? contentBlocks(m.content) : text(m.content) || '(empty)' }])
     } else if (m.role === 'assistant') {
       const blocks = contentBlocks(m.content)
       for (const call of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseToolArguments(call.arguments) })

@@ -5,7 +5,7 @@
 // the SDK's provider kit; the openai client's own retries are off so the policy is the same for
 // every provider.
 
-import { callProvider, openAIClientOptions, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, openAIClientOptions, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type OpenAI from 'openai'
 import type { ReasoningStyle } from './catalog.ts'
 import type { JsonAnswer, NodeFetch } from './node-fetch.ts'
@@ -21,6 +21,8 @@ export interface CompatClientOptions {
   headers?: Record<string, string>
   retry?: RetryPolicy
   contextLength?: number
+  /** What the model reads besides text, as configured (see sdk/input-modalities.ts). */
+  inputModalities?: readonly InputModality[]
   /** Extra request body fields (custom_providers `extra_body`). */
   extraBody?: Record<string, unknown>
   authHint?: string
@@ -51,6 +53,7 @@ class CompatClient implements ModelClient {
   readonly provider: string
   readonly model: string
   readonly contextLength?: number
+  readonly inputModalities?: readonly InputModality[]
 
   /** Headers of the direct POST: what the openai client sends that a server may look at. */
   private readonly postHeaders: Record<string, string>
@@ -64,6 +67,7 @@ class CompatClient implements ModelClient {
     this.provider = options.provider
     this.model = options.model
     this.contextLength = options.contextLength
+    this.inputModalities = options.inputModalities
   }
 
   private call<T>(signal: AbortSignal | undefined, fn: Parameters<typeof callProvider<T>>[1], retries?: number): Promise<T> {

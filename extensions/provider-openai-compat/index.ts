@@ -2,7 +2,7 @@
 // passed in by the model resolver), and each direct API-key vendor. One registry entry per provider;
 // the openai client is imported only when a client is built, and built clients are reused.
 
-import { AgentError, defineExtension, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
+import { AgentError, defineExtension, type InputModality, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
 import { COMPAT_PROVIDERS, type CompatProviderSpec } from './catalog.ts'
 import type { CompatClientOptions } from './client.ts'
 
@@ -100,6 +100,7 @@ async function create(spec: CompatProviderSpec, options: ProviderOptions, client
       headers: { ...spec.headers, ...(extra.headers as Record<string, string> | undefined) },
       retry: extra.retry as RetryPolicy | undefined,
       contextLength: typeof extra.contextLength === 'number' ? extra.contextLength : undefined,
+      inputModalities: extra.inputModalities as InputModality[] | undefined,
       extraBody: extra.extraBody as Record<string, unknown> | undefined,
       authHint: typeof extra.authHint === 'string' ? extra.authHint : spec.keyEnv.length ? `check ${spec.keyEnv[0]}: ${keyHint(spec)}` : undefined,
     })

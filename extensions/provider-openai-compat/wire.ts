@@ -2,16 +2,17 @@
 // chunks → ModelResponse. Tool calls keep their ids; a call sent without one gets a synthetic id so
 // its result still pairs with it.
 
-import { syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
+import { describeMedia, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
 
 export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = []
-  // Tool messages carry text only; images a tool returned follow the batch's results as one user
-  // message (no user message may come between the results of one batch).
+  // Tool messages carry text only; images and audio (input_audio) a tool returned follow the batch's
+  // results as one user message (no user message may come between the results of one batch).
   let toolImages: ContentPart[] = []
   const flushImages = () => {
     if (!toolImages.length) return
-    out.push({ role: 'user', content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...toolImages] })
+    const kinds = toolImages.every((p) => p.type === 'image_url') ? 'Images' : toolImages.every((p) => p.type === 'input_audio') ? 'Audio' : 'Images and audio'
+    out.push({ role: 'user', content: [{ type: 'text', text: `${kinds} returned by the tool calls above:` }, ...toolImages] })
     toolImages = []
   }
   for (const m of messages) {
@@ -24,7 +25,7 @@ export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<s
         break
       }
       case 'tool':
-        if (Array.isArray(m.content)) toolImages.push(...m.content.filter((p) => p.type === 'image_url'))
+        if (Array.isArray(m.content)) toolImages.push(...m.content.filter((p) => p.type !== 'text'))
         out.push({ role: 'tool', tool_call_id: m.toolCallId ?? '', content: Array.isArray(m.content) ? m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n') : plainText(m.content) })
         break
       case 'system':
@@ -44,7 +45,7 @@ export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<s
 export function plainText(content: ChatMessage['content']): string {
   if (content === null) return ''
   if (typeof content === 'string') return content
-  return content.map((p) => (p.type === 'text' ? p.text : `[image: ${p.image_url.url.slice(0, 64)}]`)).join('\n')
+  return content.map((p) => (p.type === 'text' ? p.text : p.type === 'image_url' ? `[image: ${p.image_url.url.slice(0, 64)}]` : describeMedia(p))).join('\n')
 }
 
 export function toWireTools(tools: readonly ToolSchema[] | undefined): Array<Record<string, unknown>> | undefined {

@@ -5,9 +5,11 @@
 // not here (one place).
 
 import {
+  acceptedModalities,
   AgentError,
   errorCode,
   errorMessage,
+  gateToolMedia,
   linkAbort,
   UsageError,
   type ChatMessage,
@@ -223,7 +225,9 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
         break
       }
       await maybeCompress()
-      const base: ModelRequest = { model: client.model, messages: [systemMessage(), ...conv.messages], ...(schemas.length ? { tools: schemas } : {}), ...(reasoningEffort ? { reasoningEffort } : {}) }
+      // Tool images and audio reach only a model that reads them; the others get a description.
+      const messages = gateToolMedia([systemMessage(), ...conv.messages], acceptedModalities(client))
+      const base: ModelRequest = { model: client.model, messages, ...(schemas.length ? { tools: schemas } : {}), ...(reasoningEffort ? { reasoningEffort } : {}) }
       if (request.sampling) Object.assign(base, request.sampling)
       const choice = toolChoiceFor(request.toolChoice, apiCalls)
       if (choice) base.toolChoice = choice
@@ -291,7 +295,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
         observe,
       })
       for (const o of outcomes) trace.push(o.trace)
-      // A tool's images travel with its text (the provider's wire decides how the model sees them).
+      // A tool's images and audio travel with its text (gated per model above; the wire decides how it sees them).
       if (outcomes.length) await persist(outcomes.map((o) => ({ role: 'tool', toolCallId: o.call.id, name: o.call.name, content: o.images ? [{ type: 'text' as const, text: o.result }, ...o.images] : o.result })), undefined, undefined, pending.length ? 'tool_calls' : undefined)
       if (pending.length) {
         exitReason = 'tool_calls'

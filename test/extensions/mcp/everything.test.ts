@@ -39,7 +39,8 @@ describe('server-everything (stdio) through agent chat -q', () => {
 
   before(async () => {
     home = makeTempHome()
-    writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10 }))
+    // The scripted model is configured to read images (an unknown model reads text only).
+    writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, model: { input_modalities: ['text', 'image'] } }))
     model = await startScriptedModel()
     const added = await agent(['mcp', 'add', 'everything', '--', process.execPath, EVERYTHING_BIN, 'stdio'])
     assert.equal(added.code, 0, added.stderr)
