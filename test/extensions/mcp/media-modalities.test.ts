@@ -55,8 +55,18 @@ describe('tool images and audio reach only a model that reads them (agent chat -
     rmSync(home, { recursive: true, force: true })
   })
 
+  it('agent config set refuses an unknown modality and changes nothing; a valid list is saved', async () => {
+    const before = readFileSync(join(home, 'config.yaml'), 'utf8')
+    const refused = await agent(['config', 'set', 'model.input_modalities', '[video]'])
+    assert.equal(refused.code, 2)
+    assert.match(refused.stderr, /must be one of text, image, audio \(got "video"\).*was not changed/)
+    assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), before)
+    const saved = await agent(['config', 'set', 'model.input_modalities', '[image, audio]'])
+    assert.equal(saved.code, 0, saved.stderr)
+    assert.deepEqual(YAML.parse(readFileSync(join(home, 'config.yaml'), 'utf8')).model, { input_modalities: ['image', 'audio'] })
+  })
+
   it('a model configured to read images and audio gets an image_url and an input_audio part', async () => {
-    configure({ input_modalities: ['text', 'image', 'audio'] })
     const messages = await chatWithMedia()
     assert.equal(toolText(messages, 'snd'), 'a beep')
     const parts = mediaParts(messages)
