@@ -7,7 +7,10 @@ import { eventually, type Gateway } from '../gateway/harness.ts'
 
 export function webhookClient(gw: Gateway) {
   const post = async (route: string, body: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${gw.url}/webhooks/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+    // Bounded, and a hang reports what the gateway logged rather than the file's bare timeout.
+    const res = await fetch(`${gw.url}/webhooks/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(30_000) }).catch((error: Error) => {
+      throw new Error(`POST /webhooks/${route} failed: ${error.message}\nstderr: ${gw.agent.stderr()}`)
+    })
     return { status: res.status, body: (await res.json().catch(() => undefined)) as any }
   }
   const calls = () => gw.model.requests.filter((r) => r.path.endsWith('/chat/completions')).length
