@@ -17,6 +17,8 @@ const pageOf = () => {
   return PAGES.some(([id]) => id === name) ? name : 'chat'
 }
 
+const NEXT_THEME = { auto: 'light', light: 'dark', dark: 'auto' }
+
 function useTheme() {
   const [theme, setTheme] = useState(() => localStorage.getItem('theme') || 'auto')
   useEffect(() => {
@@ -86,13 +88,12 @@ function App() {
   }, [])
   if (me === undefined) return html`<p class="loading">Loading…</p>`
   if (me === null) return html`<${SignIn} onSignedIn=${check} />`
-  const nextTheme = { auto: 'light', light: 'dark', dark: 'auto' }[theme]
   return html`<header class="top">
       <strong class="brand">agent</strong>
       <nav aria-label="Pages">
         ${PAGES.map(([id, label]) => html`<a href="#/${id}" id=${`nav-${id}`} aria-current=${page === id ? 'page' : undefined}>${label}</a>`)}
       </nav>
-      <button type="button" class="theme" onClick=${() => setTheme(nextTheme)} title="Theme">Theme: ${theme}</button>
+      <button type="button" class="theme" onClick=${() => setTheme((t) => NEXT_THEME[t] ?? 'auto')} title="Theme">Theme: ${theme}</button>
     </header>
     <main id="page"><${Page} name=${page} /></main>`
 }

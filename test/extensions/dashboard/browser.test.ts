@@ -129,10 +129,26 @@ test('the dashboard in Chromium against `agent gateway run`', async (t) => {
   const got = await runAgent(['config', 'get', 'platforms.dashboard.extra.session_hours'], { home })
   assert.equal(got.stdout.trim(), '8')
 
-  // Narrow screen and dark theme: the page still lays out, the theme switch applies.
+  // Keyboard: from the top of the page, Tab reaches the navigation and Enter follows it.
+  await page.goto(`${base}/#/chat`)
+  await page.reload()
+  await page.locator('#chat-input').waitFor()
+  await page.keyboard.press('Tab')
+  await page.keyboard.press('Tab')
+  await page.locator('#nav-sessions:focus').waitFor()
+  await page.keyboard.press('Enter')
+  await page.locator('#nav-sessions[aria-current="page"]').waitFor()
+
+  // Narrow screen and dark theme: nothing wider than the screen, the theme switch applies.
   await page.setViewportSize({ width: 380, height: 800 })
   await page.click('#nav-chat')
-  await page.click('button.theme')
-  await page.screenshot({ path: join(shots, 'chat-narrow.png') })
+  await page.locator('#chat-input').waitFor()
+  await page.click('button.theme') // auto → light
+  await page.click('button.theme') // light → dark
+  await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached' })
+  // Run in the page (globalThis there is the window; no DOM types here: the test is compiled for Node).
+  assert.equal(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor), 'rgb(22, 23, 26)')
+  assert.ok(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= 380), 'no sideways scrolling on a narrow screen')
+  await page.screenshot({ path: join(shots, 'chat-narrow-dark.png') })
   assert.deepEqual(problems, [])
 })
