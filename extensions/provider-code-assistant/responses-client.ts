@@ -1,7 +1,7 @@
 // The code assistant's responses-API mode (newest model generation) on the official openai client.
 // Retries, timeout and error lines come from the SDK's provider kit.
 
-import { callProvider, openAIClientOptions, ProviderProtocolError, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, openAIClientOptions, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type OpenAI from 'openai'
 import { fromResponse, ResponsesStream, toResponsesBody } from './responses-wire.ts'
 
@@ -15,6 +15,8 @@ export interface ResponsesClientOptions {
   retry?: RetryPolicy
   authHint: string
   contextLength?: number
+  /** What the model reads besides text, as configured (see sdk/input-modalities.ts). */
+  inputModalities?: readonly InputModality[]
 }
 
 export async function createResponsesClient(options: ResponsesClientOptions): Promise<ModelClient> {
@@ -29,6 +31,7 @@ class ResponsesClient implements ModelClient {
   readonly provider: string
   readonly model: string
   readonly contextLength?: number
+  readonly inputModalities?: readonly InputModality[]
 
   constructor(
     private readonly sdk: OpenAI,
@@ -37,6 +40,7 @@ class ResponsesClient implements ModelClient {
     this.provider = options.provider
     this.model = options.model
     this.contextLength = options.contextLength
+    this.inputModalities = options.inputModalities
   }
 
   complete(request: Omit<ModelRequest, 'model'> & { model?: string }, options: ModelCallOptions = {}): Promise<ModelResponse> {

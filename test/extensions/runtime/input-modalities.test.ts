@@ -104,3 +104,15 @@ test('resolver: model.input_modalities and a custom provider entry reach the cli
   assert.equal((await unset.resolve()).inputModalities, undefined)
   assert.equal((await unset.resolve({ provider: 'custom:bad', model: 'scripted-model' })).inputModalities, undefined)
 })
+
+test('resolver: the Messages API and code-assistant clients carry model.input_modalities too', async (t) => {
+  for (const [provider, builtin, env] of [
+    ['anthropic', 'provider-native-vendor', { ANTHROPIC_API_KEY: 'sk-ant-test-123456' }],
+    ['copilot', 'provider-code-assistant', { COPILOT_GITHUB_TOKEN: 'gho_test1234567890' }],
+  ] as const) {
+    const tk = await createTestKernel({ builtins: ['provider-openai-compat', builtin, 'model-resolver'], env, config: { model: { provider, default: 'some-model', input_modalities: ['audio'] }, extensions: { 'provider-code-assistant': { gh_command: '' } } } })
+    t.after(() => tk.close())
+    const client = await tk.kernel.services.require<ModelsService>('models').resolve()
+    assert.deepEqual([client.provider, client.inputModalities], [provider, ['text', 'audio']])
+  }
+})
