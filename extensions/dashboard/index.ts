@@ -6,7 +6,7 @@
 
 import { spawn } from 'node:child_process'
 import { defineExtension, HTTP_SERVICE, type CliContext, type ExtensionApi, type HttpService, type Services } from 'agent/sdk'
-import { assertBindAllowed, CONFIG_SCHEMA, isEnabled, LISTENER, type DashboardConfig } from './options.ts'
+import { assertBindAllowed, bindAllowed, CONFIG_SCHEMA, isEnabled, LISTENER, type DashboardConfig } from './options.ts'
 import { forgetServer, recordServer, runningServer } from './running.ts'
 import { registerPages } from './pages.ts'
 import { mintSignInToken } from './sign-in.ts'
@@ -42,7 +42,9 @@ export default defineExtension<DashboardConfig>({
     // Endpoints exist only where the dashboard is served (they are what starts its listener).
     // Endpoints register only during setup, so a process started as `agent dashboard` registers them
     // too (it may serve the dashboard itself; the listener starts only if it does).
-    if (isEnabled(api.config, api.settings) || invokedAsDashboard()) registerPages(api)
+    // Not at all where the bind is refused: the http extension would otherwise open the listener
+    // on its own at ready, before the adapter's refusal.
+    if ((isEnabled(api.config, api.settings) || invokedAsDashboard()) && bindAllowed(api.settings)) registerPages(api)
 
     api.commands.register({
       name: 'dashboard',

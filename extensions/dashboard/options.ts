@@ -2,7 +2,7 @@
 // platforms.dashboard.enabled), where its listener binds (the http extension's `dashboard` listener:
 // DASHBOARD_HOST/DASHBOARD_PORT or http.listeners.dashboard.*) and the key an off-loopback bind needs.
 
-import { envSwitchOn, isLoopbackHost, type JsonSchema, type Settings } from 'agent/sdk'
+import { ConfigError, envSwitchOn, isLoopbackHost, type JsonSchema, type Settings } from 'agent/sdk'
 
 export const LISTENER = 'dashboard'
 
@@ -41,10 +41,16 @@ export function binding(settings: Settings): { host: string; key: string | undef
   return { host: override.host ?? settings.env('DASHBOARD_HOST') ?? '127.0.0.1', key, keyName }
 }
 
-/** Throws the refusal when the dashboard would be reachable off this machine without a key. */
+/** Whether the dashboard may bind where it is configured to (loopback, or a key is set). */
+export function bindAllowed(settings: Settings): boolean {
+  const { host, key } = binding(settings)
+  return Boolean(key) || isLoopbackHost(host)
+}
+
+/** Throws the refusal (a configuration error: `gateway run` exits 2) when the dashboard would be reachable off this machine without a key. */
 export function assertBindAllowed(settings: Settings): void {
-  const { host, key, keyName } = binding(settings)
-  if (!key && !isLoopbackHost(host)) {
-    throw new Error(`refusing to serve the dashboard on ${host} without ${keyName}: set the key, or bind to 127.0.0.1`)
+  const { host, keyName } = binding(settings)
+  if (!bindAllowed(settings)) {
+    throw new ConfigError(`refusing to serve the dashboard on ${host} without ${keyName}: set the key, or bind to 127.0.0.1`)
   }
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { makeTempHome } from '../../../sdk/testing/index.ts'
-import { startAgent } from '../../helpers/agent-process.ts'
+import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 
 const LINK = /(http:\/\/127\.0\.0\.1:\d+)\/auth\?token=[\w-]+/
 
@@ -32,4 +32,18 @@ test('`agent dashboard` prints a link that signs in once; `agent gateway run` se
   assert.equal(secondBase, served, 'links to the running gateway')
   assert.equal((await fetch(second, { redirect: 'manual' })).status, 303)
   await gateway.stop()
+})
+
+test('off loopback without DASHBOARD_KEY: `agent gateway run` and `agent dashboard` refuse to start, saying why', async (t) => {
+  const home = makeTempHome()
+  t.after(() => rmSync(home, { recursive: true, force: true }))
+  const env = { DASHBOARD_ENABLED: 'true', DASHBOARD_PORT: '0', DASHBOARD_HOST: '0.0.0.0' }
+  const gateway = await runAgent(['gateway', 'run'], { home, env, timeoutMs: 30_000 })
+  assert.equal(gateway.code, 2, gateway.stderr)
+  assert.match(gateway.stderr, /refusing to serve the dashboard on 0\.0\.0\.0 without DASHBOARD_KEY/)
+  assert.doesNotMatch(gateway.stderr, /listening: dashboard/)
+  const command = await runAgent(['dashboard', '--no-open'], { home, env, timeoutMs: 30_000 })
+  assert.notEqual(command.code, 0)
+  assert.match(command.stderr, /refusing to serve the dashboard on 0\.0\.0\.0 without DASHBOARD_KEY/)
+  assert.doesNotMatch(command.stdout, /auth\?token=/)
 })
