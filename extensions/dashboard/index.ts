@@ -5,10 +5,10 @@
 // there is one, else it serves the dashboard itself until Ctrl-C).
 
 import { spawn } from 'node:child_process'
-import { defineExtension, HTTP_SERVICE, type CliContext, type ExtensionApi, type HttpService, type Services } from 'agent/sdk'
+import { defineExtension, HTTP_SERVICE, type CliContext, type HttpContext, type ExtensionApi, type HttpService, type Services } from 'agent/sdk'
 import { assertBindAllowed, bindAllowed, CONFIG_SCHEMA, isEnabled, LISTENER, type DashboardConfig } from './options.ts'
 import { forgetServer, recordServer, runningServer } from './running.ts'
-import { registerPages } from './pages.ts'
+import { ROUTES } from './route-list.ts'
 import { mintSignInToken } from './sign-in.ts'
 
 export default defineExtension<DashboardConfig>({
@@ -19,8 +19,11 @@ export default defineExtension<DashboardConfig>({
   configKey: 'platforms.dashboard',
   config: CONFIG_SCHEMA,
   setup(api) {
+    // Builds the handlers where they are registered (serving them soon), so a first request does not wait.
+    let warm: (() => Promise<unknown>) | undefined
     const serve = async (services: Services) => {
       assertBindAllowed(api.settings)
+      await warm?.()
       const http = services.get<HttpService>(HTTP_SERVICE)
       if (!http) throw new Error('the dashboard needs the http extension, which is not loaded')
       // Another listener failing to start (a port in use) is its own adapter's failure, not ours.
@@ -44,7 +47,7 @@ export default defineExtension<DashboardConfig>({
     // too (it may serve the dashboard itself; the listener starts only if it does).
     // Not at all where the bind is refused: the http extension would otherwise open the listener
     // on its own at ready, before the adapter's refusal.
-    if ((isEnabled(api.config, api.settings) || invokedAsDashboard()) && bindAllowed(api.settings)) registerPages(api)
+    if ((isEnabled(api.config, api.settings) || invokedAsDashboard()) && bindAllowed(api.settings)) warm = registerRoutes(api)
 
     api.commands.register({
       name: 'dashboard',
@@ -84,6 +87,17 @@ async function runCommand(api: ExtensionApi<DashboardConfig>, ctx: CliContext, s
   })
   forgetServer(api.settings.home)
   return 0
+}
+
+/** The endpoints, with the handlers (and the sign-in sessions they hold) built on the first request. */
+function registerRoutes(api: ExtensionApi<DashboardConfig>): () => Promise<unknown> {
+  let handlers: Promise<Map<string, (ctx: HttpContext) => Promise<void>>> | undefined
+  const load = () => (handlers ??= import('./pages.ts').then((m) => m.buildHandlers(api)))
+  for (const [method, path] of ROUTES) {
+    const key = `${method} ${path}`
+    api.endpoints.register({ listener: LISTENER, method, path, auth: 'none', crossOrigin: 'self', handler: async (ctx) => (await load()).get(key)!(ctx) })
+  }
+  return load
 }
 
 function invokedAsDashboard(): boolean {

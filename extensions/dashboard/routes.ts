@@ -5,7 +5,7 @@
 import { agentVersion, HttpError, readJson, safeEqual, type ExtensionApi, type HttpContext } from 'agent/sdk'
 import { BrowserSessions, CLEAR_COOKIE, cookieHeader } from './browser-sessions.ts'
 import { checkAccess, checkOrigin, cookieValue, type Access } from './gate.ts'
-import { binding, LISTENER, type DashboardConfig } from './options.ts'
+import { binding, type DashboardConfig } from './options.ts'
 import { redeemSignInToken } from './sign-in.ts'
 import { sendUiFile, sendVendorFile } from './static-files.ts'
 
@@ -17,24 +17,20 @@ export type Route = (method: Method, path: string, access: Access, handler: (ctx
 export interface DashboardServer {
   sessions: BrowserSessions
   route: Route
+  /** Each route's handler behind its gate, by `METHOD path`. */
+  handlers: Map<string, (ctx: HttpContext) => Promise<void>>
 }
 
 export function createServer(api: ExtensionApi<DashboardConfig>): DashboardServer {
   const sessionMs = () => api.config.extra.session_hours * 3_600_000
   const sessions = new BrowserSessions(sessionMs)
+  const handlers = new Map<string, (ctx: HttpContext) => Promise<void>>()
   const route: Route = (method, path, access, handler) => {
-    // Writes are never 'public' by mistake: a write route without a session is refused.
+    // Writes are never 'read' by mistake: a write route without the CSRF token is refused.
     if (method !== 'GET' && access === 'read') access = 'write'
-    api.endpoints.register({
-      listener: LISTENER,
-      method,
-      path,
-      auth: 'none',
-      crossOrigin: 'self',
-      handler: async (ctx) => {
-        checkAccess(ctx, access, api.settings, sessions)
-        await handler(ctx)
-      },
+    handlers.set(`${method} ${path}`, async (ctx) => {
+      checkAccess(ctx, access, api.settings, sessions)
+      await handler(ctx)
     })
   }
 
@@ -89,5 +85,5 @@ export function createServer(api: ExtensionApi<DashboardConfig>): DashboardServe
     ctx.set('Set-Cookie', CLEAR_COOKIE)
     ctx.body = { signed_in: false }
   })
-  return { sessions, route }
+  return { sessions, route, handlers }
 }

@@ -1,0 +1,35 @@
+// Every route of the dashboard by method and path, known without loading the handlers: endpoints
+// register during setup (synchronously), while the handlers load on the first request, so every
+// other `agent …` command does not pay for them. pages.ts checks that its handlers match this list.
+
+export const ROUTES: ReadonlyArray<readonly [method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string]> = [
+  ['GET', '/'],
+  ['GET', '/ui/:file'],
+  ['GET', '/vendor/:file'],
+  ['GET', '/healthz'],
+  ['GET', '/auth'],
+  ['POST', '/auth/key'],
+  ['GET', '/api/me'],
+  ['POST', '/api/sign-out'],
+  ['POST', '/api/chat'],
+  ['GET', '/api/approvals'],
+  ['POST', '/api/approvals/:id'],
+  ['GET', '/api/sessions'],
+  ['GET', '/api/search'],
+  ['GET', '/api/sessions/:id'],
+  ['PATCH', '/api/sessions/:id'],
+  ['DELETE', '/api/sessions/:id'],
+  ['GET', '/api/sessions/:id/export'],
+  ['GET', '/api/gateway'],
+  ['GET', '/api/events'],
+  ['POST', '/api/pairing/approve'],
+  ['POST', '/api/pairing/revoke'],
+  ['POST', '/api/cron/:id/run'],
+  ['POST', '/api/cron/:id/pause'],
+  ['POST', '/api/cron/:id/resume'],
+  ['POST', '/api/extensions/:name/reload'],
+  ['GET', '/api/logs'],
+  ['GET', '/api/usage'],
+  ['GET', '/api/settings'],
+  ['PUT', '/api/settings'],
+]
