@@ -46,3 +46,10 @@ export * from './terminal-text.ts'
 export * from './voice.ts'
 export * from './plain-text.ts'
 export * from './telemetry.ts'
+export {
+  assessCommand,
+  commandJudge,
+  FINDINGS as COMMAND_FINDINGS,
+  type AssessOptions as CommandJudgeOptions,
+  type FindingKey as CommandFindingKey,
+} from './shell-judge/index.ts'

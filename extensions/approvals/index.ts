@@ -3,10 +3,9 @@
 // ask a person; smart: the auxiliary model first, escalating to a person when unclear; off: run).
 // Also `/approve [session|always]` and `/deny` for gateway chats, and the `approvals` service.
 
-import { APPROVALS_SERVICE, approvalModeOf, defineExtension, errorMessage, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
+import { APPROVALS_SERVICE, approvalModeOf, assessCommand, commandJudge, defineExtension, errorMessage, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
-import { assessCommand, commandJudge } from './detect.ts'
 import { assessFileWrite, WriteGrants } from './file-guard.ts'
 import { commandTools, FAIL_CLOSED_TOOLS } from './guarded.ts'
 import { PendingApprovals } from './pending.ts'

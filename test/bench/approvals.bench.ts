@@ -3,7 +3,7 @@
 // dangerous and harmless cases of the approvals table (target p50 ≤ 200 µs). Prints figures;
 // asserts nothing.
 
-import { assessCommand, commandJudge } from '../../extensions/approvals/detect.ts'
+import { assessCommand, commandJudge } from '../../sdk/shell-judge/index.ts'
 import { DANGEROUS, HARMLESS } from '../extensions/approvals/command-cases.ts'
 
 const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!

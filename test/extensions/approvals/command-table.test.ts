@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { assessCommand } from '../../../extensions/approvals/detect.ts'
-import { FINDINGS } from '../../../extensions/approvals/patterns.ts'
+import { assessCommand, FINDINGS } from '../../../sdk/shell-judge/index.ts'
 import { ALLOWED_BY_POLICY, DANGEROUS, HARMLESS, REFUSED_DESPITE_POLICY } from './command-cases.ts'
 
 const keysOf = async (command: string) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { assessCommand } from '../../../extensions/approvals/detect.ts'
+import { assessCommand } from '../../../sdk/shell-judge/index.ts'
 import { parseVerdict, sanitiseForJudge, stripShellComments } from '../../../extensions/approvals/smart.ts'
 
 const never = async (c: string) => (await assessCommand(c)).neverAllowed.map((f) => f.key)

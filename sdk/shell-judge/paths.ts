@@ -5,7 +5,7 @@
 
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { pathClassifier, type PathClass, type PathClassifier } from 'agent/sdk'
+import { pathClassifier, type PathClass, type PathClassifier } from '../protected-paths.ts'
 import { UNKNOWN } from './words.ts'
 
 export interface PathShape {
