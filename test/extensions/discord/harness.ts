@@ -5,7 +5,7 @@
 
 import type { TestContext } from 'node:test'
 import { GATEWAY_SERVICE, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
-import { createTestKernel, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeDiscord, USERS, type FakeDiscord } from './fake-discord.ts'
 
 export const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GdFake.discord-bot-token-0123456789abcdef'
@@ -22,11 +22,7 @@ export function answerFor(prompt: string): string {
   return `answer to: ${prompt}`
 }
 
-export function lastUser(body: any): string {
-  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
-  const content = users.at(-1)?.content
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
-}
+export { lastUser, modelPrompts }
 
 
 export interface HarnessOptions {
@@ -133,7 +129,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
         await adapter.stop()
       })
     },
-    prompts: () => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body)),
+    prompts: () => modelPrompts(model),
     async posted(channel, count = 1, ms = 15_000) {
       if (!(await fake.until(() => fake.posted(channel).length >= count, ms))) {
         throw new Error(`expected ${count} message(s) in ${channel}, got ${JSON.stringify(fake.posted(channel))}; all: ${JSON.stringify(fake.messages.map((m) => m.channelId))}\nlog:\n${log.lines.join('\n')}`)

@@ -10,17 +10,11 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import YAML from 'yaml'
-import { startScriptedModel } from '../../../sdk/testing/index.ts'
+import { lastUser, startScriptedModel } from '../../../sdk/testing/index.ts'
 import { startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { startFakeHomeserver } from './fake-homeserver.ts'
 import { ALICE } from './harness.ts'
-
-function lastUser(body: any): string {
-  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
-  const content = users.at(-1)?.content
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
-}
 
 test('SIGKILL mid-answer: after the restart every answer is delivered exactly once', async (t) => {
   const hs = await startFakeHomeserver({ maxPollMs: 1000 })

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import YAML from 'yaml'
-import { startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
+import { lastUser, modelPrompts, startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
 import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { BOT_ID, startFakeHomeserver, type FakeHomeserver } from './fake-homeserver.ts'
@@ -18,18 +18,12 @@ import { ALICE, BOB, MALLORY } from './harness.ts'
 
 const LONG_MARKER = 'long report'
 
-function lastUser(body: any): string {
-  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
-  const content = users.at(-1)?.content
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
-}
-
 function answerFor(prompt: string): string {
   if (prompt.includes(LONG_MARKER)) return `# Report\n\n${Array.from({ length: 40 }, (_, i) => `## Part ${i}\n\n${'A sentence of the report with *emphasis*. '.repeat(10)}`).join('\n\n')}`
   return `**Answer** to: ${prompt}`
 }
 
-const prompts = (model: ScriptedModelServer) => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body))
+const prompts = modelPrompts
 
 function home(t: TestContext): string {
   const dir = tempDir(t)
@@ -78,7 +72,7 @@ test('Matrix end to end through `agent gateway run`', async (t) => {
     assert.equal(initial.query.has('since'), false)
     assert.match(agent.stderr(), /\[matrix\].*connected to 127\.0\.0\.1:\d+ as @agent:fake\.test \(2 rooms\)/)
     await sleep(300)
-    assert.deepEqual(prompts(model), [])
+    assert.deepEqual(modelPrompts(model), [])
   })
 
   await t.test('a DM from an allowed user: typing, then the answer with body and formatted_body', async () => {
@@ -89,11 +83,11 @@ test('Matrix end to end through `agent gateway run`', async (t) => {
     assert.equal(answer.formatted_body, '<strong>Answer</strong> to: What is the capital of France?')
     assert.equal(answer.format, 'org.matrix.custom.html')
     assert.ok(hs.typing.some((x) => x.roomId === dm && x.typing && x.userId === BOT_ID))
-    assert.deepEqual(prompts(model), ['What is the capital of France?'])
+    assert.deepEqual(modelPrompts(model), ['What is the capital of France?'])
   })
 
   await t.test('strangers and unmentioned group messages run nothing; a mention is answered in the group', async () => {
-    const before = prompts(model).length
+    const before = modelPrompts(model).length
     const strangerDm = hs.createRoom({ members: [MALLORY] })
     hs.message(strangerDm, MALLORY, 'let me in')
     hs.message(group, MALLORY, `${BOT_ID} me too`)
@@ -101,7 +95,7 @@ test('Matrix end to end through `agent gateway run`', async (t) => {
     hs.message(group, BOB, { msgtype: 'm.text', body: 'Agent Smith: summarise the day', 'm.mentions': { user_ids: [BOT_ID] } })
     await waitSent(group)
     await sleep(500)
-    assert.deepEqual(prompts(model).slice(before), ['summarise the day'])
+    assert.deepEqual(modelPrompts(model).slice(before), ['summarise the day'])
     assert.equal(hs.sentTo(group).length, 1)
     assert.equal(hs.sentTo(strangerDm).length, 0)
   })

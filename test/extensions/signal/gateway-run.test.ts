@@ -11,19 +11,13 @@ import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import YAML from 'yaml'
-import { startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
+import { lastUser, modelPrompts, startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
 import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { until } from '../../helpers/until.ts'
 import { ACCOUNT, ALICE, BOB, dm, inGroup, MALLORY, OTHER_GROUP, ownSent, startFakeDaemon, TEAM, type FakeDaemon } from './fake-daemon.ts'
 
-function lastUser(body: any): string {
-  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
-  const content = users.at(-1)?.content
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
-}
-
-const prompts = (model: ScriptedModelServer) => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body))
+const prompts = modelPrompts
 
 function home(t: TestContext): string {
   const dir = tempDir(t)
@@ -86,7 +80,7 @@ test('Signal end to end through `agent gateway run`', async (t) => {
     assert.equal(sentTo(daemon, 'groupId', TEAM)[0]!.params.message, 'Answer to: hello team')
     await sleep(200)
     assert.equal(sentTo(daemon, 'groupId', OTHER_GROUP).length, 0)
-    assert.ok(!prompts(model).includes('in the other group'))
+    assert.ok(!modelPrompts(model).includes('in the other group'))
   })
 
   await t.test('Note to Self is answered once; the echo of the answer is dropped', async () => {
@@ -95,7 +89,7 @@ test('Signal end to end through `agent gateway run`', async (t) => {
     await agent.waitFor(/ignored a Signal envelope from \+155\*\*\*\*0001: the echo of a message we sent/, 10_000)
     await sleep(200)
     assert.equal(sentTo(daemon, 'recipient', ACCOUNT).length, 1)
-    assert.equal(prompts(model).filter((p) => p.includes('water the plants')).length, 1)
+    assert.equal(modelPrompts(model).filter((p) => p.includes('water the plants')).length, 1)
   })
 
   await t.test('a group message the owner wrote on a linked device is answered in the group', async () => {
@@ -113,7 +107,7 @@ test('Signal end to end through `agent gateway run`', async (t) => {
     await waitSent('recipient', ALICE, 2)
     assert.match(agent.stderr(), /the Signal event stream dropped/)
     // Nothing before the drop was answered twice.
-    assert.equal(prompts(model).filter((p) => p === 'What is the capital of France?').length, 1)
+    assert.equal(modelPrompts(model).filter((p) => p === 'What is the capital of France?').length, 1)
   })
 
   await t.test('SIGINT exits 0; no phone number in the output', async () => {
@@ -138,7 +132,7 @@ for (const [label, list, expected] of [
     daemon.push(dm(ALICE, 'sentinel'))
     await until(() => sentTo(daemon, 'recipient', ALICE).length === 1 && daemon.sends().length >= 1 + expected.length, 20_000, () => agent.stderr().slice(-2000))
     await sleep(200)
-    assert.deepEqual(prompts(model).filter((p) => p !== 'sentinel').sort(), [...expected])
+    assert.deepEqual(modelPrompts(model).filter((p) => p !== 'sentinel').sort(), [...expected])
     assert.equal(await agent.stop('SIGINT'), 0)
   })
 }

@@ -5,7 +5,7 @@
 
 import type { TestContext } from 'node:test'
 import { GATEWAY_SERVICE, type AdapterContext, type DroppedMessage, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
-import { createTestKernel, recordingLog, startScriptedModel, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingLog, startScriptedModel, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeSlack, USERS, type FakeSlack } from './fake-slack.ts'
 
 export const BOT_TOKEN = 'xoxb-1111111111-2222222222222-fakeslackbottoken0001'
@@ -23,13 +23,8 @@ export function answerFor(prompt: string): string {
   return `answer to: ${prompt}`
 }
 
-export function lastUser(body: any): string {
-  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
-  const content = users.at(-1)?.content
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
-}
+export { lastUser, modelPrompts }
 
-export const modelPrompts = (model: ScriptedModelServer) => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body))
 
 export interface HarnessOptions {
   /** Extra environment (replaces the defaults of the same name; undefined removes one). */

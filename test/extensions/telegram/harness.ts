@@ -5,7 +5,7 @@
 
 import type { TestContext } from 'node:test'
 import { GATEWAY_SERVICE, type AdapterContext, type ExtensionDefinition, type GatewayService } from '../../../sdk/index.ts'
-import { createTestKernel, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
 import type { TelegramAdapter } from '../../../extensions/telegram/adapter.ts'
 import { startFakeTelegram, TOKEN, USERS, type FakeTelegram } from './fake-telegram.ts'
 
@@ -22,11 +22,7 @@ export function answerFor(prompt: string): string {
   return `answer to: ${prompt}`
 }
 
-export function lastUser(body: any): string {
-  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
-  const content = users.at(-1)?.content
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
-}
+export { lastUser, modelPrompts }
 
 export interface HarnessOptions {
   /** Extra environment (replaces the defaults of the same name; undefined removes one). */
@@ -135,7 +131,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
       // The backlog read is done and the long poll waits: what the test sends now is live traffic.
       await fake.until(() => fake.polling() === 1, 5000)
     },
-    prompts: () => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body)),
+    prompts: () => modelPrompts(model),
     async posted(chat, count = 1, ms = 15_000) {
       if (!(await fake.until(() => fake.posted(chat).length >= count, ms))) {
         throw new Error(`expected ${count} message(s) in ${chat}, got ${JSON.stringify(fake.posted(chat))}; all: ${JSON.stringify(fake.sent.map((m) => m.chatId))}\nlog:\n${log.lines.join('\n')}`)

@@ -9,16 +9,10 @@ import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import YAML from 'yaml'
-import { startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
+import { lastUser, modelPrompts, startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
 import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { ALICE, FAST, link, OWN, OWNER, until } from './harness.ts'
-
-function lastUser(body: any): string {
-  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
-  const content = users.at(-1)?.content
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
-}
 
 function home(t: TestContext, linked = true): string {
   const dir = tempDir(t)
@@ -65,7 +59,7 @@ test('WhatsApp end to end through `agent gateway run` with the test bridge', asy
   await until(() => sentIn(dir, ALICE).length === 1, 20_000, () => agent.stderr().slice(-3000))
   assert.equal(sentIn(dir, ALICE)[0], 'Answer to: hello')
   await sleep(300)
-  const prompts = model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body))
+  const prompts = modelPrompts(model)
   assert.deepEqual(prompts, ['plan my day', 'hello'], 'the echo of the answer was not a prompt')
   assert.match(readFileSync(join(dir, 'logs', 'whatsapp-bridge.log'), 'utf8'), /fake-bridge listening \(self-chat mode\)/)
 

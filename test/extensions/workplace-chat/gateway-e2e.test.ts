@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import YAML from 'yaml'
-import { startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
+import { lastUser, startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
 import { runAgent, startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { robotMessage, startFakeDingTalk, type FakeDingTalk } from './fake-dingtalk.ts'
@@ -35,12 +35,6 @@ function answerFor(prompt: string): string {
     return `# Quarterly report\n\n${sections.join('\n')}\n\`\`\`sh\necho done\n\`\`\``
   }
   return `**Answer** to: ${prompt}`
-}
-
-function lastUser(body: any): string {
-  const users = (body?.messages ?? []).filter((m: any) => m.role === 'user')
-  const content = users.at(-1)?.content
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '')
 }
 
 function writeConfig(home: string, extra: Record<string, unknown> = {}): void {
