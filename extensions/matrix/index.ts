@@ -2,7 +2,7 @@
 // client-server API (adapter `matrix`), with the official matrix-js-sdk's sync loop. setup() only
 // registers: the SDK is imported and the client signed in when the gateway starts the adapter.
 
-import { defineExtension, gatewayKnownCommands } from 'agent/sdk'
+import { defineExtension, platformConfigSchema, gatewayKnownCommands } from 'agent/sdk'
 import { createMatrixAdapter } from './adapter.ts'
 import { MAX_MESSAGE_LENGTH, MAX_MESSAGE_LENGTH_LIMIT } from './format.ts'
 import type { MatrixConfig } from './settings.ts'
@@ -13,30 +13,17 @@ export default defineExtension<MatrixConfig>({
   description: 'Matrix rooms and direct chats (adapter "matrix")',
   dependsOn: ['gateway'],
   configKey: 'platforms.matrix',
-  config: {
-    type: 'object',
-    properties: {
-      enabled: { type: 'boolean' },
-      extra: {
-        type: 'object',
-        default: {},
-        properties: {
-          // Group rooms: answer only messages that mention the bot (DMs never need a mention).
-          require_mention: { type: 'boolean', default: true },
-          // Room ids where every message is answered without a mention.
-          free_response_rooms: { type: 'array', items: { type: 'string' }, default: [] },
-          // Join rooms when a user the gateway would answer invites the bot.
-          auto_join: { type: 'boolean', default: true },
-          max_message_length: { type: 'integer', minimum: 500, maximum: MAX_MESSAGE_LENGTH_LIMIT, default: MAX_MESSAGE_LENGTH },
-          sync_timeout_ms: { type: 'integer', minimum: 1000, maximum: 120_000, default: 30_000 },
-          start_timeout_ms: { type: 'integer', minimum: 1000, maximum: 600_000, default: 60_000 },
-        },
-        // The gateway keeps other per-platform keys here (reply prefix …).
-        additionalProperties: true,
-      },
-    },
-    additionalProperties: true,
-  },
+  config: platformConfigSchema({
+    // Group rooms: answer only messages that mention the bot (DMs never need a mention).
+    require_mention: { type: 'boolean', default: true },
+    // Room ids where every message is answered without a mention.
+    free_response_rooms: { type: 'array', items: { type: 'string' }, default: [] },
+    // Join rooms when a user the gateway would answer invites the bot.
+    auto_join: { type: 'boolean', default: true },
+    max_message_length: { type: 'integer', minimum: 500, maximum: MAX_MESSAGE_LENGTH_LIMIT, default: MAX_MESSAGE_LENGTH },
+    sync_timeout_ms: { type: 'integer', minimum: 1000, maximum: 120_000, default: 30_000 },
+    start_timeout_ms: { type: 'integer', minimum: 1000, maximum: 600_000, default: 60_000 },
+  }),
   setup(api) {
     // 'help' is always understood: the gateway answers /help with its command list even when no extension registers it.
     const adapter = createMatrixAdapter(api.config, api.settings, api.log, () => new Set([...gatewayKnownCommands(api.commands.list()), 'help']))

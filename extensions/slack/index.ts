@@ -4,7 +4,7 @@
 // (`/agent`) carries the gateway's commands as subcommands; `agent gateway slack-manifest` prints the
 // app manifest. setup() only registers: the SDK packages are imported when the gateway starts it.
 
-import { defineExtension } from 'agent/sdk'
+import { defineExtension, platformConfigSchema } from 'agent/sdk'
 import { createSlackAdapter } from './adapter.ts'
 import { DEFAULT_APP_NAME } from './manifest.ts'
 import { DEFAULT_SLASH_COMMAND, type SlackConfig } from './settings.ts'
@@ -15,33 +15,20 @@ export default defineExtension<SlackConfig>({
   description: 'Slack app over Socket Mode (adapter "slack")',
   dependsOn: ['gateway'],
   configKey: 'platforms.slack',
-  config: {
-    type: 'object',
-    properties: {
-      enabled: { type: 'boolean' },
-      extra: {
-        type: 'object',
-        default: {},
-        properties: {
-          // SLACK_REQUIRE_MENTION and SLACK_FREE_RESPONSE_CHANNELS win over these two.
-          require_mention: { type: 'boolean' },
-          free_response_channels: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }] },
-          // The one native slash command; its subcommands are the gateway's commands.
-          slash_command: { type: 'string', default: DEFAULT_SLASH_COMMAND },
-          // The app's name in the manifest `agent gateway slack-manifest` prints.
-          app_name: { type: 'string', default: DEFAULT_APP_NAME },
-          // Slack's hello on a new connection; a slower start is retried by the gateway with its backoff.
-          connect_timeout_seconds: { type: 'integer', minimum: 1, maximum: 600, default: 30 },
-          // The adapter reconnects by itself; down this long, the gateway restarts it with its backoff.
-          // 0 leaves it to the adapter.
-          reconnect_watchdog_seconds: { type: 'integer', minimum: 0, maximum: 86_400, default: 300 },
-        },
-        // The gateway keeps other per-platform keys here (reply prefix …).
-        additionalProperties: true,
-      },
-    },
-    additionalProperties: true,
-  },
+  config: platformConfigSchema({
+    // SLACK_REQUIRE_MENTION and SLACK_FREE_RESPONSE_CHANNELS win over these two.
+    require_mention: { type: 'boolean' },
+    free_response_channels: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }] },
+    // The one native slash command; its subcommands are the gateway's commands.
+    slash_command: { type: 'string', default: DEFAULT_SLASH_COMMAND },
+    // The app's name in the manifest `agent gateway slack-manifest` prints.
+    app_name: { type: 'string', default: DEFAULT_APP_NAME },
+    // Slack's hello on a new connection; a slower start is retried by the gateway with its backoff.
+    connect_timeout_seconds: { type: 'integer', minimum: 1, maximum: 600, default: 30 },
+    // The adapter reconnects by itself; down this long, the gateway restarts it with its backoff.
+    // 0 leaves it to the adapter.
+    reconnect_watchdog_seconds: { type: 'integer', minimum: 0, maximum: 86_400, default: 300 },
+  }),
   setup(api) {
     const adapter = createSlackAdapter({ config: api.config, settings: api.settings, log: api.log, commands: () => api.commands.list() })
     api.adapters.register(adapter)

@@ -2,7 +2,7 @@
 // HASS_ENABLED, or HASS_URL and HASS_TOKEN both set), the websocket address derived from HASS_URL, the
 // token (a secret: never logged), and the event filters and limits under platforms.homeassistant.extra.
 
-import { ConfigError, platformEnabled, type JsonSchema, type Settings } from 'agent/sdk'
+import { ConfigError, platformConfigSchema, platformEnabled, type JsonSchema, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'homeassistant'
 export const DEFAULT_URL = 'http://homeassistant.local:8123'
@@ -28,36 +28,23 @@ export interface HomeAssistantConfig {
 
 const names = { type: 'array', items: { type: 'string', minLength: 1 }, default: [] }
 
-export const CONFIG_SCHEMA: JsonSchema = {
-  type: 'object',
-  properties: {
-    enabled: { type: 'boolean' },
-    extra: {
-      type: 'object',
-      default: {},
-      properties: {
-        // Used when HASS_URL is not set.
-        url: { type: 'string', minLength: 1 },
-        // State events are dropped unless one of these lets them through.
-        watch_domains: names,
-        watch_entities: names,
-        watch_all: { type: 'boolean', default: false },
-        // Never passed, even with watch_all.
-        ignore_entities: names,
-        // One agent run per entity per window; changes inside it are coalesced. 0 turns it off.
-        cooldown_seconds: { type: 'number', minimum: 0, default: 30 },
-        // Events waiting for their agent run; past it new events are dropped (with a warning).
-        max_queued_events: { type: 'integer', minimum: 1, default: 20 },
-        // A ping this often; no pong within 10 s (or the interval if shorter) drops the connection. 0: no pings.
-        ping_interval_seconds: { type: 'number', minimum: 0, default: 30 },
-        notification_title: { type: 'string', default: 'Agent' },
-      },
-      // The gateway keeps other per-platform keys here (reply prefix, home channel …).
-      additionalProperties: true,
-    },
-  },
-  additionalProperties: true,
-}
+export const CONFIG_SCHEMA: JsonSchema = platformConfigSchema({
+  // Used when HASS_URL is not set.
+  url: { type: 'string', minLength: 1 },
+  // State events are dropped unless one of these lets them through.
+  watch_domains: names,
+  watch_entities: names,
+  watch_all: { type: 'boolean', default: false },
+  // Never passed, even with watch_all.
+  ignore_entities: names,
+  // One agent run per entity per window; changes inside it are coalesced. 0 turns it off.
+  cooldown_seconds: { type: 'number', minimum: 0, default: 30 },
+  // Events waiting for their agent run; past it new events are dropped (with a warning).
+  max_queued_events: { type: 'integer', minimum: 1, default: 20 },
+  // A ping this often; no pong within 10 s (or the interval if shorter) drops the connection. 0: no pings.
+  ping_interval_seconds: { type: 'number', minimum: 0, default: 30 },
+  notification_title: { type: 'string', default: 'Agent' },
+})
 
 
 /** Mirrors the SMS adapter: an explicit `enabled: false` wins; otherwise config, HASS_ENABLED, or both variables. */

@@ -3,7 +3,7 @@
 // chat); the gateway's slash commands fill Telegram's command menu. setup() only registers: grammy is
 // imported and the long poll started when the gateway starts the adapter.
 
-import { defineExtension } from 'agent/sdk'
+import { defineExtension, ID_LIST_SCHEMA, platformConfigSchema } from 'agent/sdk'
 import { createTelegramAdapter } from './adapter.ts'
 import type { TelegramConfig } from './settings.ts'
 
@@ -13,39 +13,19 @@ export default defineExtension<TelegramConfig>({
   description: 'Telegram bot over the Bot API with long polling (adapter "telegram")',
   dependsOn: ['gateway'],
   configKey: 'platforms.telegram',
-  config: {
-    type: 'object',
-    properties: {
-      enabled: { type: 'boolean' },
-      extra: {
-        type: 'object',
-        default: {},
-        properties: {
-          // The gateway reads these when TELEGRAM_ALLOWED_USERS … are unset (the variables win).
-          allowed_users: { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: 'string' }] },
-          group_allowed_users: { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: 'string' }] },
-          allow_all_users: { type: 'boolean' },
-          home_channel: { type: ['string', 'integer'] },
-          home_channel_thread_id: { type: ['string', 'integer'] },
-          home_channel_name: { type: 'string' },
-          // TELEGRAM_REQUIRE_MENTION and TELEGRAM_FREE_RESPONSE_CHATS win over these two.
-          require_mention: { type: 'boolean' },
-          free_response_chats: { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: 'string' }] },
-          // Fill Telegram's command menu from the gateway's slash commands (private chats and groups).
-          command_menu: { type: 'boolean', default: true },
-          // Seconds each getUpdates long poll waits for news.
-          poll_timeout_seconds: { type: 'integer', minimum: 1, maximum: 50, default: 30 },
-          // Messages of one sender within this window become one turn (0: every message is a turn).
-          batch_window_ms: { type: 'integer', minimum: 0, maximum: 10_000, default: 600 },
-          // 409 Conflict answers retried (doubling pauses from 1 s) before polling stops as fatal.
-          conflict_retries: { type: 'integer', minimum: 0, maximum: 20, default: 5 },
-        },
-        // The gateway keeps other per-platform keys here (reply prefix …).
-        additionalProperties: true,
-      },
-    },
-    additionalProperties: true,
-  },
+  config: platformConfigSchema({
+    // TELEGRAM_REQUIRE_MENTION and TELEGRAM_FREE_RESPONSE_CHATS win over these two.
+    require_mention: { type: 'boolean' },
+    free_response_chats: ID_LIST_SCHEMA,
+    // Fill Telegram's command menu from the gateway's slash commands (private chats and groups).
+    command_menu: { type: 'boolean', default: true },
+    // Seconds each getUpdates long poll waits for news.
+    poll_timeout_seconds: { type: 'integer', minimum: 1, maximum: 50, default: 30 },
+    // Messages of one sender within this window become one turn (0: every message is a turn).
+    batch_window_ms: { type: 'integer', minimum: 0, maximum: 10_000, default: 600 },
+    // 409 Conflict answers retried (doubling pauses from 1 s) before polling stops as fatal.
+    conflict_retries: { type: 'integer', minimum: 0, maximum: 20, default: 5 },
+  }),
   setup(api) {
     const adapter = createTelegramAdapter({ config: api.config, settings: api.settings, log: api.log, commands: () => api.commands.list() })
     api.adapters.register(adapter)

@@ -1,0 +1,27 @@
+// platformConfigSchema: every platform's `platforms.<name>` section types the keys the gateway reads
+// for all platforms (allowlists, home channel) the same way, next to the adapter's own keys.
+
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { platformConfigSchema } from 'agent/sdk'
+import { validateConfig } from '../../kernel/config/validate.ts'
+
+const where = { file: 'config.yaml', key: 'platforms.chatty' }
+const schema = platformConfigSchema({ poll_seconds: { type: 'integer', minimum: 1, default: 30 } })
+
+test('the common keys and the adapter own keys are accepted, defaults filled', () => {
+  const config = validateConfig(schema, { enabled: true, extra: { allowed_users: [111, 'bob'], group_allowed_users: '1, 2', allow_all_users: false, home_channel: -100, home_channel_name: 'Ops', reply_prefix: 'x' } }, where)
+  assert.deepEqual(config.extra, { allowed_users: [111, 'bob'], group_allowed_users: '1, 2', allow_all_users: false, home_channel: -100, home_channel_name: 'Ops', reply_prefix: 'x', poll_seconds: 30 })
+  assert.deepEqual(validateConfig(schema, undefined, where), { extra: { poll_seconds: 30 } })
+})
+
+test('a wrongly typed common key or own key is refused with its path', () => {
+  assert.throws(() => validateConfig(schema, { extra: { allowed_users: { bob: true } } }, where), /allowed_users/)
+  assert.throws(() => validateConfig(schema, { extra: { allow_all_users: 'maybe' } }, where), /allow_all_users/)
+  assert.throws(() => validateConfig(schema, { extra: { poll_seconds: 0 } }, where), /poll_seconds/)
+})
+
+test('an adapter key of a common name wins over the common one', () => {
+  const strict = platformConfigSchema({ home_channel: { type: 'string' } })
+  assert.throws(() => validateConfig(strict, { extra: { home_channel: 5 } }, where), /home_channel/)
+})
