@@ -3,7 +3,7 @@
 // gateway's slash commands are also offered as Discord application commands. setup() only registers:
 // discord.js is imported and the gateway websocket opened when the gateway starts the adapter.
 
-import { defineExtension, ID_LIST_SCHEMA, platformConfigSchema } from 'agent/sdk'
+import { defineExtension, ID_LIST_SCHEMA, platformConfigSchema, registerPlatformAdapter } from 'agent/sdk'
 import { createDiscordAdapter } from './adapter.ts'
 import type { DiscordConfig } from './settings.ts'
 
@@ -27,8 +27,6 @@ export default defineExtension<DiscordConfig>({
   }),
   setup(api) {
     const adapter = createDiscordAdapter({ config: api.config, settings: api.settings, log: api.log, commands: () => api.commands.list() })
-    api.adapters.register(adapter)
-    api.commands.subscribe(() => adapter.commandsChanged())
-    api.onDispose(() => adapter.stop())
+    registerPlatformAdapter(api, adapter)
   },
 })

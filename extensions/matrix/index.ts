@@ -2,7 +2,7 @@
 // client-server API (adapter `matrix`), with the official matrix-js-sdk's sync loop. setup() only
 // registers: the SDK is imported and the client signed in when the gateway starts the adapter.
 
-import { defineExtension, platformConfigSchema, gatewayKnownCommands } from 'agent/sdk'
+import { defineExtension, platformConfigSchema, registerPlatformAdapter, gatewayKnownCommands } from 'agent/sdk'
 import { createMatrixAdapter } from './adapter.ts'
 import { MAX_MESSAGE_LENGTH, MAX_MESSAGE_LENGTH_LIMIT } from './format.ts'
 import type { MatrixConfig } from './settings.ts'
@@ -27,7 +27,6 @@ export default defineExtension<MatrixConfig>({
   setup(api) {
     // 'help' is always understood: the gateway answers /help with its command list even when no extension registers it.
     const adapter = createMatrixAdapter(api.config, api.settings, api.log, () => new Set([...gatewayKnownCommands(api.commands.list()), 'help']))
-    api.adapters.register(adapter)
-    api.onDispose(() => adapter.stop())
+    registerPlatformAdapter(api, adapter)
   },
 })

@@ -2,7 +2,7 @@
 // (adapter `signal`). setup() only registers: the daemon is checked and its event stream opened when
 // the gateway starts the adapter. Group chats follow SIGNAL_GROUP_ALLOWED_USERS (gateway-auth).
 
-import { defineExtension, platformConfigSchema } from 'agent/sdk'
+import { defineExtension, platformConfigSchema, registerPlatformAdapter } from 'agent/sdk'
 import { createSignalAdapter } from './adapter.ts'
 import type { SignalConfig } from './settings.ts'
 
@@ -24,7 +24,6 @@ export default defineExtension<SignalConfig>({
   }),
   setup(api) {
     const adapter = createSignalAdapter(api.config, api.settings, api.log)
-    api.adapters.register(adapter)
-    api.onDispose(() => adapter.stop())
+    registerPlatformAdapter(api, adapter)
   },
 })

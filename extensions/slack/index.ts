@@ -4,7 +4,7 @@
 // (`/agent`) carries the gateway's commands as subcommands; `agent gateway slack-manifest` prints the
 // app manifest. setup() only registers: the SDK packages are imported when the gateway starts it.
 
-import { defineExtension, platformConfigSchema } from 'agent/sdk'
+import { defineExtension, platformConfigSchema, registerPlatformAdapter } from 'agent/sdk'
 import { createSlackAdapter } from './adapter.ts'
 import { DEFAULT_APP_NAME } from './manifest.ts'
 import { DEFAULT_SLASH_COMMAND, type SlackConfig } from './settings.ts'
@@ -31,7 +31,6 @@ export default defineExtension<SlackConfig>({
   }),
   setup(api) {
     const adapter = createSlackAdapter({ config: api.config, settings: api.settings, log: api.log, commands: () => api.commands.list() })
-    api.adapters.register(adapter)
-    api.onDispose(() => adapter.stop())
+    registerPlatformAdapter(api, adapter)
   },
 })

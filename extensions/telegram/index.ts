@@ -3,7 +3,7 @@
 // chat); the gateway's slash commands fill Telegram's command menu. setup() only registers: grammy is
 // imported and the long poll started when the gateway starts the adapter.
 
-import { defineExtension, ID_LIST_SCHEMA, platformConfigSchema } from 'agent/sdk'
+import { defineExtension, ID_LIST_SCHEMA, platformConfigSchema, registerPlatformAdapter } from 'agent/sdk'
 import { createTelegramAdapter } from './adapter.ts'
 import type { TelegramConfig } from './settings.ts'
 
@@ -28,8 +28,6 @@ export default defineExtension<TelegramConfig>({
   }),
   setup(api) {
     const adapter = createTelegramAdapter({ config: api.config, settings: api.settings, log: api.log, commands: () => api.commands.list() })
-    api.adapters.register(adapter)
-    api.commands.subscribe(() => adapter.commandsChanged())
-    api.onDispose(() => adapter.stop())
+    registerPlatformAdapter(api, adapter)
   },
 })

@@ -2,7 +2,7 @@
 // The bridge is a small Node program with its own package (bridge/), installed on first use by
 // `agent gateway whatsapp setup`; setup() here only registers the adapter and that command.
 
-import { defineExtension, platformConfigSchema, type GatewayAdapter } from 'agent/sdk'
+import { defineExtension, platformConfigSchema, registerPlatformAdapter } from 'agent/sdk'
 import { createWhatsAppAdapter } from './adapter.ts'
 import type { WhatsAppConfig } from './settings.ts'
 import { whatsappSubcommands } from './setup.ts'
@@ -26,8 +26,6 @@ export default defineExtension<WhatsAppConfig>({
   }),
   setup(api) {
     const adapter = createWhatsAppAdapter(api.config, api.settings, api.log)
-    const registered: GatewayAdapter = { ...adapter, cliSubcommands: whatsappSubcommands() }
-    api.adapters.register(registered)
-    api.onDispose(() => adapter.stop())
+    registerPlatformAdapter(api, { ...adapter, cliSubcommands: whatsappSubcommands() })
   },
 })

@@ -3,7 +3,7 @@
 // back as markdown through each chat's reply address. setup() only registers: the SDK is imported
 // and the stream opened when the gateway starts the adapter.
 
-import { defineExtension, platformConfigSchema } from 'agent/sdk'
+import { defineExtension, platformConfigSchema, registerPlatformAdapter } from 'agent/sdk'
 import { createDingTalkAdapter, type DingTalkConfig } from './adapter.ts'
 import { MAX_MARKDOWN_LENGTH } from './markdown.ts'
 
@@ -28,7 +28,6 @@ export default defineExtension<DingTalkConfig>({
   }),
   setup(api) {
     const adapter = createDingTalkAdapter(api.config, api.settings, api.log)
-    api.adapters.register(adapter)
-    api.onDispose(() => adapter.stop())
+    registerPlatformAdapter(api, adapter)
   },
 })
