@@ -4,8 +4,8 @@
 // the adapter started with a logger that records every line as written (nothing redacted).
 
 import type { TestContext } from 'node:test'
-import { GATEWAY_SERVICE, type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
-import { createTestKernel, lastUser, modelPrompts, recordingLog, startScriptedModel, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import type { AdapterContext, ExtensionDefinition, GatewayAdapter } from '../../../sdk/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, type RecordingGateway, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeDiscord, USERS, type FakeDiscord } from './fake-discord.ts'
 
 export const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GdFake.discord-bot-token-0123456789abcdef'
@@ -45,7 +45,7 @@ export interface Harness {
   adapter: GatewayAdapter
   log: ReturnType<typeof recordingLog>
   /** connectionLost calls the adapter made to the gateway. */
-  lost: Array<{ adapter: string; error: unknown }>
+  lost: RecordingGateway['lost']
   context(): AdapterContext
   /** Starts the adapter (stopped in t.after). */
   start(): Promise<void>
@@ -94,26 +94,8 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   const adapter = k.kernel.registries.adapters.get('discord') as GatewayAdapter | undefined
   if (!adapter) throw new Error('the discord adapter is not registered')
   const log = recordingLog()
-  const lost: Harness['lost'] = []
   const controller = new AbortController()
-  const services = k.kernel.services
-  const context = (): AdapterContext => ({
-    signal: controller.signal,
-    log,
-    settings: k.kernel.settings,
-    services: {
-      ...services,
-      provide: () => {
-        throw new Error('adapters cannot provide services')
-      },
-      // The real gateway, except that a lost connection is recorded instead of restarting the adapter.
-      get: <T>(name: string): T | undefined => {
-        const value = services.get<T>(name)
-        if (name !== GATEWAY_SERVICE || !value) return value
-        return { ...(value as unknown as GatewayService), connectionLost: (adapter: string, error: unknown) => void lost.push({ adapter, error }) } as T
-      },
-    },
-  })
+  const { lost, context } = recordingGateway(k, { log, signal: controller.signal })
   return {
     fake,
     model,

@@ -4,8 +4,8 @@
 // adapter started with a logger that records every line as written (nothing redacted).
 
 import type { TestContext } from 'node:test'
-import { GATEWAY_SERVICE, type AdapterContext, type DroppedMessage, type ExtensionDefinition, type GatewayAdapter, type GatewayService } from '../../../sdk/index.ts'
-import { createTestKernel, lastUser, modelPrompts, recordingLog, startScriptedModel, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
+import type { AdapterContext, ExtensionDefinition, GatewayAdapter } from '../../../sdk/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, type RecordingGateway, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeSlack, USERS, type FakeSlack } from './fake-slack.ts'
 
 export const BOT_TOKEN = 'xoxb-1111111111-2222222222222-fakeslackbottoken0001'
@@ -47,9 +47,9 @@ export interface Harness {
   adapter: GatewayAdapter
   log: ReturnType<typeof recordingLog>
   /** connectionLost calls the adapter made to the gateway. */
-  lost: Array<{ adapter: string; error: unknown }>
+  lost: RecordingGateway['lost']
   /** Messages the adapter reported as dropped on purpose. */
-  drops: Array<{ adapter: string; message: DroppedMessage }>
+  drops: RecordingGateway['drops']
   context(): AdapterContext
   /** Starts the adapter (stopped in t.after). */
   start(): Promise<void>
@@ -97,36 +97,8 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
   const adapter = k.kernel.registries.adapters.get('slack') as GatewayAdapter | undefined
   if (!adapter) throw new Error('the slack adapter is not registered')
   const log = recordingLog()
-  const lost: Harness['lost'] = []
-  const drops: Harness['drops'] = []
   const controller = new AbortController()
-  const services = k.kernel.services
-  const context = (): AdapterContext => ({
-    signal: controller.signal,
-    log,
-    settings: k.kernel.settings,
-    services: {
-      ...services,
-      provide: () => {
-        throw new Error('adapters cannot provide services')
-      },
-      // The real gateway, except that a lost connection is recorded instead of restarting the adapter,
-      // and drops are recorded too.
-      get: <T>(name: string): T | undefined => {
-        const value = services.get<T>(name)
-        if (name !== GATEWAY_SERVICE || !value) return value
-        const gateway = value as unknown as GatewayService
-        return {
-          ...gateway,
-          connectionLost: (adapter: string, error: unknown) => void lost.push({ adapter, error }),
-          dropped: (adapter: string, message: DroppedMessage) => {
-            drops.push({ adapter, message })
-            gateway.dropped(adapter, message)
-          },
-        } as T
-      },
-    },
-  })
+  const { lost, drops, context } = recordingGateway(k, { log, signal: controller.signal })
   return {
     fake,
     model,
