@@ -205,7 +205,7 @@ async function checkAll(h: HubContext, only?: string): Promise<CheckRow[]> {
       if (prepared.sha256 !== entry.sha256) {
         rows.push({ name, identifier: entry.identifier, status: 'update available', detail: `${entry.version ?? '?'} → ${prepared.version ?? '?'}, scan ${prepared.scan.verdict}` })
       } else if (localHash !== entry.sha256) {
-        rows.push({ name, identifier: entry.identifier, status: 'modified locally', detail: `local scan ${scanFiles(local, { assess: await h.judge?.() }).verdict}` })
+        rows.push({ name, identifier: entry.identifier, status: 'modified locally', detail: `local scan ${scanFiles(local, { assess: await h.judge() }).verdict}` })
       } else {
         rows.push({ name, identifier: entry.identifier, status: 'up to date', detail: entry.version })
       }

@@ -2,7 +2,7 @@
 // from configured hubs (skills.hub.hubs) and from sites' /.well-known/skills/ indexes, with a
 // content scan and a trust policy before anything is installed.
 
-import { APPROVALS_SERVICE, defineExtension, SKILLS_SERVICE, UsageError, websitePolicy, type ApprovalsService, type SkillsService } from 'agent/sdk'
+import { commandJudge, defineExtension, SKILLS_SERVICE, UsageError, websitePolicy, type SkillsService } from 'agent/sdk'
 import { skillsSubcommands } from './cli.ts'
 import type { HubContext } from './operations.ts'
 import type { HubConfig } from './sources.ts'
@@ -49,17 +49,19 @@ export default defineExtension<HubExtensionConfig>({
       const verdict = websitePolicy(api.settings).check(url.href)
       return verdict.blocked ? (verdict.message ?? 'Blocked by website policy') : undefined
     }
-    const context = (): HubContext => {
-      // Optional: without the approvals extension the scan keeps its own rules.
-      const approvals = api.services.get<ApprovalsService>(APPROVALS_SERVICE)
-      return {
-        hubs: api.config.hubs.map((h) => ({ ...h, trust: h.trust ?? 'community' })),
-        limits: { timeoutMs: api.config.timeout_seconds * 1000, maxBytes: 1024 * 1024, signal: api.signal, allow: blockedBy },
-        skills: api.services.require<SkillsService>(SKILLS_SERVICE),
-        log: api.log,
-        judge: approvals ? () => approvals.judge() : undefined,
-      }
+    // Shell lines in skill files are judged by the same library as the approvals guard (sdk/shell-judge),
+    // loaded or not: a parser that cannot load fails the scan, and so the install.
+    const judge = async () => {
+      const judgeLine = await commandJudge()
+      return (command: string) => judgeLine(command, { agentHome: api.settings.home })
     }
+    const context = (): HubContext => ({
+      hubs: api.config.hubs.map((h) => ({ ...h, trust: h.trust ?? 'community' })),
+      limits: { timeoutMs: api.config.timeout_seconds * 1000, maxBytes: 1024 * 1024, signal: api.signal, allow: blockedBy },
+      skills: api.services.require<SkillsService>(SKILLS_SERVICE),
+      log: api.log,
+      judge,
+    })
 
     api.commands.register({
       name: 'skills',

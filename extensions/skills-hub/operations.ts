@@ -14,8 +14,8 @@ export interface HubContext {
   limits: FetchLimits
   skills: SkillsService
   log: Logger
-  /** The approvals service's command judge, when that extension is loaded (scan.ts uses it on shell lines). */
-  judge?: () => Promise<(command: string) => CommandAssessment>
+  /** The sdk's shell-command judge (sdk/shell-judge), which scan.ts runs on shell lines. */
+  judge: () => Promise<(command: string) => CommandAssessment>
 }
 
 export interface SearchResult {
@@ -90,7 +90,7 @@ export async function prepare(ctx: HubContext, offer: Offer): Promise<Prepared> 
     throw new AgentError('E_INVALID_SKILL', `${offer.identifier}: invalid SKILL.md: ${errorMessage(error)}`, { cause: error })
   }
   if (parsed.name !== offer.entry.name) throw new AgentError('E_INVALID_SKILL', `${offer.identifier}: SKILL.md names itself "${parsed.name}", but the index lists "${offer.entry.name}"`)
-  return { offer, name: parsed.name, description: parsed.description, version: parsed.version ?? offer.entry.version, files, scan: scanFiles(files, { assess: await ctx.judge?.() }), sha256: contentHash(files) }
+  return { offer, name: parsed.name, description: parsed.description, version: parsed.version ?? offer.entry.version, files, scan: scanFiles(files, { assess: await ctx.judge() }), sha256: contentHash(files) }
 }
 
 export interface InstallOutcome {

@@ -25,7 +25,7 @@ export interface ScanResult {
 }
 
 export interface ScanOptions {
-  /** The approvals service's command assessment, run on each line of shell code blocks and scripts. */
+  /** The shell-command judge (sdk/shell-judge), run on each line of shell code blocks and scripts. */
   assess?: (command: string) => CommandAssessment
 }
 
@@ -145,7 +145,7 @@ function scanText(file: string, raw: string, options: ScanOptions): Finding[] {
   return findings
 }
 
-/** The approvals service's verdict on one shell line: never-allowed is dangerous, dangerous is a caution. */
+/** The shell judge's verdict on one shell line: never-allowed is dangerous, dangerous is a caution. */
 function judged(assess: NonNullable<ScanOptions['assess']>, command: string): LineFinding[] {
   let assessment: CommandAssessment
   try {

@@ -181,7 +181,7 @@ describe('agent skills (hub and well-known installs)', () => {
         assert.equal(doc.policy.action, 'block', name)
         assert.ok(doc.findings.some((f: any) => f.rule === rule), `${name}: ${JSON.stringify(doc.findings)}`)
       }
-      // The shell block is also judged by the approvals service's assessment.
+      // The shell block is also judged by the shell judge (sdk/shell-judge) the approvals guard uses.
       const wiper = jsonOf(await agent('skills', 'inspect', 'community/wiper', '--json'))
       assert.ok(wiper.findings.some((f: any) => f.rule.startsWith('shell-never-allowed:') && f.severity === 'dangerous'), JSON.stringify(wiper.findings))
     } finally {

@@ -2,6 +2,7 @@
 // disguised prompt injection are dangerous; harmless look-alikes are not.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { commandJudge } from 'agent/sdk'
 import { scanFiles, type ScanOptions } from '../../../extensions/skills-hub/scan.ts'
 
 const scan = (text: string, file = 'SKILL.md', options?: ScanOptions) => scanFiles(new Map([[file, Buffer.from(text)]]), options)
@@ -141,6 +142,31 @@ test('shell code blocks and scripts are also judged by the approvals assessment 
   assert.equal(scan('shutdown -r now\n', 'run.sh', { assess }).verdict, 'dangerous')
   const broken = scan('```sh\nls\n```', 'SKILL.md', { assess: () => { throw new Error('parser failed') } })
   assert.equal(broken.findings[0]?.rule, 'shell-unjudged')
+})
+
+test('the shell judge (sdk/shell-judge) sees through tricks the line patterns miss; look-alikes stay safe', async () => {
+  const judge = await commandJudge()
+  const assess = (command: string) => judge(command)
+  const fence = (line: string) => '```sh\n' + line + '\n```\n'
+  // Each of these walks around the line patterns alone (checked), and is a deletion of / or ~.
+  const bypasses: Array<[string, string]> = [
+    ["bash -c 'rm -rf /'", 'shell-never-allowed:rm-root'],
+    ['sh -c "rm -rf ~"', 'shell-never-allowed:rm-home'],
+    ['x=rm; $x -rf /', 'shell-never-allowed:rm-root'],
+    ['R=-rf; rm $R /', 'shell-never-allowed:rm-root'],
+    ['cd /; rm -rf *', 'shell-never-allowed:rm-root'],
+  ]
+  for (const [line, rule] of bypasses) {
+    assert.notEqual(scan(fence(line)).verdict, 'dangerous', `patterns alone: ${line}`)
+    const result = scan(fence(line), 'SKILL.md', { assess })
+    assert.equal(result.verdict, 'dangerous', line)
+    assert.ok(result.findings.some((f) => f.rule === rule && f.severity === 'dangerous' && f.line === 2), `${line}: ${JSON.stringify(result.findings)}`)
+  }
+  assert.equal(scan("bash -c 'rm -rf /'\n", 'install.sh', { assess }).verdict, 'dangerous')
+  // Harmless look-alikes: the dangerous text is data, not a command.
+  for (const line of ["echo 'rm -rf /'", 'echo "bash -c rm -rf ~" > notes.txt', "grep -r 'rm -rf /' .", "printf '%s\\n' 'x=rm; $x -rf /'"]) {
+    assert.equal(scan(fence(line), 'SKILL.md', { assess }).verdict, 'safe', line)
+  }
 })
 
 test('a very long line is read in overlapping pieces: what it hides is still found, and it is a caution', () => {
