@@ -11,3 +11,14 @@ export async function until(check: () => boolean, ms = 10_000, what: string | ((
     await sleep(20)
   }
 }
+
+/** Polls `probe` every 50 ms until it returns a value (truthy), and resolves with that value. */
+export async function untilValue<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const value = probe()
+    if (value) return value
+    await sleep(50)
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}

@@ -7,20 +7,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { AgentError, DATABASE_SERVICE, type DatabaseService, type ToolDefinition } from 'agent/sdk'
-import { createTestKernel, fakeAdapter, startScriptedModel, type FakeAdapter, type ScriptedModelServer, type TestKernel } from 'agent/sdk/testing'
+import { createTestKernel, fakeAdapter, lastUser, startScriptedModel, type FakeAdapter, type ScriptedModelServer, type TestKernel } from 'agent/sdk/testing'
+import { untilValue } from '../../helpers/until.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const lastUser = (body: any) => [...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content ?? ''
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = probe()
-    if (value) return value
-    await sleep(50)
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
+const until = <T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000) => untilValue(what, probe, timeoutMs)
 
 describe('cron scheduler (in a running agent)', () => {
   let t: TestKernel

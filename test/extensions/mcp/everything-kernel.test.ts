@@ -10,20 +10,10 @@ import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { defineExtension, DELIVERY_SERVICE, parseElicitationValue, RUNTIME_SERVICE, type AgentRuntime, type ChatConversation, type ElicitationPrompt, type ElicitationRequest, type ElicitationValue, type CommandDefinition, type RunEvent, type ToolDefinition } from 'agent/sdk'
 import { createTestKernel, makeTempHome, startScriptedModel, type ScriptedModelServer, type TestKernel } from 'agent/sdk/testing'
+import { untilValue as until } from '../../helpers/until.ts'
 import { EVERYTHING_BIN } from './everything-server.ts'
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/mcp/stdio-server.mjs', import.meta.url))
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = probe()
-    if (value) return value
-    await sleep(50)
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 describe('server-everything in a running agent: progress, prompts, list-changed', () => {
   let t: TestKernel

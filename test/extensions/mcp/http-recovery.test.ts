@@ -9,19 +9,10 @@ import { rmSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import type { ToolDefinition } from 'agent/sdk'
 import { createTestKernel, makeTempHome, type TestKernel } from 'agent/sdk/testing'
+import { untilValue as until } from '../../helpers/until.ts'
 import { startEverythingHttp, type EverythingHttp } from './everything-server.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = probe()
-    if (value) return value
-    await sleep(50)
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 describe('server-everything over HTTP: a server that dies mid-call, restarts, and legacy SSE', () => {
   let t: TestKernel
