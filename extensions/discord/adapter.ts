@@ -10,7 +10,7 @@
 // token or a refused intent is a ConfigError, anything else is retried by the gateway.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, transcribeAudio,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, startOnce, transcribeAudio,
   type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import type { Client, ChatInputCommandInteraction, Interaction, Message, REST } from 'discord.js'
@@ -143,7 +143,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
   const { config, settings } = options
   const extra = config.extra
   let running: Session | undefined
-  let starting: Promise<void> | undefined
+  const starting = startOnce(start)
   let standalone: { key: string; rest: REST; discord: DiscordModule } | undefined
   const typingLoops = new Map<string, NodeJS.Timeout>()
   let syncTimer: NodeJS.Timeout | undefined
@@ -505,11 +505,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     splitsLongMessages: true,
     async start(ctx) {
       // One connection at a time, even if start() is called again while it connects.
-      starting ??= start(ctx).finally(() => (starting = undefined))
-      return starting
+      return starting.run(ctx)
     },
     async stop() {
-      await starting?.catch(() => undefined)
+      await starting.settled()
       clearTimeout(syncTimer)
       for (const channel of [...typingLoops.keys()]) stopTyping(channel)
       const session = running

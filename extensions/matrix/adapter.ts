@@ -10,7 +10,7 @@
 // logged, and an authorised sender is told once in a plain notice.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, transcribeAudio, VOICE_PROMPT_MARK,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, startOnce, transcribeAudio, VOICE_PROMPT_MARK,
   type AdapterContext, type AudioCapableAdapter, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import type { MatrixClient, MatrixEvent, Room } from 'matrix-js-sdk'
@@ -74,7 +74,7 @@ function redacting(log: Logger, secrets: () => Array<string | undefined>): Logge
 export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Settings, fallbackLog: Logger, commandNames: () => ReadonlySet<string>): GatewayAdapter & AudioCapableAdapter & { stop(): Promise<void> } {
   const extra = config.extra
   let running: Running | undefined
-  let starting: Promise<void> | undefined
+  const starting = startOnce(start)
   /** The last login of password mode, kept in memory only: a restart reuses it instead of logging in again. */
   let lastLogin: Session | undefined
   const seen = new Map<string, true>()
@@ -397,11 +397,10 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     splitsLongMessages: true,
     async start(ctx) {
       // One client at a time, even if start() is called again while it connects.
-      starting ??= start(ctx).finally(() => (starting = undefined))
-      return starting
+      return starting.run(ctx)
     },
     async stop() {
-      await starting?.catch(() => undefined)
+      await starting.settled()
       const state = running
       running = undefined
       if (!state) return
@@ -422,7 +421,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       if (contents.length === 0) return
       const state = running
       // Between connections inside the gateway: the outbox sends it once the adapter is back.
-      if (!state && (reconnecting || starting)) throw new DeliveryDeferred('the Matrix adapter is reconnecting')
+      if (!state && (reconnecting || starting.busy)) throw new DeliveryDeferred('the Matrix adapter is reconnecting')
       if (!state) return sendOnce(chatId, contents)
       if (state.client.getRoom(chatId)?.hasEncryptionStateEvent()) throw new AgentError('E_DELIVERY', `Matrix room ${chatId} is end-to-end encrypted; encrypted rooms are not supported`)
       // The outbox's key as transaction id: a retry of a send the homeserver already took is not shown twice.

@@ -4,7 +4,7 @@
 // timestamps so their echoes (Note to Self, linked devices) are not read as new messages.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactPhonesIn, transcribeAudio,
+  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, redactPhonesIn, startOnce, transcribeAudio,
   type AdapterContext, type AudioCapableAdapter, type GatewayAdapter, type InboundAudio, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import { describeAttachments } from './attachments.ts'
@@ -40,7 +40,7 @@ const params = (target: Target) => ('groupId' in target ? { groupId: target.grou
 export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Settings, fallbackLog: Logger): GatewayAdapter & AudioCapableAdapter & { stop(): Promise<void> } {
   const extra = config.extra
   let running: Running | undefined
-  let starting: Promise<void> | undefined
+  const starting = startOnce(start)
   const sent = new SentTimestamps()
   const typingTimers = new Map<string, { timer: NodeJS.Timeout; until: number }>()
   const log = () => running?.log ?? fallbackLog
@@ -137,11 +137,10 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     enabled: signalEnabled,
     maxMessageLength: MAX_MESSAGE_LENGTH,
     async start(ctx) {
-      starting ??= start(ctx).finally(() => (starting = undefined))
-      return starting
+      return starting.run(ctx)
     },
     async stop() {
-      await starting?.catch(() => undefined)
+      await starting.settled()
       const state = running
       running = undefined
       for (const chatId of [...typingTimers.keys()]) stopTyping(chatId)

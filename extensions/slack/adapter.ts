@@ -5,7 +5,7 @@
 // (slash-command.ts) carries the registry's gateway commands as subcommands.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, gatewayKnownCommands, MAX_AUDIO_BYTES, redactSecrets, transcribeAudio,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, gatewayKnownCommands, MAX_AUDIO_BYTES, redactSecrets, startOnce, transcribeAudio,
   type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { WebClient } from '@slack/web-api'
@@ -73,7 +73,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const { config, settings } = options
   const extra = config.extra
   let running: Session | undefined
-  let starting: Promise<void> | undefined
+  const starting = startOnce(start)
   let standalone: { key: string; web: WebClient } | undefined
   let webApi: WebApiModule | undefined
   const sentParts = partsLedger()
@@ -284,11 +284,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     cliSubcommands: { 'slack-manifest': manifestSubcommand(() => config.extra) },
     async start(ctx) {
       // One connection at a time, even if start() is called again while it connects.
-      starting ??= start(ctx).finally(() => (starting = undefined))
-      return starting
+      return starting.run(ctx)
     },
     async stop() {
-      await starting?.catch(() => undefined)
+      await starting.settled()
       await settleWithin([...sending], SEND_SETTLE_MS)
       const session = running
       running = undefined

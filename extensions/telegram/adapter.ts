@@ -6,7 +6,7 @@
 // the registry's gateway commands. A token lock keeps two gateways of one agent home off one bot.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, transcribeAudio, VOICE_PROMPT_MARK,
+  AgentError, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, startOnce, transcribeAudio, VOICE_PROMPT_MARK,
   type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type ResumePoint, type Settings,
 } from 'agent/sdk'
 import type { Api } from 'grammy'
@@ -77,7 +77,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   const { config, settings } = options
   const extra = config.extra
   let running: Session | undefined
-  let starting: Promise<void> | undefined
+  const starting = startOnce(start)
   let standalone: { key: string; api: Api; grammy: Grammy } | undefined
   const typingLoops = new Map<string, NodeJS.Timeout>()
   /** The forum topic each chat last spoke from: typing is shown there. */
@@ -341,11 +341,10 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     splitsLongMessages: true,
     async start(ctx) {
       // One connection at a time, even if start() is called again while it connects.
-      starting ??= start(ctx).finally(() => (starting = undefined))
-      return starting
+      return starting.run(ctx)
     },
     async stop() {
-      await starting?.catch(() => undefined)
+      await starting.settled()
       clearTimeout(syncTimer)
       for (const chat of [...typingLoops.keys()]) stopTyping(chat)
       const session = running

@@ -8,7 +8,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
-  AgentError, backoffDelay, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE,
+  AgentError, backoffDelay, ConfigError, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, startOnce,
   type AdapterContext, type AudioCapableAdapter, type GatewayAdapter, type GatewayAuthService, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import { spawnBridge, type BridgeRun } from './bridge-process.ts'
@@ -37,7 +37,7 @@ interface Running {
 export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings: Settings, fallbackLog: Logger): GatewayAdapter & AudioCapableAdapter & { stop(): Promise<void>; bridge(): BridgeRun | undefined } {
   const extra = config.extra
   let running: Running | undefined
-  let starting: Promise<void> | undefined
+  const starting = startOnce(start)
 
   const script = () => extra.bridge_script ?? BUNDLED_BRIDGE
   const bridgeEnv = (home: string) => ({ WHATSAPP_AUTH_DIR: authDir(home), WHATSAPP_MEDIA_DIR: mediaDir(home), WHATSAPP_MODE: extra.mode, WHATSAPP_REPLY_PREFIX: replyPrefix(settings, extra) })
@@ -156,11 +156,10 @@ export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings
     maxMessageLength: MAX_MESSAGE_LENGTH,
     bridge: () => running?.run,
     async start(ctx) {
-      starting ??= start(ctx).finally(() => (starting = undefined))
-      return starting
+      return starting.run(ctx)
     },
     async stop() {
-      await starting?.catch(() => undefined)
+      await starting.settled()
       const state = running
       running = undefined
       if (!state) return

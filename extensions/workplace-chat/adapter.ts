@@ -4,7 +4,7 @@
 // that never wrote, through the robot's OpenAPI send endpoints.
 
 import {
-  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, platformEnabled,
+  AgentError, ConfigError, errorMessage, GATEWAY_SERVICE, platformEnabled, startOnce,
   type AdapterContext, type GatewayAdapter, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { DWClientDownStream } from 'dingtalk-stream'
@@ -107,7 +107,7 @@ export function createDingTalkAdapter(config: Readonly<DingTalkConfig>, settings
   const conversations = new Map<string, Conversation>()
   const tokens = new AccessTokens()
   let running: Running | undefined
-  let starting: Promise<void> | undefined
+  const starting = startOnce(start)
   const log = () => running?.log ?? fallbackLog
   const secrets = () => settings.secretValues()
 
@@ -215,11 +215,10 @@ export function createDingTalkAdapter(config: Readonly<DingTalkConfig>, settings
     splitsLongMessages: true,
     async start(ctx) {
       // One connection at a time, even if start() is called again while it connects.
-      starting ??= start(ctx).finally(() => (starting = undefined))
-      return starting
+      return starting.run(ctx)
     },
     async stop() {
-      await starting?.catch(() => undefined)
+      await starting.settled()
       const state = running
       running = undefined
       await state?.client.close()
