@@ -14,6 +14,7 @@ import { startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { dmChannel, startFakeDiscord, USERS } from './fake-discord.ts'
 import { lastUser, TOKEN } from './harness.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 test('SIGKILL mid-answer: after the restart every DM is answered exactly once', async (t) => {
   const fake = await startFakeDiscord({ token: TOKEN, heartbeatIntervalMs: 5000 })
@@ -23,12 +24,7 @@ test('SIGKILL mid-answer: after the restart every DM is answered exactly once', 
   const home = tempDir(t)
   writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, gateway: { human_delay: { min_ms: 0, max_ms: 5 } }, platforms: { discord: { extra: { connect_timeout_seconds: 20, slash_commands: false } } } }))
   const env = {
-    WEBHOOK_PORT: '0',
-    API_SERVER_PORT: '0',
-    AGENT_INFERENCE_PROVIDER: 'custom',
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'test-key',
-    AGENT_MODEL: 'scripted-model',
+    ...scriptedModelEnv(model),
     DISCORD_BOT_TOKEN: TOKEN,
     DISCORD_API_BASE_URL: fake.apiBase,
     DISCORD_ALLOWED_USERS: USERS.alice.id,

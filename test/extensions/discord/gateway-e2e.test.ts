@@ -15,13 +15,10 @@ import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { APPLICATION_ID, BOT_ID, CHANNELS, dmChannel, startFakeDiscord, USERS } from './fake-discord.ts'
 import { answerFor, lastUser, LONG_MARKER, TOKEN } from './harness.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 function writeConfig(home: string): void {
   writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, gateway: { human_delay: { min_ms: 0, max_ms: 20 } }, platforms: { discord: { extra: { connect_timeout_seconds: 20 } } } }))
-}
-
-function modelEnv(model: ScriptedModelServer) {
-  return { WEBHOOK_PORT: '0', API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', AGENT_MODEL: 'scripted-model' }
 }
 
 const prompts = (model: ScriptedModelServer) => model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => lastUser(r.body))
@@ -37,7 +34,7 @@ test('Discord end to end through `agent gateway run`', async (t) => {
     home,
     logLevel: 'debug',
     env: {
-      ...modelEnv(model),
+      ...scriptedModelEnv(model),
       DISCORD_BOT_TOKEN: TOKEN,
       DISCORD_API_BASE_URL: fake.apiBase,
       DISCORD_ALLOWED_USERS: USERS.alice.id,
@@ -122,7 +119,7 @@ test('a rejected token: `agent gateway run` exits 2 with one line, no retry loop
   const run = await runAgent(['gateway', 'run'], {
     home,
     timeoutMs: 30_000,
-    env: { ...modelEnv(model), DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_BASE_URL: fake.apiBase },
+    env: { ...scriptedModelEnv(model), DISCORD_BOT_TOKEN: TOKEN, DISCORD_API_BASE_URL: fake.apiBase },
   })
   assert.equal(run.code, 2, `stderr: ${run.stderr}`)
   const lines = run.stderr.split('\n').filter((l) => l.startsWith('agent:'))

@@ -15,6 +15,7 @@ import { startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { startFakeHomeserver } from './fake-homeserver.ts'
 import { ALICE } from './harness.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 test('SIGKILL mid-answer: after the restart every answer is delivered exactly once', async (t) => {
   const hs = await startFakeHomeserver({ maxPollMs: 1000 })
@@ -36,12 +37,7 @@ test('SIGKILL mid-answer: after the restart every answer is delivered exactly on
     MATRIX_HOMESERVER: hs.url,
     MATRIX_ACCESS_TOKEN: hs.token,
     MATRIX_ALLOWED_USERS: ALICE,
-    WEBHOOK_PORT: '0',
-    API_SERVER_PORT: '0',
-    AGENT_INFERENCE_PROVIDER: 'custom',
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'test-key',
-    AGENT_MODEL: 'scripted-model',
+    ...scriptedModelEnv(model),
     // The gateway in the spawned process itself (no respawn with V8 flags): SIGKILL reaches it.
     AGENT_NO_RESPAWN: '1',
   }

@@ -15,6 +15,7 @@ import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { BOT_ID, startFakeHomeserver, type FakeHomeserver } from './fake-homeserver.ts'
 import { ALICE, BOB, MALLORY } from './harness.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 const LONG_MARKER = 'long report'
 
@@ -22,8 +23,6 @@ function answerFor(prompt: string): string {
   if (prompt.includes(LONG_MARKER)) return `# Report\n\n${Array.from({ length: 40 }, (_, i) => `## Part ${i}\n\n${'A sentence of the report with *emphasis*. '.repeat(10)}`).join('\n\n')}`
   return `**Answer** to: ${prompt}`
 }
-
-const prompts = modelPrompts
 
 function home(t: TestContext): string {
   const dir = tempDir(t)
@@ -44,12 +43,7 @@ function env(hs: FakeHomeserver, model: ScriptedModelServer, token = hs.token): 
     MATRIX_ACCESS_TOKEN: token,
     MATRIX_ALLOWED_USERS: ALICE,
     MATRIX_GROUP_ALLOWED_USERS: `${ALICE},${BOB}`,
-    WEBHOOK_PORT: '0',
-    API_SERVER_PORT: '0',
-    AGENT_INFERENCE_PROVIDER: 'custom',
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'test-key',
-    AGENT_MODEL: 'scripted-model',
+    ...scriptedModelEnv(model),
   }
 }
 

@@ -16,8 +16,7 @@ import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { until } from '../../helpers/until.ts'
 import { ACCOUNT, ALICE, BOB, dm, inGroup, MALLORY, OTHER_GROUP, ownSent, startFakeDaemon, TEAM, type FakeDaemon } from './fake-daemon.ts'
-
-const prompts = modelPrompts
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 function home(t: TestContext): string {
   const dir = tempDir(t)
@@ -37,12 +36,7 @@ function env(daemon: FakeDaemon, model: ScriptedModelServer, extra: Record<strin
     SIGNAL_HTTP_URL: daemon.url,
     SIGNAL_ACCOUNT: ACCOUNT,
     SIGNAL_ALLOWED_USERS: `${ALICE},${ACCOUNT}`,
-    WEBHOOK_PORT: '0',
-    API_SERVER_PORT: '0',
-    AGENT_INFERENCE_PROVIDER: 'custom',
-    OPENAI_BASE_URL: model.url,
-    OPENAI_API_KEY: 'test-key',
-    AGENT_MODEL: 'scripted-model',
+    ...scriptedModelEnv(model),
     ...extra,
   }
 }

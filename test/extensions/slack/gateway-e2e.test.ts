@@ -18,6 +18,7 @@ import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { BOT_USER, CHANNELS, dmChannel, startFakeSlack, USERS } from './fake-slack.ts'
 import { answerFor, APP_TOKEN, BOT_TOKEN, lastUser, LONG_MARKER, modelPrompts } from './harness.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 const extension = (commands: string[]) => `import { defineExtension } from 'agent/sdk'
 export default defineExtension({ name: 'pinger', setup(api) {
@@ -27,10 +28,6 @@ ${commands.map((name) => `  api.commands.register({ name: '${name}', category: '
 
 function writeConfig(home: string): void {
   writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, gateway: { human_delay: { min_ms: 0, max_ms: 20 } }, cron: { timezone: 'UTC', poll_seconds: 1 }, platforms: { slack: { extra: { connect_timeout_seconds: 20 } } } }))
-}
-
-function modelEnv(model: ScriptedModelServer) {
-  return { WEBHOOK_PORT: '0', API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', AGENT_MODEL: 'scripted-model' }
 }
 
 const naiveUtc = (instant: number) => new Date(instant).toISOString().slice(0, 19)
@@ -48,7 +45,7 @@ test('Slack end to end through `agent gateway run`', async (t) => {
   mkdirSync(join(home, 'extensions', 'pinger'), { recursive: true })
   writeFileSync(pinger, extension(['ping']))
   const env = {
-    ...modelEnv(model),
+    ...scriptedModelEnv(model),
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_APP_TOKEN: APP_TOKEN,
     SLACK_API_BASE_URL: fake.apiBase,
@@ -172,7 +169,7 @@ test('a refused token: `agent gateway run` exits 2 with one line, no retry loop,
   t.after(() => model.close())
   const home = tempDir(t)
   writeConfig(home)
-  const run = await runAgent(['gateway', 'run'], { home, timeoutMs: 30_000, env: { ...modelEnv(model), SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN, SLACK_API_BASE_URL: fake.apiBase } })
+  const run = await runAgent(['gateway', 'run'], { home, timeoutMs: 30_000, env: { ...scriptedModelEnv(model), SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN, SLACK_API_BASE_URL: fake.apiBase } })
   assert.equal(run.code, 2, `stderr: ${run.stderr}`)
   const lines = run.stderr.split('\n').filter((l) => l.startsWith('agent:'))
   assert.deepEqual(lines, ['agent: adapter "slack" cannot start: Slack refused SLACK_BOT_TOKEN (invalid_auth): reinstall the app to the workspace (OAuth & Permissions) and copy the Bot User OAuth Token'])

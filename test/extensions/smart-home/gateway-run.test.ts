@@ -15,6 +15,7 @@ import { startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { startFakeHomeAssistant, type FakeHomeAssistant } from './fake-home-assistant.ts'
 import { until } from './harness.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 interface Running {
   agent: RunningAgent
@@ -42,12 +43,7 @@ async function gatewayRun(t: TestContext, ha: FakeHomeAssistant, extra: Record<s
       HASS_URL: ha.url,
       HASS_TOKEN: ha.token,
       HOMEASSISTANT_GROUP_ALLOWED_USERS: 'homeassistant',
-      WEBHOOK_PORT: '0',
-      API_SERVER_PORT: '0',
-      AGENT_INFERENCE_PROVIDER: 'custom',
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: 'test-key',
-      AGENT_MODEL: 'scripted-model',
+      ...scriptedModelEnv(model),
       ...env,
     },
   })

@@ -22,6 +22,7 @@ import { startFakeTranscriptionApi } from '../stt/fake-stt.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { BOT, GROUPS, startFakeTelegram, TOKEN, USERS } from './fake-telegram.ts'
 import { answerFor, lastUser, LONG_MARKER } from './harness.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 const extension = (commands: string[]) => `import { defineExtension } from 'agent/sdk'
 export default defineExtension({ name: 'pinger', setup(api) {
@@ -32,10 +33,6 @@ ${commands.map((name) => `  api.commands.register({ name: '${name}', category: '
 function writeConfig(home: string, stt?: string): void {
   const voice = stt ? { stt: { provider: 'api', api: { base_url: `${stt}/v1` } } } : {}
   writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, gateway: { human_delay: { min_ms: 0, max_ms: 20 } }, cron: { timezone: 'UTC', poll_seconds: 1 }, platforms: { telegram: { extra: { batch_window_ms: 300 } } }, ...voice }))
-}
-
-function modelEnv(model: ScriptedModelServer) {
-  return { WEBHOOK_PORT: '0', API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', AGENT_MODEL: 'scripted-model' }
 }
 
 const STT_KEY = 'sk-transcription-key-0000'
@@ -55,7 +52,7 @@ test('Telegram end to end through `agent gateway run`', async (t) => {
   mkdirSync(join(home, 'extensions', 'pinger'), { recursive: true })
   writeFileSync(pinger, extension(['ping']))
   const env = {
-    ...modelEnv(model),
+    ...scriptedModelEnv(model),
     TELEGRAM_BOT_TOKEN: TOKEN,
     TELEGRAM_API_BASE_URL: fake.apiBase,
     TELEGRAM_GROUP_ALLOWED_USERS: `${USERS.alice.id},${USERS.bob.id}`,
@@ -184,7 +181,7 @@ test('a rejected token: `agent gateway run` exits 2 with one line, no retry loop
   t.after(() => model.close())
   const home = tempDir(t)
   writeConfig(home)
-  const run = await runAgent(['gateway', 'run'], { home, timeoutMs: 30_000, env: { ...modelEnv(model), TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_BASE_URL: fake.apiBase } })
+  const run = await runAgent(['gateway', 'run'], { home, timeoutMs: 30_000, env: { ...scriptedModelEnv(model), TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_BASE_URL: fake.apiBase } })
   assert.equal(run.code, 2, `stderr: ${run.stderr}`)
   const lines = run.stderr.split('\n').filter((l) => l.startsWith('agent:'))
   assert.deepEqual(lines, ['agent: adapter "telegram" cannot start: Telegram rejected TELEGRAM_BOT_TOKEN (401 Unauthorized): get the current token from BotFather (/token) and update TELEGRAM_BOT_TOKEN'])
@@ -203,7 +200,7 @@ test('a bot whose token lock a live process holds: `agent gateway run` exits 2 s
   mkdirSync(join(home, 'locks'))
   // The lock's name is a hash of the token; this test process plays the other gateway.
   writeFileSync(join(home, 'locks', `telegram-${shortHash(TOKEN, 16)}.lock`), `${process.pid}\n`)
-  const run = await runAgent(['gateway', 'run'], { home, timeoutMs: 30_000, env: { ...modelEnv(model), TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_BASE_URL: fake.apiBase } })
+  const run = await runAgent(['gateway', 'run'], { home, timeoutMs: 30_000, env: { ...scriptedModelEnv(model), TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_API_BASE_URL: fake.apiBase } })
   assert.equal(run.code, 2, `stderr: ${run.stderr}`)
   assert.match(run.stderr, new RegExp(`agent: adapter "telegram" cannot start: another agent gateway \\(pid ${process.pid}\\) already runs this Telegram bot`))
   assert.equal(fake.requests.filter((r) => r.method === 'getUpdates').length, 0)

@@ -13,6 +13,7 @@ import { lastUser, modelPrompts, startScriptedModel, type ScriptedModelServer } 
 import { runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { ALICE, FAST, link, OWN, OWNER, until } from './harness.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 function home(t: TestContext, linked = true): string {
   const dir = tempDir(t)
@@ -23,12 +24,7 @@ function home(t: TestContext, linked = true): string {
 
 const env = (model: ScriptedModelServer) => ({
   WHATSAPP_ALLOWED_USERS: `${OWNER},+15550001111`,
-  WEBHOOK_PORT: '0',
-  API_SERVER_PORT: '0',
-  AGENT_INFERENCE_PROVIDER: 'custom',
-  OPENAI_BASE_URL: model.url,
-  OPENAI_API_KEY: 'test-key',
-  AGENT_MODEL: 'scripted-model',
+  ...scriptedModelEnv(model),
 })
 
 function sentIn(dir: string, chatId: string): string[] {

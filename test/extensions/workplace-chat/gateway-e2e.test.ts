@@ -14,6 +14,7 @@ import { lastUser, startScriptedModel, type ScriptedModelServer } from '../../..
 import { runAgent, startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { robotMessage, startFakeDingTalk, type FakeDingTalk } from './fake-dingtalk.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 
 const CLIENT_ID = 'dingappkey00000042'
 const SECRET = 'dt-e2e-secret-9f8e7d6c5b4a3210'
@@ -41,10 +42,6 @@ function writeConfig(home: string, extra: Record<string, unknown> = {}): void {
   writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { dingtalk: { enabled: true, extra: { reconnect_initial_ms: 300, reconnect_max_ms: 3000, ...extra } } } }))
 }
 
-function modelEnv(model: ScriptedModelServer) {
-  return { WEBHOOK_PORT: '0', API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', AGENT_MODEL: 'scripted-model' }
-}
-
 async function startDingTalkGateway(t: TestContext): Promise<{ fake: FakeDingTalk; model: ScriptedModelServer; agent: RunningAgent; calls(): number }> {
   const fake = await startFakeDingTalk({ clientId: CLIENT_ID, clientSecret: SECRET })
   t.after(() => fake.close())
@@ -56,7 +53,7 @@ async function startDingTalkGateway(t: TestContext): Promise<{ fake: FakeDingTal
     home,
     logLevel: 'debug',
     env: {
-      ...modelEnv(model),
+      ...scriptedModelEnv(model),
       DINGTALK_CLIENT_ID: CLIENT_ID,
       DINGTALK_CLIENT_SECRET: SECRET,
       DINGTALK_GATEWAY_URL: fake.gatewayUrl,
@@ -186,7 +183,7 @@ test('bad credentials: `agent gateway run` exits 2 with one line, no retry loop,
   const run = await runAgent(['gateway', 'run'], {
     home,
     timeoutMs: 30_000,
-    env: { ...modelEnv(model), DINGTALK_CLIENT_ID: CLIENT_ID, DINGTALK_CLIENT_SECRET: SECRET, DINGTALK_GATEWAY_URL: fake.gatewayUrl, DINGTALK_API_BASE_URL: fake.origin },
+    env: { ...scriptedModelEnv(model), DINGTALK_CLIENT_ID: CLIENT_ID, DINGTALK_CLIENT_SECRET: SECRET, DINGTALK_GATEWAY_URL: fake.gatewayUrl, DINGTALK_API_BASE_URL: fake.origin },
   })
   assert.equal(run.code, 2, `stderr: ${run.stderr}`)
   // The command's own line (the gateway also logs the failure at error level).
