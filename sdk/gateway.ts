@@ -33,6 +33,11 @@ export interface GatewayAdapter extends AdapterDefinition {
   defaultChatId?: string
   /** `agent gateway <name>` subcommands the platform adds (`slack-manifest` …); the gateway's own names win. */
   cliSubcommands?: Record<string, CliSubcommand>
+  /**
+   * Graceful drain before stop() (SIGTERM to `agent gateway run`): refuse new work, resolve when the
+   * work under way has finished. The gateway bounds the wait (gateway.drain_timeout_seconds), then stops.
+   */
+  drain?(): Promise<void>
 }
 
 /** `1`, `true`, `yes` or `on` (any case): an environment switch that is on. */
@@ -139,6 +144,8 @@ export interface GatewayService {
   connectionLost(adapter: string, error: unknown): void
   /** Adapter lifecycle states. */
   status(): AdapterStatus[]
+  /** true once `agent gateway run` began its graceful drain (a readiness probe answers 503 then). */
+  draining?(): boolean
   /** The session a chat currently continues, if any. */
   sessionFor(source: MessageSource & { threadId?: string }): string | undefined
   /** A random human-like typing delay within the configured bounds (ms). */

@@ -3,7 +3,7 @@
 // is enabled (API_SERVER_ENABLED=true or platforms.api_server.enabled); the http extension serves
 // them with the listener's bearer key, CORS origins and error envelope.
 
-import { agentVersion, defineExtension, HttpError, type HttpContext } from 'agent/sdk'
+import { agentVersion, defineExtension, HttpError, type GatewayAdapter, type HttpContext } from 'agent/sdk'
 import { CONFIG_SCHEMA, isEnabled, resolveOptions, type ApiServerConfig, type ServerOptions } from './options.ts'
 import type { ApiServer } from './server.ts'
 
@@ -29,7 +29,8 @@ export default defineExtension<ApiServerConfig>({
       enabled,
       start: async (ctx) => (await load()).start(ctx),
       stop: async () => server?.stop(),
-    })
+      drain: async () => server?.drain(),
+    } as GatewayAdapter)
     if (!enabled()) return
 
     const startedAt = Math.floor(Date.now() / 1000)

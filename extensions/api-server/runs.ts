@@ -115,6 +115,12 @@ export class Runs {
     this.#stopping = false
   }
 
+  /** Refuses new runs (503) and resolves when the running ones have finished on their own. */
+  async drain(): Promise<void> {
+    this.#stopping = true
+    await Promise.all(this.#active.values())
+  }
+
   /** Refuses new runs, interrupts the running ones and waits (bounded) for them to wind down. */
   async stop(graceMs = 5_000): Promise<void> {
     this.#stopping = true

@@ -22,6 +22,8 @@ export interface ApiServer {
   cancelResponse: Handler
   /** Admits runs again, opens state.db, makes sure the listener is up. */
   start(ctx: AdapterContext): Promise<void>
+  /** Refuses new runs and waits for the running ones (SIGTERM; the gateway bounds the wait). */
+  drain(): Promise<void>
   /** Refuses new runs, interrupts the running ones, writes pending heads. */
   stop(): Promise<void>
 }
@@ -51,6 +53,7 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
       store.warm()
       await ctx.services.get<HttpService>(HTTP_SERVICE)?.start()
     },
+    drain: () => runs.drain(),
     async stop() {
       await runs.stop()
       store.flush()

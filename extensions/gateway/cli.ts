@@ -7,6 +7,8 @@ import * as control from './service-control.ts'
 export interface GatewayRunner {
   /** Starts adapters; returns fatal start failures. */
   startAdapters(): Promise<Array<{ name: string; error: unknown }>>
+  /** SIGTERM / Ctrl-C: adapters finish the work under way (bounded by gateway.drain_timeout_seconds). */
+  drainAdapters(): Promise<void>
   stopAdapters(): Promise<void>
   adapterNames(): string[]
   /** Adapters that are enabled (running, retrying or failed). */
@@ -75,7 +77,8 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
             if (ctx.signal.aborted) return resolve()
             ctx.signal.addEventListener('abort', () => resolve(), { once: true })
           })
-          ctx.err('gateway stopping')
+          ctx.err('gateway stopping: draining')
+          await runner.drainAdapters()
           await runner.stopAdapters()
         } finally {
           control.releasePidFile(ctx.settings.home)

@@ -23,6 +23,7 @@ interface GatewayConfig {
   reset_notice_exclude: string[]
   backlog: BacklogConfig
   outbox: { max_attempts: number; max_age_minutes: number; retry_initial_ms: number }
+  drain_timeout_seconds: number
 }
 
 /** Every line an adapter or the gateway logs has its phone numbers redacted. */
@@ -102,6 +103,8 @@ export default defineExtension<GatewayConfig>({
         default: {},
       },
       auth: { type: 'object' },
+      // SIGTERM: how long running work may take to finish before it is interrupted (0: none).
+      drain_timeout_seconds: { type: 'number', minimum: 0, maximum: 3600, default: 25 },
     },
     additionalProperties: false,
   },
@@ -197,7 +200,9 @@ export default defineExtension<GatewayConfig>({
       return lifecycle.status().map((s) => ({ ...s, dropped: continuity.droppedCount(s.name), queued: queued.get(s.name) ?? 0, failedDeliveries: outbox.failed(s.name) }))
     }
 
+    let draining = false
     const service: GatewayService = {
+      draining: () => draining,
       dispatch: (message) => dispatcher.dispatch(message),
       connectionLost: (name, error) => lifecycle.connectionLost(name, error),
       status,
@@ -229,6 +234,10 @@ export default defineExtension<GatewayConfig>({
           // Prompts a killed run left unanswered go first (ahead of any backlog an adapter hands over
           // as it starts); their replies wait in the outbox until their adapters run.
           return lifecycle.startAll(() => dispatcher.replayPending())
+        },
+        async drainAdapters() {
+          draining = true
+          await lifecycle.drainAll((config.drain_timeout_seconds ?? 25) * 1000)
         },
         stopAdapters: () => stopAdapters(),
         adapterNames: () => lifecycle.running(),
@@ -273,6 +282,7 @@ export default defineExtension<GatewayConfig>({
     async function stopAdapters(): Promise<void> {
       await outbox.settle(5000)
       await lifecycle.stopAll()
+      draining = false
     }
 
     api.onDispose(async () => {

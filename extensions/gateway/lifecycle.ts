@@ -155,6 +155,18 @@ export class AdapterLifecycle {
       .catch((failure) => this.options.log.error(`adapter "${name}": reconnect not scheduled: ${errorMessage(failure)}`))
   }
 
+  /** Lets every running adapter finish its work under way (GatewayAdapter.drain), for at most `timeoutMs`. */
+  async drainAll(timeoutMs: number): Promise<void> {
+    const draining = [...this.slots.values()].filter((s) => s.status.state === 'running' && s.adapter.drain)
+    if (draining.length === 0 || timeoutMs <= 0) return
+    let timer: NodeJS.Timeout | undefined
+    const waits = draining.map((s) => s.adapter.drain!().catch((error) => this.options.log.warn(`adapter "${s.adapter.name}" failed to drain: ${errorMessage(error)}`)))
+    const expired = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)))
+    const late = await Promise.race([Promise.all(waits).then(() => false), expired])
+    clearTimeout(timer)
+    if (late) this.options.log.warn(`drain: work still under way after ${Math.round(timeoutMs / 1000)} s is interrupted`)
+  }
+
   async stopAll(): Promise<void> {
     this.stopped = true
     for (const slot of [...this.slots.values()].reverse()) {

@@ -44,10 +44,11 @@ export default defineExtension({
         path: '/ready',
         auth: 'none',
         handler: async (ctx: HttpContext) => {
-          const apiServer = api.services.get<GatewayService>(GATEWAY_SERVICE)?.status().find((s) => s.name === 'api_server')
-          const ready = !draining && apiServer?.state === 'running'
+          const gateway = api.services.get<GatewayService>(GATEWAY_SERVICE)
+          const leaving = draining || gateway?.draining?.() === true
+          const ready = !leaving && gateway?.status().find((s) => s.name === 'api_server')?.state === 'running'
           ctx.status = ready ? 200 : 503
-          ctx.body = { status: ready ? 'ready' : draining ? 'draining' : 'starting' }
+          ctx.body = { status: ready ? 'ready' : leaving ? 'draining' : 'starting' }
         },
       })
     }

@@ -12,6 +12,9 @@ import { sendJson, startLoopbackServer } from '../../../sdk/testing/loopback-ser
 import { startAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { until } from '../../helpers/until.ts'
+
+/** Every request to the agent gives up after 30 s: a wedged process fails the test instead of hanging it. */
+const boundedFetch = (url: string, init: RequestInit = {}) => fetch(url, { ...init, signal: AbortSignal.timeout(30_000) })
 import { tracesWanted } from '../../../extensions/telemetry/tracing.ts'
 
 const KEY = 'srv-telemetry-key-4c6e8a0b2d4f'
@@ -45,7 +48,7 @@ async function gateway(t: TestContext, model: ScriptedModelServer, env: Record<s
 const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
 
 async function chat(url: string) {
-  const answer = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'what does note.txt say?' }] }) })
+  const answer = await boundedFetch(`${url}/v1/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'what does note.txt say?' }] }) })
   const text = await answer.text()
   assert.equal(answer.status, 200, text)
 }
@@ -61,12 +64,12 @@ test('/metrics counts requests, runs, tokens and tool calls behind the API key; 
   const { url } = await gateway(t, model)
   await chat(url)
 
-  const refused = await fetch(`${url}/metrics`)
+  const refused = await boundedFetch(`${url}/metrics`)
   assert.equal(refused.status, 401)
-  const wrong = await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer srv-telemetry-key-4c6e8a0b2d4e' } })
+  const wrong = await boundedFetch(`${url}/metrics`, { headers: { authorization: 'Bearer srv-telemetry-key-4c6e8a0b2d4e' } })
   assert.equal(wrong.status, 401)
 
-  const scraped = await fetch(`${url}/metrics`, { headers: auth })
+  const scraped = await boundedFetch(`${url}/metrics`, { headers: auth })
   assert.equal(scraped.status, 200)
   assert.match(scraped.headers.get('content-type') ?? '', /^text\/plain/)
   const text = await scraped.text()
@@ -84,12 +87,12 @@ test('/metrics counts requests, runs, tokens and tool calls behind the API key; 
   assert.match(text, /^agent_runs_in_progress 0$/m)
   assert.ok(!text.includes(KEY) && !text.includes('sk-telemetry-test'), 'no secret in the metrics')
 
-  const ready = await fetch(`${url}/ready`)
+  const ready = await boundedFetch(`${url}/ready`)
   assert.equal(ready.status, 200)
   assert.deepEqual(await ready.json(), { status: 'ready' })
   // An unknown path is counted under one label, never its raw path.
-  await (await fetch(`${url}/v1/nothing/secret-looking-id`, { headers: auth })).text()
-  const again = await (await fetch(`${url}/metrics`, { headers: auth })).text()
+  await (await boundedFetch(`${url}/v1/nothing/secret-looking-id`, { headers: auth })).text()
+  const again = await (await boundedFetch(`${url}/metrics`, { headers: auth })).text()
   assert.equal(sample(again, 'agent_http_requests_total', 'route="(unmatched)",status="404"'), 1, again)
   assert.ok(!again.includes('secret-looking-id'))
 })
