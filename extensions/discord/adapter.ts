@@ -10,7 +10,7 @@
 // token or a refused intent is a ConfigError, anything else is retried by the gateway.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, startOnce, transcribeAudio,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, MAX_AUDIO_BYTES, redactSecrets, resolveSlash, settleWithin, startOnce, transcribeAudio,
   type AdapterContext, type AudioCapableAdapter, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Services, type Settings,
 } from 'agent/sdk'
 import type { Client, ChatInputCommandInteraction, Interaction, Message, REST } from 'discord.js'
@@ -105,18 +105,10 @@ async function destroyClient(session: Session): Promise<void> {
     waits?.clear?.()
     // A socket still handshaking keeps failing after destroy() removed the library's handlers.
     shard.connection?.on?.('error', () => undefined)
-    await bounded(shard.destroy({ code: 1000, reason: 'the adapter stopped' }), DESTROY_MS)
+    await settleWithin(shard.destroy({ code: 1000, reason: 'the adapter stopped' }), DESTROY_MS)
     for (const controller of controllers) controller.abort()
   }
-  await bounded(session.client.destroy(), DESTROY_MS)
-}
-
-function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([
-    promise.then(() => undefined, () => undefined),
-    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
-  ]).finally(() => clearTimeout(timer))
+  await settleWithin(session.client.destroy(), DESTROY_MS)
 }
 
 /** A short reason for a failed request, without the token. */
@@ -253,7 +245,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       const result = await session.gateway.dispatch(interactionInbound(interaction, text))
       session.log.debug(`Discord command ${text.split(' ')[0]} from ${interaction.user.id}: ${result.status}`)
       if (result.status === 'denied') return void (await interaction.editReply('You are not authorised to use this agent.'))
-      await bounded(result.done, INTERACTION_MAX_MS)
+      await settleWithin(result.done, INTERACTION_MAX_MS)
       await interaction.deleteReply()
     } catch (error) {
       session.log.warn(`Discord command ${text.split(' ')[0]} failed: ${clean(reasonOf(error), session.token)}`)

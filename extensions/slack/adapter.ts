@@ -5,7 +5,7 @@
 // (slash-command.ts) carries the registry's gateway commands as subcommands.
 
 import {
-  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, gatewayKnownCommands, MAX_AUDIO_BYTES, redactSecrets, startOnce, transcribeAudio,
+  AgentError, ConfigError, DeliveryDeferred, errorMessage, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, gatewayKnownCommands, MAX_AUDIO_BYTES, redactSecrets, settleWithin, startOnce, transcribeAudio,
   type AdapterContext, type CommandDefinition, type GatewayAdapter, type GatewayAuthService, type GatewayInbound, type GatewayService, type Logger, type Settings,
 } from 'agent/sdk'
 import type { WebClient } from '@slack/web-api'
@@ -288,7 +288,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     async stop() {
       await starting.settled()
-      await settleWithin([...sending], SEND_SETTLE_MS)
+      await settleWithin(Promise.allSettled([...sending]), SEND_SETTLE_MS)
       const session = running
       running = undefined
       if (!session) return
@@ -302,11 +302,4 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       return sent
     },
   }
-}
-
-/** Waits for promises to settle, at most `ms`. */
-function settleWithin(promises: Array<Promise<unknown>>, ms: number): Promise<void> {
-  if (promises.length === 0) return Promise.resolve()
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([Promise.allSettled(promises).then(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer))
 }

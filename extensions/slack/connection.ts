@@ -6,7 +6,7 @@
 // adapter with its own backoff). A refused token or Socket Mode turned off is reported as
 // configuration.
 
-import { AgentError, ConfigError, errorMessage, type Logger } from 'agent/sdk'
+import { AgentError, ConfigError, errorMessage, settleWithin, type Logger } from 'agent/sdk'
 import type { Logger as SlackLogger } from '@slack/web-api'
 import type { SocketModeClient } from '@slack/socket-mode'
 import { classify, type SocketModeModule } from './web.ts'
@@ -188,7 +188,7 @@ export class SocketConnection {
     } catch (error) {
       await this.shut()
       // A start still fetching its URL would open a socket after this: wait for it (bounded), close again.
-      await bounded(started, SETTLE_MS)
+      await settleWithin(started, SETTLE_MS)
       await this.shut()
       // The SDK rejects without a reason when the websocket closes before hello: its last error says why.
       const cause = error ?? this.lastError ?? new Error('the Socket Mode connection closed before Slack said hello')
@@ -200,14 +200,6 @@ export class SocketConnection {
   }
 
   private async shut(): Promise<void> {
-    await bounded(this.client.disconnect(), CLOSE_MS)
+    await settleWithin(this.client.disconnect(), CLOSE_MS)
   }
-}
-
-function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([
-    promise.then(() => undefined, () => undefined),
-    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
-  ]).finally(() => clearTimeout(timer))
 }
