@@ -26,6 +26,7 @@ export function createMetrics(prom: PromClient, services: Pick<Services, 'get'>)
   const tokens = new prom.Counter({ name: 'agent_tokens_total', help: 'Tokens reported by the provider, by model and direction (input, output)', labelNames: ['model', 'direction'], registers })
   const tools = new prom.Counter({ name: 'agent_tool_calls_total', help: 'Tool calls, by tool and outcome (ok, error)', labelNames: ['tool', 'outcome'], registers })
   const blocked = new prom.Counter({ name: 'agent_tool_calls_blocked_total', help: 'Tool calls a guard (approvals, checkpoints…) refused, by tool', labelNames: ['tool'], registers })
+  const statuses = () => services.get<GatewayService>(GATEWAY_SERVICE)?.status() ?? []
   new prom.Gauge({
     name: 'agent_adapter_state',
     help: 'Gateway adapters: 1 for the state each is in, 0 for the others',
@@ -33,11 +34,26 @@ export function createMetrics(prom: PromClient, services: Pick<Services, 'get'>)
     registers,
     collect() {
       this.reset()
-      for (const status of services.get<GatewayService>(GATEWAY_SERVICE)?.status() ?? []) {
+      for (const status of statuses()) {
         for (const state of ADAPTER_STATES) this.set({ adapter: status.name, state }, status.state === state ? 1 : 0)
       }
     },
   })
+  // The gateway's own counts per adapter, read at scrape time (AdapterStatus).
+  const perAdapter = (name: string, help: string, pick: (s: ReturnType<typeof statuses>[number]) => number | undefined) =>
+    new prom.Gauge({
+      name,
+      help,
+      labelNames: ['adapter'],
+      registers,
+      collect() {
+        this.reset()
+        for (const status of statuses()) this.set({ adapter: status.name }, pick(status) ?? 0)
+      },
+    })
+  perAdapter('agent_outbox_queued', 'Replies waiting in the outbox, by adapter', (s) => s.queued)
+  perAdapter('agent_outbox_failed', 'Replies given up since the gateway started, by adapter', (s) => s.failedDeliveries)
+  perAdapter('agent_messages_dropped', 'Inbound messages dropped on purpose since the gateway started, by adapter', (s) => s.dropped)
 
   const text = (value: unknown, fallback: string) => (typeof value === 'string' && value ? value : fallback)
   const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0)

@@ -83,6 +83,7 @@ test('/metrics counts requests, runs, tokens and tool calls behind the API key; 
   assert.equal(sample(text, 'agent_tool_calls_total', 'tool="read_file",outcome="ok"'), 1, text)
   assert.equal(sample(text, 'agent_adapter_state', 'adapter="api_server",state="running"'), 1, text)
   assert.equal(sample(text, 'agent_adapter_state', 'adapter="api_server",state="failed"'), 0, text)
+  assert.equal(sample(text, 'agent_outbox_queued', 'adapter="api_server"'), 0, text)
   assert.equal(sample(text, 'agent_runs_in_progress', ''), undefined, 'a gauge without labels has no braces')
   assert.match(text, /^agent_runs_in_progress 0$/m)
   assert.ok(!text.includes(KEY) && !text.includes('sk-telemetry-test'), 'no secret in the metrics')
