@@ -46,3 +46,11 @@ export function recordingGateway(kernel: TestKernel, options: { log: Logger; sig
   })
   return { lost, drops, context }
 }
+
+/** When the test ends: abort the adapter's signal, then stop it (as the gateway does on shutdown). */
+export function stopWhenTestEnds(t: { after(fn: () => Promise<void>): void }, adapter: { stop(): Promise<void> }, controller: AbortController): void {
+  t.after(async () => {
+    controller.abort()
+    await adapter.stop()
+  })
+}

@@ -5,7 +5,7 @@
 
 import type { TestContext } from 'node:test'
 import type { AdapterContext, ExtensionDefinition, GatewayAdapter } from '../../../sdk/index.ts'
-import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, type RecordingGateway, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, stopWhenTestEnds, type RecordingGateway, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeDiscord, USERS, type FakeDiscord } from './fake-discord.ts'
 
 export const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GdFake.discord-bot-token-0123456789abcdef'
@@ -106,10 +106,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
     context,
     async start() {
       await adapter.start(context())
-      t.after(async () => {
-        controller.abort()
-        await adapter.stop()
-      })
+      stopWhenTestEnds(t, adapter, controller)
     },
     prompts: () => modelPrompts(model),
     async posted(channel, count = 1, ms = 15_000) {

@@ -4,7 +4,7 @@
 
 import type { TestContext } from 'node:test'
 import { type AdapterContext, type GatewayAdapter, type RunRequest } from '../../../sdk/index.ts'
-import { adapterContext, createTestKernel, recordingLog, recordingRuntime, type TestKernel } from '../../../sdk/testing/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime, stopWhenTestEnds, type TestKernel } from '../../../sdk/testing/index.ts'
 import { ACCOUNT, ALICE, startFakeDaemon, type FakeDaemon } from './fake-daemon.ts'
 
 export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'signal']
@@ -61,10 +61,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
     lines: log.lines,
     context,
     async start() {
-      t.after(async () => {
-        controller.abort()
-        await adapter.stop()
-      })
+      stopWhenTestEnds(t, adapter, controller)
       await adapter.start(context())
     },
     inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),

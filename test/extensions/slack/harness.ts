@@ -5,7 +5,7 @@
 
 import type { TestContext } from 'node:test'
 import type { AdapterContext, ExtensionDefinition, GatewayAdapter } from '../../../sdk/index.ts'
-import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, type RecordingGateway, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, stopWhenTestEnds, type RecordingGateway, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeSlack, USERS, type FakeSlack } from './fake-slack.ts'
 
 export const BOT_TOKEN = 'xoxb-1111111111-2222222222222-fakeslackbottoken0001'
@@ -110,10 +110,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
     context,
     async start() {
       await adapter.start(context())
-      t.after(async () => {
-        controller.abort()
-        await adapter.stop()
-      })
+      stopWhenTestEnds(t, adapter, controller)
     },
     prompts: () => modelPrompts(model),
     async posted(channel, count = 1, thread) {

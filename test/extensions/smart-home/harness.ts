@@ -4,7 +4,7 @@
 
 import type { TestContext } from 'node:test'
 import { type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type Logger, type RunRequest } from '../../../sdk/index.ts'
-import { adapterContext, createTestKernel, recordingLog, recordingRuntime as sharedRecordingRuntime, type TestKernel } from '../../../sdk/testing/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime as sharedRecordingRuntime, stopWhenTestEnds, type TestKernel } from '../../../sdk/testing/index.ts'
 import { startFakeHomeAssistant, type FakeHomeAssistant } from './fake-home-assistant.ts'
 
 export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'smart-home']
@@ -76,10 +76,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
     context,
     async start() {
       await adapter.start(context())
-      t.after(async () => {
-        controller.abort()
-        await adapter.stop()
-      })
+      stopWhenTestEnds(t, adapter, controller)
     },
     inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),
   }

@@ -5,7 +5,7 @@
 
 import type { TestContext } from 'node:test'
 import type { AdapterContext, ExtensionDefinition } from '../../../sdk/index.ts'
-import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, type RecordingGateway, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, stopWhenTestEnds, type RecordingGateway, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
 import type { TelegramAdapter } from '../../../extensions/telegram/adapter.ts'
 import { startFakeTelegram, TOKEN, USERS, type FakeTelegram } from './fake-telegram.ts'
 
@@ -106,10 +106,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
     context,
     async start() {
       await adapter.start(context())
-      t.after(async () => {
-        controller.abort()
-        await adapter.stop()
-      })
+      stopWhenTestEnds(t, adapter, controller)
       // The backlog read is done and the long poll waits: what the test sends now is live traffic.
       await fake.until(() => fake.polling() === 1, 5000)
     },

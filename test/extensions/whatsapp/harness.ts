@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path'
 import type { TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { type AdapterContext, type GatewayAdapter, type RunRequest } from '../../../sdk/index.ts'
-import { adapterContext, createTestKernel, recordingLog, recordingRuntime, type TestKernel } from '../../../sdk/testing/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime, stopWhenTestEnds, type TestKernel } from '../../../sdk/testing/index.ts'
 import type { BridgeRun } from '../../../extensions/whatsapp/bridge-process.ts'
 
 export const FAKE_BRIDGE = join(dirname(fileURLToPath(import.meta.url)), 'fake-bridge.mjs')
@@ -79,10 +79,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
     lines: log.lines,
     context,
     async start() {
-      t.after(async () => {
-        controller.abort()
-        await adapter.stop()
-      })
+      stopWhenTestEnds(t, adapter, controller)
       await adapter.start(context())
     },
     inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),
