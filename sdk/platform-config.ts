@@ -3,6 +3,7 @@
 // platformSetting in gateway.ts) next to the adapter's own keys. One schema, so a shared key has the
 // same type on every platform and an adapter only lists what is its own.
 
+import { ConfigError } from './errors.ts'
 import type { JsonSchema } from './types.ts'
 
 /** User or chat ids: a YAML list (numeric ids may be numbers) or one comma-separated string. */
@@ -34,4 +35,22 @@ export function platformConfigSchema(ownExtra: Record<string, JsonSchema>): Json
     },
     additionalProperties: true,
   }
+}
+
+/** An id list as config (a list) or a variable (a comma string) gives it: trimmed, blanks dropped. */
+export function parseIdList(value: ReadonlyArray<string | number> | string | undefined): Set<string> {
+  const items = Array.isArray(value) ? value.map(String) : ((value as string | undefined) ?? '').split(',')
+  return new Set(items.map((s) => s.trim()).filter(Boolean))
+}
+
+/** A platform's http(s) address from `variable` (API base, daemon, homeserver), or a ConfigError naming it. */
+export function parseHttpUrl(variable: string, value: string): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(`${variable} is not a URL: ${value}`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError(`${variable} must be an http(s) URL`)
+  return url
 }

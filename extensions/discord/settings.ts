@@ -2,7 +2,7 @@
 // overrides it) and the behaviour in servers (require a mention, free-response channels). The
 // environment wins over platforms.discord.extra; the token comes from the environment or .env only.
 
-import { ConfigError, envSwitchOn, platformEnabled, type Settings } from 'agent/sdk'
+import { ConfigError, envSwitchOn, parseHttpUrl, parseIdList, platformEnabled, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'discord'
 export const DEFAULT_API_BASE = 'https://discord.com/api'
@@ -42,19 +42,8 @@ export function botToken(settings: Settings, what: string): string {
 
 export function apiBase(settings: Settings): string {
   const value = settings.env('DISCORD_API_BASE_URL')?.trim() || DEFAULT_API_BASE
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigError(`DISCORD_API_BASE_URL is not a URL: ${value}`)
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('DISCORD_API_BASE_URL must be an http(s) URL')
+  parseHttpUrl('DISCORD_API_BASE_URL', value)
   return value.replace(/\/+$/, '')
-}
-
-export function parseIds(value: string[] | string | undefined): Set<string> {
-  const items = Array.isArray(value) ? value.map(String) : (value ?? '').split(',')
-  return new Set(items.map((s) => s.trim()).filter(Boolean))
 }
 
 export function behaviour(settings: Settings, extra: Readonly<DiscordExtra>): Behaviour {
@@ -64,7 +53,7 @@ export function behaviour(settings: Settings, extra: Readonly<DiscordExtra>): Be
   else if (raw && FALSE.test(raw)) requireMention = false
   else if (raw) throw new ConfigError(`DISCORD_REQUIRE_MENTION must be true or false, not "${raw}"`)
   const free = settings.env('DISCORD_FREE_RESPONSE_CHANNELS')
-  const freeResponseChannels = parseIds(free !== undefined ? free : extra.free_response_channels)
+  const freeResponseChannels = parseIdList(free !== undefined ? free : extra.free_response_channels)
   for (const id of freeResponseChannels) {
     if (!/^\d{15,22}$/.test(id)) throw new ConfigError(`DISCORD_FREE_RESPONSE_CHANNELS: "${id}" is not a channel id (enable Developer Mode, then right-click the channel → Copy Channel ID)`)
   }

@@ -2,7 +2,7 @@
 // homeserver URL, and the credentials (an access token, or a user id and password for a login). Bad
 // or missing values are ConfigErrors: the gateway does not retry them.
 
-import { ConfigError, platformEnabled, type Settings } from 'agent/sdk'
+import { ConfigError, parseHttpUrl, platformEnabled, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'matrix'
 
@@ -40,13 +40,7 @@ export function matrixEnabled(settings: Settings): boolean {
 export function homeserverUrl(settings: Settings): string {
   const value = env(settings, 'MATRIX_HOMESERVER')
   if (!value) throw new ConfigError('the Matrix adapter needs MATRIX_HOMESERVER (the homeserver base URL, e.g. https://matrix.example.org)')
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigError(`MATRIX_HOMESERVER is not a URL: ${value}`)
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('MATRIX_HOMESERVER must be an http(s) URL')
+  const url = parseHttpUrl('MATRIX_HOMESERVER', value)
   if (url.username || url.password) throw new ConfigError('MATRIX_HOMESERVER must not contain credentials')
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
 }

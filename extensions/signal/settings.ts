@@ -2,7 +2,7 @@
 // signal-cli daemon's HTTP address (SIGNAL_HTTP_URL, else platforms.signal.extra.http_url) and the
 // account (SIGNAL_ACCOUNT, else extra.account). Bad or missing values are ConfigErrors: no retry.
 
-import { ConfigError, platformEnabled, type Settings } from 'agent/sdk'
+import { ConfigError, parseHttpUrl, platformEnabled, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'signal'
 
@@ -47,13 +47,7 @@ export function daemonFrom(settings: Settings): Daemon {
   const extra = extraOf(settings)
   const raw = env(settings, 'SIGNAL_HTTP_URL') ?? extra.http_url?.trim()
   if (!raw) throw new ConfigError('the Signal adapter needs SIGNAL_HTTP_URL: the address of `signal-cli daemon --http` (e.g. http://127.0.0.1:8080)')
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    throw new ConfigError(`SIGNAL_HTTP_URL is not a URL: ${raw}`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('SIGNAL_HTTP_URL must be an http(s) URL')
+  const url = parseHttpUrl('SIGNAL_HTTP_URL', raw)
   if (url.username || url.password) throw new ConfigError('SIGNAL_HTTP_URL must not contain credentials')
   if (url.search || url.hash) throw new ConfigError('SIGNAL_HTTP_URL must be the daemon\'s base address, without a query')
   const account = (env(settings, 'SIGNAL_ACCOUNT') ?? extra.account?.trim())?.replace(/[\s().-]/g, '')

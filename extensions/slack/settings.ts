@@ -3,7 +3,7 @@
 // behaviour in channels (mention required, free-response channels) and the slash command's name. The
 // environment wins over platforms.slack.extra; the tokens come from the environment or .env only.
 
-import { ConfigError, envSwitchOn, platformEnabled, type Settings } from 'agent/sdk'
+import { ConfigError, envSwitchOn, parseIdList, platformEnabled, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'slack'
 export const DEFAULT_API_BASE = 'https://slack.com/api/'
@@ -68,11 +68,6 @@ export function apiBase(settings: Settings): string {
   return value.endsWith('/') ? value : `${value}/`
 }
 
-export function parseIds(value: string[] | string | undefined): Set<string> {
-  const items = Array.isArray(value) ? value.map(String) : (value ?? '').split(',')
-  return new Set(items.map((s) => s.trim()).filter(Boolean))
-}
-
 /** Conversation ids: C (channels), G (private channels, group DMs), D (direct messages). */
 export const isChannelId = (id: string) => /^[CGD][A-Z0-9]{6,}$/.test(id)
 /** Where a message can be posted: a conversation, or a user id (Slack opens the DM with the app). */
@@ -88,7 +83,7 @@ export function behaviour(settings: Settings, extra: Readonly<SlackExtra>): Beha
   else if (raw && FALSE.test(raw)) requireMention = false
   else if (raw) throw new ConfigError(`SLACK_REQUIRE_MENTION must be true or false, not "${raw}"`)
   const free = settings.env('SLACK_FREE_RESPONSE_CHANNELS')
-  const freeResponseChannels = parseIds(free !== undefined ? free : extra.free_response_channels)
+  const freeResponseChannels = parseIdList(free !== undefined ? free : extra.free_response_channels)
   for (const id of freeResponseChannels) {
     if (!isChannelId(id)) throw new ConfigError(`SLACK_FREE_RESPONSE_CHANNELS: "${id}" is not a channel id (channel name → About → Channel ID, e.g. C0123456789)`)
   }
@@ -110,7 +105,7 @@ export function slashCommandName(extra: Readonly<Partial<SlackExtra>> | undefine
 export function allowlistWarnings(settings: Settings): string[] {
   const warnings: string[] = []
   for (const name of ['SLACK_ALLOWED_USERS', 'SLACK_GROUP_ALLOWED_USERS']) {
-    for (const entry of parseIds(settings.env(name))) {
+    for (const entry of parseIdList(settings.env(name))) {
       if (entry !== '*' && !isMemberId(entry)) warnings.push(`${name}: "${entry}" is not a Slack member id and never matches (profile → ⋮ → Copy member ID, e.g. U0123456789; or approve their pairing code)`)
     }
   }

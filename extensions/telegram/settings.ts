@@ -2,7 +2,7 @@
 // overrides it) and the behaviour in groups (require a mention, free-response chats). The environment
 // wins over platforms.telegram.extra; the token comes from the environment or .env only.
 
-import { ConfigError, envSwitchOn, platformEnabled, platformSetting, type Settings } from 'agent/sdk'
+import { ConfigError, envSwitchOn, parseHttpUrl, parseIdList, platformEnabled, platformSetting, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'telegram'
 export const DEFAULT_API_BASE = 'https://api.telegram.org'
@@ -46,23 +46,12 @@ export function botToken(settings: Settings, what: string): string {
 
 export function apiBase(settings: Settings): string {
   const value = settings.env('TELEGRAM_API_BASE_URL')?.trim() || DEFAULT_API_BASE
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigError(`TELEGRAM_API_BASE_URL is not a URL: ${value}`)
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('TELEGRAM_API_BASE_URL must be an http(s) URL')
+  parseHttpUrl('TELEGRAM_API_BASE_URL', value)
   return value.replace(/\/+$/, '')
 }
 
 /** Telegram chat ids: integers (groups negative, supergroups and channels -100…). */
 export const isChatId = (id: string) => /^-?\d{1,20}$/.test(id)
-
-export function parseIds(value: Array<string | number> | string | undefined): Set<string> {
-  const items = Array.isArray(value) ? value.map(String) : (value ?? '').split(',')
-  return new Set(items.map((s) => s.trim()).filter(Boolean))
-}
 
 export function behaviour(settings: Settings, extra: Readonly<TelegramExtra>): Behaviour {
   const raw = settings.env('TELEGRAM_REQUIRE_MENTION')?.trim()
@@ -71,7 +60,7 @@ export function behaviour(settings: Settings, extra: Readonly<TelegramExtra>): B
   else if (raw && FALSE.test(raw)) requireMention = false
   else if (raw) throw new ConfigError(`TELEGRAM_REQUIRE_MENTION must be true or false, not "${raw}"`)
   const free = settings.env('TELEGRAM_FREE_RESPONSE_CHATS')
-  const freeResponseChats = parseIds(free !== undefined ? free : extra.free_response_chats)
+  const freeResponseChats = parseIdList(free !== undefined ? free : extra.free_response_chats)
   for (const id of freeResponseChats) {
     if (!isChatId(id)) throw new ConfigError(`TELEGRAM_FREE_RESPONSE_CHATS: "${id}" is not a chat id (a group's id is a negative number, e.g. -1001234567890)`)
   }
@@ -85,7 +74,7 @@ export function behaviour(settings: Settings, extra: Readonly<TelegramExtra>): B
 export function allowlistWarnings(settings: Settings): string[] {
   const warnings: string[] = []
   for (const name of ['ALLOWED_USERS', 'GROUP_ALLOWED_USERS']) {
-    for (const entry of parseIds(platformSetting(settings, PLATFORM, name))) {
+    for (const entry of parseIdList(platformSetting(settings, PLATFORM, name))) {
       if (entry !== '*' && !isChatId(entry)) warnings.push(`TELEGRAM_${name}: "${entry}" is not a numeric Telegram id and never matches (a user's id comes from @userinfobot, or approve their pairing code)`)
     }
   }

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { platformConfigSchema } from 'agent/sdk'
+import { ConfigError, parseHttpUrl, parseIdList, platformConfigSchema } from 'agent/sdk'
 import { validateConfig } from '../../kernel/config/validate.ts'
 
 const where = { file: 'config.yaml', key: 'platforms.chatty' }
@@ -24,4 +24,16 @@ test('a wrongly typed common key or own key is refused with its path', () => {
 test('an adapter key of a common name wins over the common one', () => {
   const strict = platformConfigSchema({ home_channel: { type: 'string' } })
   assert.throws(() => validateConfig(strict, { extra: { home_channel: 5 } }, where), /home_channel/)
+})
+
+test('an id list from a config list or a comma variable, trimmed, blanks dropped', () => {
+  assert.deepEqual([...parseIdList([111, ' bob '])], ['111', 'bob'])
+  assert.deepEqual([...parseIdList(' 1, ,2,1 ')], ['1', '2'])
+  assert.equal(parseIdList(undefined).size, 0)
+})
+
+test('an http(s) address is accepted; anything else is a ConfigError naming the variable', () => {
+  assert.equal(parseHttpUrl('CHATTY_API_BASE_URL', 'http://127.0.0.1:8080/api').pathname, '/api')
+  assert.throws(() => parseHttpUrl('CHATTY_API_BASE_URL', 'not a url'), (e: unknown) => e instanceof ConfigError && /CHATTY_API_BASE_URL is not a URL/.test(e.message))
+  assert.throws(() => parseHttpUrl('CHATTY_API_BASE_URL', 'ftp://example.org'), /CHATTY_API_BASE_URL must be an http\(s\) URL/)
 })
