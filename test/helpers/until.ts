@@ -22,3 +22,13 @@ export async function untilValue<T>(what: string, probe: () => T | undefined | f
   }
   throw new Error(`timed out waiting for ${what}`)
 }
+
+/** Polls `check` every 20 ms for up to `ms`; resolves whether it held (the loopback fakes' `until`). */
+export async function pollUntil(check: () => boolean, ms = 10_000): Promise<boolean> {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (check()) return true
+    await sleep(20)
+  }
+  return check()
+}

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { pollUntil } from '../../helpers/until.ts'
 
 export const BOT_ID = '900000000000000001'
 export const APPLICATION_ID = '900000000000000001'
@@ -530,14 +531,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
     withholdHeartbeatAcks(on) {
       noAcks = on
     },
-    async until(check, ms = 10_000) {
-      const end = Date.now() + ms
-      while (Date.now() < end) {
-        if (check()) return true
-        await new Promise((r) => setTimeout(r, 20))
-      }
-      return check()
-    },
+    until: pollUntil,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.terminate()

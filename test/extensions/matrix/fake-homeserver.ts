@@ -9,7 +9,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { pollUntil } from '../../helpers/until.ts'
 
 export const SERVER_NAME = 'fake.test'
 export const BOT_ID = `@agent:${SERVER_NAME}`
@@ -481,14 +481,7 @@ export async function startFakeHomeserver(options: FakeHomeserverOptions = {}): 
     },
     syncs: () => requests.filter((r) => r.path === '/_matrix/client/v3/sync'),
     sentTo: (roomId, type = 'm.room.message') => sent.filter((s) => s.roomId === roomId && s.type === type),
-    async until(check, ms = 10_000) {
-      const end = Date.now() + ms
-      while (!check()) {
-        if (Date.now() > end) return false
-        await sleep(20)
-      }
-      return true
-    },
+    until: pollUntil,
     close() {
       closed = true
       changed()

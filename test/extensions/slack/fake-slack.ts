@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { pollUntil } from '../../helpers/until.ts'
 
 export const BOT_USER = 'U0AGENTBOT'
 export const BOT_ID = 'B0AGENTBOT'
@@ -321,14 +322,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
     texts(channel: string, thread?: string): string[] {
       return posted.filter((p) => p.channel === channel && (thread === undefined || p.thread_ts === thread)).map((p) => p.text)
     },
-    async until(check: () => boolean, ms = 10_000): Promise<boolean> {
-      const end = Date.now() + ms
-      while (Date.now() < end) {
-        if (check()) return true
-        await new Promise((r) => setTimeout(r, 20))
-      }
-      return check()
-    },
+    until: pollUntil,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.terminate()

@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { parseMarkdownV2 } from './markdown-v2-check.ts'
+import { pollUntil } from '../../helpers/until.ts'
 
 export const TOKEN = '7000000001:AAFakeTelegramBotToken_0123456789abcdefXYZ'
 export const BOT = { id: 7000000001, is_bot: true, first_name: 'Agent', username: 'agent_test_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false }
@@ -377,14 +378,7 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     setToken(value) {
       token = value
     },
-    async until(check, ms = 10_000) {
-      const end = Date.now() + ms
-      while (Date.now() < end) {
-        if (check()) return true
-        await new Promise((r) => setTimeout(r, 20))
-      }
-      return check()
-    },
+    until: pollUntil,
     async close() {
       if (closed) return
       closed = true

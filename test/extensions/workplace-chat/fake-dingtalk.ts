@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { pollUntil } from '../../helpers/until.ts'
 
 export const TOPIC_ROBOT = '/v1.0/im/bot/messages/get'
 export const ROBOT_USER_ID = '$:LWCP_v1:$robot0000000000000000000000000'
@@ -232,14 +233,7 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
       graceTimers.add(timer)
     },
     live: () => live().length,
-    async until(check, ms = 10_000) {
-      const end = Date.now() + ms
-      while (Date.now() < end) {
-        if (check()) return true
-        await new Promise((r) => setTimeout(r, 20))
-      }
-      return check()
-    },
+    until: pollUntil,
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of graceTimers) clearTimeout(timer)
