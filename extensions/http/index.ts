@@ -38,6 +38,7 @@ export default defineExtension<{ listeners: Record<string, ListenerOverride> }>(
     const running = new Map<string, RunningListener>()
     const starting = new Map<string, Promise<void>>()
     let active = false
+    const refused = new Set<string>()
     const secrets = () => api.settings.secretValues()
 
     const wanted = () => new Set(api.endpoints.list().map((e: EndpointDefinition) => e.listener))
@@ -59,7 +60,10 @@ export default defineExtension<{ listeners: Record<string, ListenerOverride> }>(
     const service: HttpService = {
       async start() {
         active = true
-        const results = await Promise.allSettled([...wanted()].map(startOne))
+        const names = [...wanted()]
+        const results = await Promise.allSettled(names.map(startOne))
+        refused.clear()
+        results.forEach((r, i) => r.status === 'rejected' && refused.add(names[i]!))
         const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
         if (failed) throw failed.reason
       },
@@ -76,7 +80,9 @@ export default defineExtension<{ listeners: Record<string, ListenerOverride> }>(
     // Endpoints registered later (hot reload) bring their listener up.
     api.endpoints.subscribe(() => {
       if (!active) return
-      for (const name of wanted()) if (!running.has(name)) startOne(name).catch((error) => api.log.error(errorMessage(error)))
+      // A listener whose start was already refused (its port in use) was reported by start(); only
+      // another start() tries it again, not every endpoint registered after it.
+      for (const name of wanted()) if (!running.has(name) && !refused.has(name)) startOne(name).catch((error) => api.log.error(errorMessage(error)))
     })
     api.hooks.ready.tapPromise({ stage: 100 }, async ({ mode }) => {
       if (mode === 'gateway') await service.start()

@@ -3,6 +3,7 @@
 // with bounded waits.
 
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hermeticEnv } from '../../sdk/testing/index.ts'
@@ -104,12 +105,35 @@ export function startAgent(args: string[], options: RunOptions): RunningAgent {
       })
     },
     async stop(signal = 'SIGINT') {
-      if (child.exitCode !== null) return child.exitCode
-      child.kill(signal)
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      // `gateway run` lives in a respawned child holding our pipes (kernel/bin/agent.mjs); one stuck
+      // past the grace period would hold `close` forever, so the tree noted now is killed, then the
+      // pipes let go: a stop never hangs a test file.
+      const tree = descendants(child.pid!)
+      if (child.exitCode === null) child.kill(signal)
+      const force = setTimeout(() => [child.pid!, ...tree].forEach(killQuietly), 10_000)
+      const release = setTimeout(() => (child.stdout!.destroy(), child.stderr!.destroy()), 15_000)
       const code = await exited
-      clearTimeout(timer)
+      clearTimeout(force)
+      clearTimeout(release)
       return code
     },
+  }
+}
+
+/** Every process below `pid` (Linux /proc; elsewhere none). */
+function descendants(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+    return children.flatMap((child) => [child, ...descendants(child)])
+  } catch {
+    return []
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL')
+  } catch {
+    // already gone
   }
 }
