@@ -10,7 +10,7 @@ import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import YAML from 'yaml'
 import { startScriptedModel } from '../../../sdk/testing/index.ts'
-import { startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
+import { gatewayRestarts } from '../../helpers/gateway-restarts.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { dmChannel, startFakeDiscord, USERS } from './fake-discord.ts'
 import { lastUser, TOKEN } from './harness.ts'
@@ -31,20 +31,10 @@ test('SIGKILL mid-answer: after the restart every DM is answered exactly once', 
     // The gateway in the spawned process itself (no respawn with V8 flags): SIGKILL reaches it.
     AGENT_NO_RESPAWN: '1',
   }
-  const agents: RunningAgent[] = []
-  const start = async () => {
-    const agent = startAgent(['gateway', 'run'], { home, logLevel: 'info', env })
-    agents.push(agent)
-    await agent.waitFor(/gateway running \(adapters: [^)]*discord/, 30_000)
-    return agent
-  }
-  t.after(async () => {
-    for (const agent of agents) await agent.stop('SIGKILL')
-  })
+  const { start, log } = gatewayRestarts(t, { home, env, adapter: 'discord' })
   const dm = dmChannel('alice')
   const answers = (prompt: string) => fake.posted(dm).filter((p) => p === `Answer to: ${prompt}`).length
   const asked = (prompt: string) => model.requests.filter((r) => r.path.endsWith('/chat/completions') && lastUser(r.body) === prompt).length
-  const log = () => agents.map((a) => a.stderr()).join('\n---\n').slice(-4000)
 
   let agent = await start()
   fake.message({ from: 'alice', content: 'warm up' })

@@ -11,7 +11,7 @@ import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import YAML from 'yaml'
 import { lastUser, startScriptedModel } from '../../../sdk/testing/index.ts'
-import { startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
+import { gatewayRestarts } from '../../helpers/gateway-restarts.ts'
 import { tempDir } from '../../helpers/temp.ts'
 import { startFakeHomeserver } from './fake-homeserver.ts'
 import { ALICE } from './harness.ts'
@@ -41,19 +41,9 @@ test('SIGKILL mid-answer: after the restart every answer is delivered exactly on
     // The gateway in the spawned process itself (no respawn with V8 flags): SIGKILL reaches it.
     AGENT_NO_RESPAWN: '1',
   }
-  const agents: RunningAgent[] = []
-  const start = async () => {
-    const agent = startAgent(['gateway', 'run'], { home, logLevel: 'info', env })
-    agents.push(agent)
-    await agent.waitFor(/gateway running \(adapters: [^)]*matrix/, 30_000)
-    return agent
-  }
-  t.after(async () => {
-    for (const agent of agents) await agent.stop('SIGKILL')
-  })
+  const { start, log } = gatewayRestarts(t, { home, env, adapter: 'matrix' })
   const answers = (prompt: string) => hs.sentTo(dm).filter((s) => s.content.body === `Answer to: ${prompt}`).length
   const asked = (prompt: string) => model.requests.filter((r) => r.path.endsWith('/chat/completions') && lastUser(r.body) === prompt).length
-  const log = () => agents.map((a) => a.stderr()).join('\n---\n').slice(-4000)
 
   let agent = await start()
   hs.message(dm, ALICE, 'warm up')
