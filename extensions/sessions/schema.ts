@@ -1,8 +1,9 @@
 // The sessions tables in state.db, as versioned migrations of owner `sessions`. messages_fts is an
 // external-content FTS5 index over messages.content, kept in sync by triggers (a cascade delete of a
-// session fires them too).
+// session fires them too); since version 2 new messages are indexed in batches (fts-queue.ts).
 
 import type { Migration } from 'agent/sdk'
+import { DEFER_FTS_MIGRATION } from './fts-queue.ts'
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -66,4 +67,6 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  // Indexing moves out of the turn's commit (fts-queue.ts).
+  { version: 2, up: DEFER_FTS_MIGRATION },
 ]

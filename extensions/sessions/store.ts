@@ -27,6 +27,7 @@ import {
 } from 'agent/sdk'
 import { MIGRATIONS } from './schema.ts'
 import { messageColumns, toMessage, toSession, type MessageRow, type SessionRow } from './rows.ts'
+import { HAS_PENDING, INDEX_DELAY_MS, indexPending } from './fts-queue.ts'
 import { searchMessages } from './search.ts'
 import { counted, escapeLike, numbered, sanitizeTitle, splitNumber } from './titles.ts'
 
@@ -63,6 +64,8 @@ function storedMessage(id: number, sessionId: string, createdAt: number, columns
 export class SqliteSessionStore implements SessionStore {
   /** Prepared statements by SQL text (pluck ones apart), per handle. */
   readonly #statements = new WeakMap<SqliteDatabase, Map<string, Statement>>()
+  /** The batch indexing of queued messages, once scheduled (fts-queue.ts). */
+  #indexing: NodeJS.Timeout | undefined
 
   /**
    * `database` is looked up at call time: a hot-reloaded state-db hands out a new handle.
@@ -109,11 +112,30 @@ export class SqliteSessionStore implements SessionStore {
     const insert = this.sql(INSERT_MESSAGE, false, db)
     // The text stored carries no known secret, whoever the writer is (a throwing redactor fails the write).
     const redact = this.redactor()
+    if (messages.length) this.scheduleIndexing()
     return messages.map((message) => {
       const columns = messageColumns(redactDeep(message, redact))
       const id = Number(insert.run({ session_id: sessionId, created_at: now, ...columns }).lastInsertRowid)
       return storedMessage(id, sessionId, now, columns)
     })
+  }
+
+  /** Queued messages are indexed a little later, in one batch with those written meanwhile. */
+  private scheduleIndexing(): void {
+    if (this.#indexing) return
+    this.#indexing = setTimeout(() => {
+      this.#indexing = undefined
+      // A failure (the database closing) leaves the rows queued: the next write or search indexes them.
+      this.indexQueued().catch(() => undefined)
+    }, INDEX_DELAY_MS)
+    // A process with nothing else to do need not wait: the rows stay queued in state.db for the next search or batch.
+    this.#indexing.unref()
+  }
+
+  /** Indexes every queued message, if any, in one write. */
+  private async indexQueued(): Promise<void> {
+    if (this.sql(HAS_PENDING, true).get() === undefined) return
+    await this.write((db) => indexPending(db, (sql, pluck) => this.sql(sql, pluck, db)))
   }
 
   private mustExist(id: string): SessionRow {
@@ -395,6 +417,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async search(query: string, options: SessionSearchOptions = {}) {
+    // Whatever was written before the search is found by it.
+    await this.indexQueued()
     return searchMessages(this.db(), query, options)
   }
 

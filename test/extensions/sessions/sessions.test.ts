@@ -50,7 +50,7 @@ test('sessions and messages round-trip with usage totals', async (t) => {
   await assert.rejects(s.append(session.id, [{ role: 'bogus' as never, content: 'x' }]), /invalid message role/)
   assert.equal((await s.get(session.id))!.messageCount, 4, 'a rejected append changes nothing')
   const versions = database.db().prepare("SELECT version FROM schema_migrations WHERE owner = 'sessions'").pluck().all()
-  assert.deepEqual(versions, [1])
+  assert.deepEqual(versions, [1, 2])
 })
 
 test('a session created with its first messages: one transaction, all or nothing', async (t) => {
@@ -183,6 +183,42 @@ test('full-text search: ranked hits with snippets, filters, safe query syntax, i
   assert.equal(await s.delete(a.id), true)
   assert.equal((await s.search('database')).length, 0, 'deleted messages leave the index')
   assert.equal((await s.messages(a.id)).length, 0)
+})
+
+test('messages are indexed in batches: queued in their own commit, indexed later or before a search, deletes and edits keep the index whole', async (t) => {
+  const { store: s, database } = await store(t)
+  const db = database.db()
+  const queued = () => Number(db.prepare('SELECT count(*) FROM messages_fts_pending').pluck().get())
+  const indexed = (word: string) => Number(db.prepare('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?').pluck().get(word))
+  // The index's own structure; what it holds is checked by the searches below.
+  const wholeIndex = () => db.prepare("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')").run()
+  const a = await s.create({ messages: [{ role: 'user', content: 'walrus one' }, { role: 'assistant', content: null, toolCalls: [{ id: 'c', name: 'x', arguments: '{}' }] }] })
+  assert.equal(queued(), 1, 'a message without text is not queued')
+  assert.equal(indexed('walrus'), 0, 'not indexed in the turn commit')
+  // By itself, a moment later (bounded wait).
+  for (let i = 0; i < 100 && queued() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  assert.equal(queued(), 0)
+  assert.equal(indexed('walrus'), 1)
+  // Before a search, whatever is queued is indexed first.
+  await s.append(a.id, [{ role: 'user', content: 'walrus two' }])
+  assert.equal(queued(), 1)
+  assert.equal((await s.search('walrus')).length, 2)
+  assert.equal(queued(), 0)
+  // Deleting or editing a message still queued, or one indexed already, leaves a consistent index.
+  const b = await s.create({ messages: [{ role: 'user', content: 'narwhal queued' }] })
+  await s.append(a.id, [{ role: 'user', content: 'walrus three' }])
+  const [edited] = await s.append(a.id, [{ role: 'user', content: 'walrus four' }])
+  db.prepare('UPDATE messages SET content = ? WHERE id = ?').run('dolphin four', edited!.id)
+  db.prepare('UPDATE messages SET content = ? WHERE content = ?').run('dolphin one', 'walrus one')
+  assert.equal(await s.delete(b.id), true)
+  assert.deepEqual((await s.search('walrus')).map((h) => h.snippet).sort(), ['[walrus] three', '[walrus] two'])
+  assert.equal((await s.search('dolphin')).length, 2)
+  assert.equal((await s.search('narwhal')).length, 0)
+  wholeIndex()
+  assert.equal(await s.delete(a.id), true)
+  wholeIndex()
+  assert.equal((await s.search('walrus OR dolphin', { raw: true })).length, 0)
+  assert.equal(queued(), 0)
 })
 
 test('concurrent conversations writing in the same turn each get their own session and messages; a bad write fails alone', async (t) => {
