@@ -4,7 +4,8 @@
 // same type on every platform and an adapter only lists what is its own.
 
 import { ConfigError } from './errors.ts'
-import type { JsonSchema } from './types.ts'
+import { envSwitchOn } from './gateway.ts'
+import type { JsonSchema, Settings } from './types.ts'
 
 /** User or chat ids: a YAML list (numeric ids may be numbers) or one comma-separated string. */
 export const ID_LIST_SCHEMA: JsonSchema = { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: 'string' }] }
@@ -53,4 +54,15 @@ export function parseHttpUrl(variable: string, value: string): URL {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError(`${variable} must be an http(s) URL`)
   return url
+}
+
+const OFF = /^(0|false|no|off)$/i
+
+/** A true/false variable (1/yes/on, 0/no/off too) that wins over `fallback` when set; anything else is a ConfigError. */
+export function envBoolean(settings: Settings, variable: string, fallback: boolean): boolean {
+  const raw = settings.env(variable)?.trim()
+  if (!raw) return fallback
+  if (envSwitchOn(raw)) return true
+  if (OFF.test(raw)) return false
+  throw new ConfigError(`${variable} must be true or false, not "${raw}"`)
 }

@@ -2,11 +2,10 @@
 // overrides it) and the behaviour in servers (require a mention, free-response channels). The
 // environment wins over platforms.discord.extra; the token comes from the environment or .env only.
 
-import { ConfigError, envSwitchOn, parseHttpUrl, parseIdList, platformEnabled, type Settings } from 'agent/sdk'
+import { ConfigError, envBoolean, parseHttpUrl, parseIdList, platformEnabled, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'discord'
 export const DEFAULT_API_BASE = 'https://discord.com/api'
-const FALSE = /^(0|false|no|off)$/i
 
 export interface DiscordExtra {
   require_mention?: boolean
@@ -47,11 +46,7 @@ export function apiBase(settings: Settings): string {
 }
 
 export function behaviour(settings: Settings, extra: Readonly<DiscordExtra>): Behaviour {
-  const raw = settings.env('DISCORD_REQUIRE_MENTION')?.trim()
-  let requireMention = extra.require_mention ?? true
-  if (raw && envSwitchOn(raw)) requireMention = true
-  else if (raw && FALSE.test(raw)) requireMention = false
-  else if (raw) throw new ConfigError(`DISCORD_REQUIRE_MENTION must be true or false, not "${raw}"`)
+  const requireMention = envBoolean(settings, 'DISCORD_REQUIRE_MENTION', extra.require_mention ?? true)
   const free = settings.env('DISCORD_FREE_RESPONSE_CHANNELS')
   const freeResponseChannels = parseIdList(free !== undefined ? free : extra.free_response_channels)
   for (const id of freeResponseChannels) {

@@ -3,12 +3,11 @@
 // behaviour in channels (mention required, free-response channels) and the slash command's name. The
 // environment wins over platforms.slack.extra; the tokens come from the environment or .env only.
 
-import { ConfigError, envSwitchOn, parseIdList, platformEnabled, type Settings } from 'agent/sdk'
+import { ConfigError, envBoolean, parseHttpUrl, parseIdList, platformEnabled, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'slack'
 export const DEFAULT_API_BASE = 'https://slack.com/api/'
 export const DEFAULT_SLASH_COMMAND = '/agent'
-const FALSE = /^(0|false|no|off)$/i
 /** Slack's rule for a slash command: a slash, then at most 32 lowercase letters, digits, - or _. */
 const SLASH_NAME = /^\/[a-z0-9_-]{1,32}$/
 
@@ -58,13 +57,7 @@ export function appToken(settings: Settings, what: string): string {
 
 export function apiBase(settings: Settings): string {
   const value = settings.env('SLACK_API_BASE_URL')?.trim() || DEFAULT_API_BASE
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigError(`SLACK_API_BASE_URL is not a URL: ${value}`)
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('SLACK_API_BASE_URL must be an http(s) URL')
+  parseHttpUrl('SLACK_API_BASE_URL', value)
   return value.endsWith('/') ? value : `${value}/`
 }
 
@@ -77,11 +70,7 @@ export const isMemberId = (id: string) => /^[UW][A-Z0-9]{6,}$/.test(id)
 export const isTimestamp = (ts: string) => /^\d{9,12}\.\d{1,9}$/.test(ts)
 
 export function behaviour(settings: Settings, extra: Readonly<SlackExtra>): Behaviour {
-  const raw = settings.env('SLACK_REQUIRE_MENTION')?.trim()
-  let requireMention = extra.require_mention ?? true
-  if (raw && envSwitchOn(raw)) requireMention = true
-  else if (raw && FALSE.test(raw)) requireMention = false
-  else if (raw) throw new ConfigError(`SLACK_REQUIRE_MENTION must be true or false, not "${raw}"`)
+  const requireMention = envBoolean(settings, 'SLACK_REQUIRE_MENTION', extra.require_mention ?? true)
   const free = settings.env('SLACK_FREE_RESPONSE_CHANNELS')
   const freeResponseChannels = parseIdList(free !== undefined ? free : extra.free_response_channels)
   for (const id of freeResponseChannels) {

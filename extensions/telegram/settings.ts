@@ -2,11 +2,10 @@
 // overrides it) and the behaviour in groups (require a mention, free-response chats). The environment
 // wins over platforms.telegram.extra; the token comes from the environment or .env only.
 
-import { ConfigError, envSwitchOn, parseHttpUrl, parseIdList, platformEnabled, platformSetting, type Settings } from 'agent/sdk'
+import { ConfigError, envBoolean, parseHttpUrl, parseIdList, platformEnabled, platformSetting, type Settings } from 'agent/sdk'
 
 export const PLATFORM = 'telegram'
 export const DEFAULT_API_BASE = 'https://api.telegram.org'
-const FALSE = /^(0|false|no|off)$/i
 
 export interface TelegramExtra {
   require_mention?: boolean
@@ -54,11 +53,7 @@ export function apiBase(settings: Settings): string {
 export const isChatId = (id: string) => /^-?\d{1,20}$/.test(id)
 
 export function behaviour(settings: Settings, extra: Readonly<TelegramExtra>): Behaviour {
-  const raw = settings.env('TELEGRAM_REQUIRE_MENTION')?.trim()
-  let requireMention = extra.require_mention ?? true
-  if (raw && envSwitchOn(raw)) requireMention = true
-  else if (raw && FALSE.test(raw)) requireMention = false
-  else if (raw) throw new ConfigError(`TELEGRAM_REQUIRE_MENTION must be true or false, not "${raw}"`)
+  const requireMention = envBoolean(settings, 'TELEGRAM_REQUIRE_MENTION', extra.require_mention ?? true)
   const free = settings.env('TELEGRAM_FREE_RESPONSE_CHATS')
   const freeResponseChats = parseIdList(free !== undefined ? free : extra.free_response_chats)
   for (const id of freeResponseChats) {

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ConfigError, parseHttpUrl, parseIdList, platformConfigSchema } from 'agent/sdk'
+import { ConfigError, envBoolean, parseHttpUrl, parseIdList, platformConfigSchema } from 'agent/sdk'
 import { validateConfig } from '../../kernel/config/validate.ts'
 
 const where = { file: 'config.yaml', key: 'platforms.chatty' }
@@ -36,4 +36,13 @@ test('an http(s) address is accepted; anything else is a ConfigError naming the 
   assert.equal(parseHttpUrl('CHATTY_API_BASE_URL', 'http://127.0.0.1:8080/api').pathname, '/api')
   assert.throws(() => parseHttpUrl('CHATTY_API_BASE_URL', 'not a url'), (e: unknown) => e instanceof ConfigError && /CHATTY_API_BASE_URL is not a URL/.test(e.message))
   assert.throws(() => parseHttpUrl('CHATTY_API_BASE_URL', 'ftp://example.org'), /CHATTY_API_BASE_URL must be an http\(s\) URL/)
+})
+
+test('a true/false variable wins over the config value; anything else is refused', () => {
+  const settings = (value?: string) => ({ env: (name: string) => (name === 'CHATTY_REQUIRE_MENTION' ? value : undefined) }) as never
+  assert.equal(envBoolean(settings(undefined), 'CHATTY_REQUIRE_MENTION', true), true)
+  assert.equal(envBoolean(settings('  '), 'CHATTY_REQUIRE_MENTION', false), false)
+  assert.equal(envBoolean(settings(' Off '), 'CHATTY_REQUIRE_MENTION', true), false)
+  assert.equal(envBoolean(settings('yes'), 'CHATTY_REQUIRE_MENTION', false), true)
+  assert.throws(() => envBoolean(settings('sometimes'), 'CHATTY_REQUIRE_MENTION', true), /CHATTY_REQUIRE_MENTION must be true or false, not "sometimes"/)
 })
