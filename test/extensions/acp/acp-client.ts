@@ -4,6 +4,9 @@
 // answered by a test-chosen function. Every wait is bounded.
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdtempSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import * as acp from '@agentclientprotocol/sdk'
 import { hermeticEnv } from 'agent/sdk/testing'
 import { AGENT_BIN } from '../../helpers/agent-process.ts'
@@ -160,4 +163,14 @@ export function chunkText(updates: readonly acp.SessionUpdate[], kind: 'agent_me
 
 export async function initialized(proc: AcpProcess, clientCapabilities: acp.ClientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false }): Promise<acp.InitializeResponse> {
   return proc.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities, clientInfo: { name: 'test-editor', version: '1.0.0' } })
+}
+
+/** The environment that points `agent acp` at a scripted model, with a per-test API key. */
+export function acpModelEnv(model: { url: string }, apiKey: string): Record<string, string> {
+  return { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: apiKey, AGENT_MODEL: 'scripted-model' }
+}
+
+/** A temp project directory, resolved (the agent reports real paths, and macOS's tmpdir is a link). */
+export function projectDir(prefix: string): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)))
 }

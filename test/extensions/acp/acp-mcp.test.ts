@@ -3,14 +3,13 @@
 // scripted model; SSE entries refused as the capabilities say.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
 import { EVERYTHING_BIN, startEverythingHttp, type EverythingHttp } from '../mcp/everything-server.ts'
-import { initialized, startAcp, type AcpProcess } from './acp-client.ts'
+import { acpModelEnv, type AcpProcess, initialized, projectDir, startAcp } from './acp-client.ts'
 
 const toolResults = (body: any) => (body.messages as any[]).filter((m) => m.role === 'tool').map((m) => String(m.content))
 const offered = (body: any) => ((body.tools ?? []) as any[]).map((t) => t.function?.name ?? t.name)
@@ -24,11 +23,11 @@ describe("agent acp with the editor's MCP servers", () => {
 
   before(async () => {
     home = makeTempHome('agent-acp-mcp-')
-    cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-mcp-project-')))
+    cwd = projectDir('agent-acp-mcp-project-')
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10 }))
     model = await startScriptedModel()
     http = await startEverythingHttp('streamableHttp')
-    proc = startAcp({ home, cwd, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-acp-mcp-key-000000', AGENT_MODEL: 'scripted-model' } })
+    proc = startAcp({ home, cwd, env: acpModelEnv(model, 'sk-acp-mcp-key-000000') })
   })
   after(async () => {
     await proc?.kill()

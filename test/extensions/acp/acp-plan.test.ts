@@ -2,14 +2,13 @@
 // (the ACP SDK's client) receives it as `plan` session updates, the whole list each time it changes.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import type * as acp from '@agentclientprotocol/sdk'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
-import { initialized, startAcp, type AcpProcess } from './acp-client.ts'
+import { acpModelEnv, type AcpProcess, initialized, projectDir, startAcp } from './acp-client.ts'
 
 type PlanUpdate = Extract<acp.SessionUpdate, { sessionUpdate: 'plan' }>
 const plansOf = (updates: acp.SessionUpdate[]) => updates.filter((u): u is PlanUpdate => u.sessionUpdate === 'plan')
@@ -20,11 +19,11 @@ describe('agent acp plans', () => {
   let model: ScriptedModelServer
   let proc: AcpProcess
   let planned = ''
-  const env = () => ({ AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-acp-plan-key-000000', AGENT_MODEL: 'scripted-model' })
+  const env = () => acpModelEnv(model, 'sk-acp-plan-key-000000')
 
   before(async () => {
     home = makeTempHome('agent-acp-plan-')
-    cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-plan-project-')))
+    cwd = projectDir('agent-acp-plan-project-')
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10 }))
     model = await startScriptedModel()
     proc = startAcp({ home, cwd, env: env() })

@@ -6,15 +6,14 @@
 
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import * as acp from '@agentclientprotocol/sdk'
 import { hermeticEnv, makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
 import { AGENT_BIN } from '../../helpers/agent-process.ts'
-import { chunkText, initialized, startAcp, type AcpProcess } from './acp-client.ts'
+import { acpModelEnv, type AcpProcess, chunkText, initialized, projectDir, startAcp } from './acp-client.ts'
 
 const toolUpdates = (updates: readonly acp.SessionUpdate[]) => updates.filter((u): u is Extract<acp.SessionUpdate, { sessionUpdate: 'tool_call_update' }> => u.sessionUpdate === 'tool_call_update')
 
@@ -23,11 +22,11 @@ describe('agent acp sessions', () => {
   let cwd: string
   let model: ScriptedModelServer
   let proc: AcpProcess
-  const env = () => ({ AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-acp-session-key-000000', AGENT_MODEL: 'scripted-model' })
+  const env = () => acpModelEnv(model, 'sk-acp-session-key-000000')
 
   before(async () => {
     home = makeTempHome('agent-acp-session-')
-    cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-session-project-')))
+    cwd = projectDir('agent-acp-session-project-')
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, approvals: { mode: 'manual', timeout: 20 }, extensions: { 'model-resolver': { retries: 0 } } }))
     model = await startScriptedModel({ models: ['scripted-model', 'other-model'] })
     proc = startAcp({ home, cwd, env: env() })
@@ -173,11 +172,11 @@ describe("agent acp with the editor's file system and terminal", () => {
 
   before(async () => {
     home = makeTempHome('agent-acp-editor-')
-    cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-editor-project-')))
+    cwd = projectDir('agent-acp-editor-project-')
     writeFileSync(join(cwd, 'main.ts'), 'on disk\n')
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, approvals: { mode: 'manual', timeout: 20 } }))
     model = await startScriptedModel()
-    proc = startAcp({ home, cwd, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-acp-editor-key-000000', AGENT_MODEL: 'scripted-model' } })
+    proc = startAcp({ home, cwd, env: acpModelEnv(model, 'sk-acp-editor-key-000000') })
     await initialized(proc, { fs: { readTextFile: true, writeTextFile: true }, terminal: true })
   })
   after(async () => {

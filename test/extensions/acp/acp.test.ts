@@ -3,13 +3,12 @@
 // tool calls, cancellation, permission requests, errors, model switching, and stdout discipline.
 
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
-import { chunkText, initialized, startAcp, type AcpProcess } from './acp-client.ts'
+import { acpModelEnv, type AcpProcess, chunkText, initialized, projectDir, startAcp } from './acp-client.ts'
 
 const SECRET_KEY = 'sk-acp-test-secret-key-0123456789'
 
@@ -36,7 +35,7 @@ describe('agent acp', () => {
 
   before(async () => {
     home = makeTempHome('agent-acp-')
-    cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-project-')))
+    cwd = projectDir('agent-acp-project-')
     writeFileSync(join(cwd, 'note.txt'), 'the note says: remember the milk\n')
     mkdirSync(join(home, 'extensions', 'noisy'), { recursive: true })
     writeFileSync(join(home, 'extensions', 'noisy', 'index.ts'), NOISY_EXTENSION)
@@ -48,7 +47,7 @@ describe('agent acp', () => {
     proc = startAcp({
       home,
       cwd,
-      env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: SECRET_KEY, AGENT_MODEL: 'scripted-model' },
+      env: acpModelEnv(model, SECRET_KEY),
     })
   })
   after(async () => {
@@ -287,11 +286,11 @@ describe('agent acp session/load', () => {
   let home: string
   let cwd: string
   let model: ScriptedModelServer
-  const env = () => ({ AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-load-test-key-000000', AGENT_MODEL: 'scripted-model' })
+  const env = () => acpModelEnv(model, 'sk-load-test-key-000000')
 
   before(async () => {
     home = makeTempHome('agent-acp-load-')
-    cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-load-project-')))
+    cwd = projectDir('agent-acp-load-project-')
     writeFileSync(join(cwd, 'todo.md'), '- ship the editor mode\n')
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10 }))
     model = await startScriptedModel()
@@ -337,11 +336,11 @@ describe('agent acp session/load', () => {
 describe('agent acp stop reasons', () => {
   it('answers max_turn_requests when the run hits its iteration cap', async (t) => {
     const home = makeTempHome('agent-acp-max-')
-    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-max-project-')))
+    const cwd = projectDir('agent-acp-max-project-')
     writeFileSync(join(cwd, 'a.txt'), 'a\n')
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, agent: { max_iterations: 1 } }))
     const model = await startScriptedModel({ turns: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] }] })
-    const proc = startAcp({ home, cwd, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-max-test-key-000000', AGENT_MODEL: 'scripted-model' } })
+    const proc = startAcp({ home, cwd, env: acpModelEnv(model, 'sk-max-test-key-000000') })
     t.after(async () => {
       await proc.kill()
       await model.close()
@@ -356,10 +355,10 @@ describe('agent acp stop reasons', () => {
 
   it('exits 0 soon after the editor closes stdin in the middle of a turn', async (t) => {
     const home = makeTempHome('agent-acp-close-')
-    const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'agent-acp-close-project-')))
+    const cwd = projectDir('agent-acp-close-project-')
     writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10 }))
     const model = await startScriptedModel({ turns: [{ text: 'x'.repeat(400), chunkSize: 1, chunkDelayMs: 50 }] })
-    const proc = startAcp({ home, cwd, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-close-test-key-000000', AGENT_MODEL: 'scripted-model' } })
+    const proc = startAcp({ home, cwd, env: acpModelEnv(model, 'sk-close-test-key-000000') })
     t.after(async () => {
       await proc.kill()
       await model.close()
