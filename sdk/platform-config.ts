@@ -8,7 +8,8 @@ import { envSwitchOn } from './gateway.ts'
 import type { JsonSchema, Settings } from './types.ts'
 
 /** User or chat ids: a YAML list (numeric ids may be numbers) or one comma-separated string. */
-export const ID_LIST_SCHEMA: JsonSchema = { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: 'string' }] }
+// A lone id may be a YAML number (`allowed_users: 12345`), as the gateway reads it.
+export const ID_LIST_SCHEMA: JsonSchema = { anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: ['string', 'integer'] }] }
 
 const CHAT_ID: JsonSchema = { type: ['string', 'integer'] }
 
@@ -39,8 +40,8 @@ export function platformConfigSchema(ownExtra: Record<string, JsonSchema>): Json
 }
 
 /** An id list as config (a list) or a variable (a comma string) gives it: trimmed, blanks dropped. */
-export function parseIdList(value: ReadonlyArray<string | number> | string | undefined): Set<string> {
-  const items = Array.isArray(value) ? value.map(String) : ((value as string | undefined) ?? '').split(',')
+export function parseIdList(value: ReadonlyArray<string | number> | string | number | undefined): Set<string> {
+  const items = Array.isArray(value) ? value.map(String) : String(value ?? '').split(',')
   return new Set(items.map((s) => s.trim()).filter(Boolean))
 }
 

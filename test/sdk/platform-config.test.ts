@@ -13,6 +13,8 @@ test('the common keys and the adapter own keys are accepted, defaults filled', (
   const config = validateConfig(schema, { enabled: true, extra: { allowed_users: [111, 'bob'], group_allowed_users: '1, 2', allow_all_users: false, home_channel: -100, home_channel_name: 'Ops', reply_prefix: 'x' } }, where)
   assert.deepEqual(config.extra, { allowed_users: [111, 'bob'], group_allowed_users: '1, 2', allow_all_users: false, home_channel: -100, home_channel_name: 'Ops', reply_prefix: 'x', poll_seconds: 30 })
   assert.deepEqual(validateConfig(schema, undefined, where), { extra: { poll_seconds: 30 } })
+  // One id written as a YAML number, as a user with one allowed account would.
+  assert.equal((validateConfig(schema, { extra: { allowed_users: 12345 } }, where) as { extra: { allowed_users: unknown } }).extra.allowed_users, 12345)
 })
 
 test('a wrongly typed common key or own key is refused with its path', () => {
@@ -30,6 +32,7 @@ test('an id list from a config list or a comma variable, trimmed, blanks dropped
   assert.deepEqual([...parseIdList([111, ' bob '])], ['111', 'bob'])
   assert.deepEqual([...parseIdList(' 1, ,2,1 ')], ['1', '2'])
   assert.equal(parseIdList(undefined).size, 0)
+  assert.deepEqual([...parseIdList(12345)], ['12345'])
 })
 
 test('an http(s) address is accepted; anything else is a ConfigError naming the variable', () => {
