@@ -5,6 +5,7 @@
 import { GATEWAY_SERVICE, type GatewayService } from '../gateway.ts'
 import type { DroppedMessage } from '../gateway-continuity.ts'
 import type { AdapterContext, Logger } from '../types.ts'
+import type { GatewayAdapter } from '../gateway.ts'
 import type { TestKernel } from './test-kernel.ts'
 
 export interface RecordingGateway {
@@ -53,4 +54,13 @@ export function stopWhenTestEnds(t: { after(fn: () => Promise<void>): void }, ad
     controller.abort()
     await adapter.stop()
   })
+}
+
+/** The adapter `name` of a test kernel; throws when any extension failed to load or it is missing. */
+export function registeredAdapter<T = GatewayAdapter>(kernel: TestKernel, name: string): T {
+  const failed = kernel.kernel.extensions().filter((e) => e.state === 'failed')
+  if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
+  const adapter = kernel.kernel.registries.adapters.get(name) as T | undefined
+  if (!adapter) throw new Error(`the ${name} adapter is not registered`)
+  return adapter
 }

@@ -5,7 +5,8 @@
 
 import type { TestContext } from 'node:test'
 import type { AdapterContext, ExtensionDefinition, GatewayAdapter } from '../../../sdk/index.ts'
-import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, stopWhenTestEnds, type RecordingGateway, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, registeredAdapter, startScriptedModel, stopWhenTestEnds, type RecordingGateway, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 import { startFakeDiscord, USERS, type FakeDiscord } from './fake-discord.ts'
 
 export const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GdFake.discord-bot-token-0123456789abcdef'
@@ -78,21 +79,13 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
     env: {
       DISCORD_BOT_TOKEN: options.token ?? TOKEN,
       DISCORD_API_BASE_URL: fake.apiBase,
-      WEBHOOK_PORT: '0',
-      API_SERVER_PORT: '0',
-      AGENT_INFERENCE_PROVIDER: 'custom',
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: 'sk-scripted-model-key-000',
-      AGENT_MODEL: 'scripted-model',
+      ...scriptedModelEnv(model, 'sk-scripted-model-key-000'),
       ...DEFAULT_ENV,
       ...options.env,
     },
   })
   t.after(() => k.close())
-  const failed = k.kernel.extensions().filter((e) => e.state === 'failed')
-  if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
-  const adapter = k.kernel.registries.adapters.get('discord') as GatewayAdapter | undefined
-  if (!adapter) throw new Error('the discord adapter is not registered')
+  const adapter = registeredAdapter(k, 'discord')
   const log = recordingLog()
   const controller = new AbortController()
   const { lost, context } = recordingGateway(k, { log, signal: controller.signal })

@@ -5,7 +5,8 @@
 
 import type { TestContext } from 'node:test'
 import type { AdapterContext, ExtensionDefinition, GatewayAdapter } from '../../../sdk/index.ts'
-import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, startScriptedModel, stopWhenTestEnds, type RecordingGateway, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
+import { createTestKernel, lastUser, modelPrompts, recordingGateway, recordingLog, registeredAdapter, startScriptedModel, stopWhenTestEnds, type RecordingGateway, type ScriptedModelServer, type ScriptedTurn, type TestKernel } from '../../../sdk/testing/index.ts'
+import { scriptedModelEnv } from '../../helpers/model-env.ts'
 import { startFakeSlack, USERS, type FakeSlack } from './fake-slack.ts'
 
 export const BOT_TOKEN = 'xoxb-1111111111-2222222222222-fakeslackbottoken0001'
@@ -81,21 +82,13 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_APP_TOKEN: APP_TOKEN,
       SLACK_API_BASE_URL: fake.apiBase,
-      WEBHOOK_PORT: '0',
-      API_SERVER_PORT: '0',
-      AGENT_INFERENCE_PROVIDER: 'custom',
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: 'sk-scripted-model-key-000',
-      AGENT_MODEL: 'scripted-model',
+      ...scriptedModelEnv(model, 'sk-scripted-model-key-000'),
       ...DEFAULT_ENV,
       ...options.env,
     },
   })
   t.after(() => k.close())
-  const failed = k.kernel.extensions().filter((e) => e.state === 'failed')
-  if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
-  const adapter = k.kernel.registries.adapters.get('slack') as GatewayAdapter | undefined
-  if (!adapter) throw new Error('the slack adapter is not registered')
+  const adapter = registeredAdapter(k, 'slack')
   const log = recordingLog()
   const controller = new AbortController()
   const { lost, drops, context } = recordingGateway(k, { log, signal: controller.signal })
