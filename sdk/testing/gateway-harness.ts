@@ -4,6 +4,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises'
 import { defineExtension } from '../define.ts'
+import type { GatewayAdapter } from '../gateway.ts'
 import type { RunRequest } from '../model.ts'
 import type { AdapterContext, CliContext, ExtensionDefinition, Logger } from '../types.ts'
 import type { TestKernel } from './test-kernel.ts'
@@ -34,6 +35,24 @@ export function recordingRuntime(options: RecordingRuntimeOptions = {}): { runs:
     },
   })
   return { runs, definition }
+}
+
+/** What each recorded run was asked: its input (text; content parts as JSON), in order. */
+export function runInputs(runs: readonly RunRequest[]): string[] {
+  return runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input)))
+}
+
+/** The shape of an in-process adapter harness over recordingRuntime (each adds its fake peer). */
+export interface RecordingRuntimeHarness<Adapter = GatewayAdapter> {
+  k: TestKernel
+  adapter: Adapter
+  runs: RunRequest[]
+  lines: string[]
+  context(): AdapterContext
+  /** Starts the adapter (stopped in t.after). */
+  start(): Promise<void>
+  /** Inputs of the agent runs so far. */
+  inputs(): string[]
 }
 
 /** A Logger keeping every line as `<level>: <message>`. */

@@ -3,8 +3,8 @@
 // started with a logger that records every line exactly as written.
 
 import type { TestContext } from 'node:test'
-import { type AdapterContext, type GatewayAdapter, type RunRequest } from '../../../sdk/index.ts'
-import { adapterContext, createTestKernel, recordingLog, recordingRuntime as sharedRecordingRuntime, stopWhenTestEnds, type TestKernel } from '../../../sdk/testing/index.ts'
+import { type AdapterContext, type GatewayAdapter } from '../../../sdk/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime as sharedRecordingRuntime, runInputs, stopWhenTestEnds, type RecordingRuntimeHarness } from '../../../sdk/testing/index.ts'
 import { startFakeHomeserver, type FakeHomeserver } from './fake-homeserver.ts'
 
 export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'matrix']
@@ -17,16 +17,8 @@ export function recordingRuntime(answer: (input: string) => string = (input) => 
   return sharedRecordingRuntime({ answer })
 }
 
-export interface Harness {
+export interface Harness extends RecordingRuntimeHarness {
   hs: FakeHomeserver
-  k: TestKernel
-  adapter: GatewayAdapter
-  runs: RunRequest[]
-  lines: string[]
-  context(): AdapterContext
-  /** Starts the adapter (stopped in t.after). */
-  start(): Promise<void>
-  inputs(): string[]
 }
 
 export interface HarnessOptions {
@@ -80,7 +72,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
       stopWhenTestEnds(t, adapter, controller)
       await adapter.start(context())
     },
-    inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),
+    inputs: () => runInputs(runtime.runs),
   }
 }
 

@@ -3,22 +3,14 @@
 // started with a logger that keeps every line.
 
 import type { TestContext } from 'node:test'
-import { type AdapterContext, type GatewayAdapter, type RunRequest } from '../../../sdk/index.ts'
-import { adapterContext, createTestKernel, recordingLog, recordingRuntime, stopWhenTestEnds, type TestKernel } from '../../../sdk/testing/index.ts'
+import { type AdapterContext, type GatewayAdapter } from '../../../sdk/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime, runInputs, stopWhenTestEnds, type RecordingRuntimeHarness } from '../../../sdk/testing/index.ts'
 import { ACCOUNT, ALICE, startFakeDaemon, type FakeDaemon } from './fake-daemon.ts'
 
 export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'signal']
 
-export interface Harness {
+export interface Harness extends RecordingRuntimeHarness {
   daemon: FakeDaemon
-  k: TestKernel
-  adapter: GatewayAdapter
-  runs: RunRequest[]
-  lines: string[]
-  context(): AdapterContext
-  /** Starts the adapter (stopped in t.after). */
-  start(): Promise<void>
-  inputs(): string[]
 }
 
 export interface HarnessOptions {
@@ -64,7 +56,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
       stopWhenTestEnds(t, adapter, controller)
       await adapter.start(context())
     },
-    inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),
+    inputs: () => runInputs(runtime.runs),
   }
 }
 

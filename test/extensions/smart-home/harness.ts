@@ -3,8 +3,8 @@
 // adapter started with a logger that records every line exactly as written (nothing redacted).
 
 import type { TestContext } from 'node:test'
-import { type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type Logger, type RunRequest } from '../../../sdk/index.ts'
-import { adapterContext, createTestKernel, recordingLog, recordingRuntime as sharedRecordingRuntime, stopWhenTestEnds, type TestKernel } from '../../../sdk/testing/index.ts'
+import { type AdapterContext, type ExtensionDefinition, type GatewayAdapter, type Logger } from '../../../sdk/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime as sharedRecordingRuntime, runInputs, stopWhenTestEnds, type RecordingRuntimeHarness } from '../../../sdk/testing/index.ts'
 import { startFakeHomeAssistant, type FakeHomeAssistant } from './fake-home-assistant.ts'
 
 export const CORE = ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db', 'smart-home']
@@ -14,18 +14,9 @@ export function recordingRuntime(delayMs = 0) {
   return sharedRecordingRuntime({ delayMs, answer: (input, n) => `answer ${n}: ${input}` })
 }
 
-export interface Harness {
+export interface Harness extends RecordingRuntimeHarness {
   ha: FakeHomeAssistant
-  k: TestKernel
-  adapter: GatewayAdapter
-  runs: RunRequest[]
-  lines: string[]
   log: Logger
-  context(): AdapterContext
-  /** Starts the adapter (stopped in t.after). */
-  start(): Promise<void>
-  /** Inputs of the agent runs so far. */
-  inputs(): string[]
 }
 
 export interface HarnessOptions {
@@ -78,7 +69,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
       await adapter.start(context())
       stopWhenTestEnds(t, adapter, controller)
     },
-    inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),
+    inputs: () => runInputs(runtime.runs),
   }
 }
 

@@ -6,8 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { type AdapterContext, type GatewayAdapter, type RunRequest } from '../../../sdk/index.ts'
-import { adapterContext, createTestKernel, recordingLog, recordingRuntime, stopWhenTestEnds, type TestKernel } from '../../../sdk/testing/index.ts'
+import { type AdapterContext, type GatewayAdapter } from '../../../sdk/index.ts'
+import { adapterContext, createTestKernel, recordingLog, recordingRuntime, runInputs, stopWhenTestEnds, type RecordingRuntimeHarness } from '../../../sdk/testing/index.ts'
 import type { BridgeRun } from '../../../extensions/whatsapp/bridge-process.ts'
 
 export const FAKE_BRIDGE = join(dirname(fileURLToPath(import.meta.url)), 'fake-bridge.mjs')
@@ -27,14 +27,7 @@ export function link(home: string): void {
   writeFileSync(join(home, 'whatsapp', 'auth', 'creds.json'), JSON.stringify({ me: ME }))
 }
 
-export interface Harness {
-  k: TestKernel
-  adapter: WhatsAppAdapter
-  runs: RunRequest[]
-  lines: string[]
-  context(): AdapterContext
-  start(): Promise<void>
-  inputs(): string[]
+export interface Harness extends RecordingRuntimeHarness<WhatsAppAdapter> {
   /** POSTs to a route of the running bridge (with its token). */
   bridge<T = any>(path: string, body?: unknown): Promise<T>
   /** A raw WhatsApp Web message into the bridge (through its real filter). */
@@ -82,7 +75,7 @@ export async function harness(t: TestContext, options: HarnessOptions = {}): Pro
       stopWhenTestEnds(t, adapter, controller)
       await adapter.start(context())
     },
-    inputs: () => runtime.runs.map((r) => (typeof r.input === 'string' ? r.input : JSON.stringify(r.input))),
+    inputs: () => runInputs(runtime.runs),
     bridge,
     async inbound(remoteJid, text, key = {}) {
       const [result] = await bridge<Array<{ ok: boolean; reason?: string }>>('/test/inbound', { message: { key: { remoteJid, id: `IN${++ids}`, fromMe: false, ...key }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000) } })
