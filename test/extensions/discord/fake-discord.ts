@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { closeWebSocketPeer, readBody } from '../../helpers/fake-peer.ts'
 import { pollUntil } from '../../helpers/until.ts'
 
 export const BOT_ID = '900000000000000001'
@@ -155,16 +156,6 @@ function userObject(key: UserKey | 'bot') {
   if (key === 'bot') return BOT_USER
   const user = USERS[key]
   return { discriminator: '0', avatar: null, ...user }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let raw = ''
-    req.setEncoding('utf8')
-    req.on('data', (chunk) => (raw += chunk))
-    req.on('end', () => resolve(raw))
-    req.on('error', reject)
-  })
 }
 
 function guildPayload() {
@@ -532,13 +523,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions): Promise<Fak
       noAcks = on
     },
     until: pollUntil,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.terminate()
-        wss.close()
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    close: () => closeWebSocketPeer(server, wss, sockets),
   }
   return fake
 }

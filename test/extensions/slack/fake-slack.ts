@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { closeWebSocketPeer, readBody } from '../../helpers/fake-peer.ts'
 import { pollUntil } from '../../helpers/until.ts'
 
 export const BOT_USER = 'U0AGENTBOT'
@@ -71,16 +72,6 @@ export interface SlashOptions {
 let clock = 1_700_000_000
 const nextTs = () => `${++clock}.000100`
 let envelopes = 0
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let raw = ''
-    req.setEncoding('utf8')
-    req.on('data', (chunk) => (raw += chunk))
-    req.on('end', () => resolve(raw))
-    req.on('error', reject)
-  })
-}
 
 function parseBody(raw: string, type: string | undefined): Record<string, any> {
   if (!raw) return {}
@@ -323,13 +314,7 @@ export async function startFakeSlack(options: FakeSlackOptions) {
       return posted.filter((p) => p.channel === channel && (thread === undefined || p.thread_ts === thread)).map((p) => p.text)
     },
     until: pollUntil,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.terminate()
-        wss.close()
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    close: () => closeWebSocketPeer(server, wss, sockets),
   }
   return fake
 }

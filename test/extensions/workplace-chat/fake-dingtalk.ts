@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
+import { closeWebSocketPeer, readBody } from '../../helpers/fake-peer.ts'
 import { pollUntil } from '../../helpers/until.ts'
 
 export const TOPIC_ROBOT = '/v1.0/im/bot/messages/get'
@@ -71,16 +72,6 @@ export interface FakeDingTalk {
   /** Polls until check() holds or `ms` pass. */
   until(check: () => boolean, ms?: number): Promise<boolean>
   close(): Promise<void>
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let raw = ''
-    req.setEncoding('utf8')
-    req.on('data', (chunk) => (raw += chunk))
-    req.on('end', () => resolve(raw))
-    req.on('error', reject)
-  })
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {
@@ -234,14 +225,10 @@ export async function startFakeDingTalk(options: FakeOptions): Promise<FakeDingT
     },
     live: () => live().length,
     until: pollUntil,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of graceTimers) clearTimeout(timer)
-        for (const socket of sockets) socket.terminate()
-        wss.close()
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    close: () => {
+      for (const timer of graceTimers) clearTimeout(timer)
+      return closeWebSocketPeer(server, wss, sockets)
+    },
   }
 }
 
