@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { DATABASE_SERVICE, SESSIONS_SERVICE, type DatabaseService, type SessionStore } from 'agent/sdk'
 import { createTestKernel } from 'agent/sdk/testing'
+import { MIGRATIONS } from '../../../extensions/sessions/schema.ts'
 
 async function store(t: TestContext) {
   const tk = await createTestKernel({ builtins: ['state-db', 'sessions'] })
@@ -219,6 +220,20 @@ test('messages are indexed in batches: queued in their own commit, indexed later
   wholeIndex()
   assert.equal((await s.search('walrus OR dolphin', { raw: true })).length, 0)
   assert.equal(queued(), 0)
+})
+
+test('a state.db indexed message by message (schema 1) moves to batch indexing with its index intact', async (t) => {
+  const { store: s, database } = await store(t)
+  database.migrate('sessions', MIGRATIONS.slice(0, 1))
+  const db = database.db()
+  db.exec(`INSERT INTO sessions (id, started_at, updated_at) VALUES ('old', 1, 1);
+    INSERT INTO messages (session_id, role, content, created_at) VALUES ('old', 'user', 'walrus kept', 1), ('old', 'user', 'walrus dropped', 1)`)
+  assert.equal((await s.search('walrus')).length, 2, 'migrated on first use, the old index still answers')
+  db.prepare("DELETE FROM messages WHERE content = 'walrus dropped'").run()
+  // The deleted row's id is free again: the new message takes it, queued.
+  await s.append('old', [{ role: 'user', content: 'walrus added' }])
+  assert.deepEqual((await s.search('walrus')).map((h) => h.snippet).sort(), ['[walrus] added', '[walrus] kept'])
+  db.prepare("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)").run()
 })
 
 test('concurrent conversations writing in the same turn each get their own session and messages; a bad write fails alone', async (t) => {
