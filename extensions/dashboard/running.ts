@@ -6,10 +6,12 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { dashboardDir } from './sign-in.ts'
 
-const fileOf = (home: string) => join(dashboardDir(home), 'server.json')
+// Reading and forgetting never create the folder: a gateway stopping after its home was removed
+// (a test's temporary home) must not bring it back.
+const fileOf = (home: string) => join(home, 'dashboard', 'server.json')
 
 export function recordServer(home: string, url: string): void {
-  writeFileSync(fileOf(home), JSON.stringify({ url, pid: process.pid }), { mode: 0o600 })
+  writeFileSync(join(dashboardDir(home), 'server.json'), JSON.stringify({ url, pid: process.pid }), { mode: 0o600 })
 }
 
 export function forgetServer(home: string): void {
