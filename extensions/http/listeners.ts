@@ -61,45 +61,34 @@ function port(value: string | number | undefined, fallback: number, name: string
   return n
 }
 
+/**
+ * The listeners with their own variables (`<PREFIX>_HOST`, `<PREFIX>_PORT`, a default key variable):
+ * one reading for all of them. `cors` says where allowed origins come from: config or the
+ * `<PREFIX>_CORS_ORIGINS` variable, config only, or nowhere (the dashboard is same-origin only).
+ */
+const NAMED_LISTENERS: Record<string, { prefix: string; port: number; keyEnv?: string; cors: 'env' | 'config' | 'none' }> = {
+  api: { prefix: 'API_SERVER', port: 8642, keyEnv: 'API_SERVER_KEY', cors: 'env' },
+  // The browser dashboard enforces its key itself (a sign-in exchanged for a cookie); it is named
+  // here only for the bind rule and messages.
+  dashboard: { prefix: 'DASHBOARD', port: 8646, keyEnv: 'DASHBOARD_KEY', cors: 'none' },
+  webhook: { prefix: 'WEBHOOK', port: 8644, cors: 'config' },
+}
+
 export function resolveListener(name: string, settings: Settings, overrides: Record<string, ListenerOverride>): ListenerConfig {
   const o = overrides[name] ?? {}
-  if (name === 'api') {
-    const keyName = o.key_env ?? 'API_SERVER_KEY'
+  const named = Object.hasOwn(NAMED_LISTENERS, name) ? NAMED_LISTENERS[name] : undefined
+  if (named) {
+    const { prefix } = named
+    const keyName = o.key_env ?? named.keyEnv
+    const origins = named.cors === 'none' ? undefined : (o.cors_origins ?? (named.cors === 'env' ? settings.env(`${prefix}_CORS_ORIGINS`) : undefined))
     return {
       name,
-      host: o.host ?? settings.env('API_SERVER_HOST') ?? '127.0.0.1',
-      port: port(o.port ?? settings.env('API_SERVER_PORT'), 8642, 'API_SERVER_PORT'),
-      key: settings.env(keyName),
-      keyName,
-      portSetting: 'API_SERVER_PORT or http.listeners.api.port',
-      corsOrigins: parseOrigins(o.cors_origins ?? settings.env('API_SERVER_CORS_ORIGINS')),
-      limits: limits(o, name),
-    }
-  }
-  if (name === 'dashboard') {
-    // The browser dashboard (extension dashboard): its key is enforced by the extension itself (a
-    // sign-in exchanged for a cookie), so it is named here only for the bind rule and messages.
-    const keyName = o.key_env ?? 'DASHBOARD_KEY'
-    return {
-      name,
-      host: o.host ?? settings.env('DASHBOARD_HOST') ?? '127.0.0.1',
-      port: port(o.port ?? settings.env('DASHBOARD_PORT'), 8646, 'DASHBOARD_PORT'),
-      key: settings.env(keyName),
-      keyName,
-      portSetting: 'DASHBOARD_PORT or http.listeners.dashboard.port',
-      corsOrigins: [],
-      limits: limits(o, name),
-    }
-  }
-  if (name === 'webhook') {
-    return {
-      name,
-      host: o.host ?? settings.env('WEBHOOK_HOST') ?? '127.0.0.1',
-      port: port(o.port ?? settings.env('WEBHOOK_PORT'), 8644, 'WEBHOOK_PORT'),
-      key: o.key_env ? settings.env(o.key_env) : undefined,
-      keyName: o.key_env ?? '(none)',
-      portSetting: 'WEBHOOK_PORT or http.listeners.webhook.port',
-      corsOrigins: parseOrigins(o.cors_origins),
+      host: o.host ?? settings.env(`${prefix}_HOST`) ?? '127.0.0.1',
+      port: port(o.port ?? settings.env(`${prefix}_PORT`), named.port, `${prefix}_PORT`),
+      key: keyName ? settings.env(keyName) : undefined,
+      keyName: keyName ?? '(none)',
+      portSetting: `${prefix}_PORT or http.listeners.${name}.port`,
+      corsOrigins: parseOrigins(origins),
       limits: limits(o, name),
     }
   }
