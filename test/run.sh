@@ -8,4 +8,10 @@ roots=("$@")
 (( ${#roots[@]} )) || roots=(test)
 mapfile -t files < <(find "${roots[@]}" -name '*.test.ts' -not -path '*/fixtures/*' -not -path '*/bench/*' -not -path '*/node_modules/*' | sort)
 if (( ${#files[@]} == 0 )); then echo "no test files found under: ${roots[*]}" >&2; exit 1; fi
-exec node --import tsx --test --test-concurrency=2 --test-reporter=tap --test-timeout=120000 "${files[@]}"
+# Storage tests run against PostgreSQL too: start a loopback server unless one is given.
+if [ -z "${AGENT_TEST_DATABASE_URL:-}" ]; then
+  eval "$(bash test/postgres.sh start)"
+  if [ -n "${AGENT_TEST_PG_DIR:-}" ]; then trap 'bash test/postgres.sh stop "$AGENT_TEST_PG_DIR"' EXIT; fi
+fi
+export AGENT_TEST_DATABASE_URL
+node --import tsx --test --test-concurrency=2 --test-reporter=tap --test-timeout=120000 "${files[@]}"

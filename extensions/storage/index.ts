@@ -1,0 +1,57 @@
+// The `storage` service: which backend holds the shared state (the local SQLite state.db, or
+// PostgreSQL when `storage.url` / AGENT_DATABASE_URL is set), the PostgreSQL pool, and leases.
+// An invalid URL fails this extension, and with it every store that depends on it: fail closed.
+
+import { AgentError, DATABASE_SERVICE, defineExtension, STORAGE_SERVICE, type DatabaseService, type StorageService } from 'agent/sdk'
+import { newHolderId, postgresLeases, sqliteLeases } from './leases.ts'
+import { openPostgres, type OpenPostgres } from './postgres.ts'
+import { resolveStorage } from './url.ts'
+
+interface StorageConfig {
+  url?: string
+  pool_size: number
+  connect_timeout_seconds: number
+}
+
+export default defineExtension<StorageConfig>({
+  name: 'storage',
+  version: '1.0.0',
+  description: 'Shared storage: SQLite state.db, or PostgreSQL for several instances',
+  configKey: 'storage',
+  dependsOn: ['state-db'],
+  config: {
+    type: 'object',
+    properties: {
+      url: { type: 'string', description: 'postgres://user:password@host:5432/database; unset: the local SQLite state.db' },
+      pool_size: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
+      connect_timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 300, default: 10 },
+    },
+    additionalProperties: false,
+  },
+  setup(api) {
+    const resolved = resolveStorage(api.config.url, api.settings.env('AGENT_DATABASE_URL'))
+    let postgres: OpenPostgres | undefined
+    const pg = (): OpenPostgres => {
+      if (resolved.backend !== 'postgres') throw new AgentError('E_STORAGE', 'the storage backend is SQLite (storage.url is not set)')
+      postgres ??= openPostgres({
+        url: resolved.url!,
+        label: resolved.label!,
+        poolSize: api.config.pool_size,
+        connectTimeoutMs: api.config.connect_timeout_seconds * 1000,
+        log: api.log,
+      })
+      return postgres
+    }
+    const holder = newHolderId()
+    const service: StorageService = {
+      backend: resolved.backend,
+      postgres: pg,
+      leases: resolved.backend === 'postgres' ? postgresLeases(pg, holder) : sqliteLeases(() => api.services.require<DatabaseService>(DATABASE_SERVICE), holder),
+    }
+    api.services.provide<StorageService>(STORAGE_SERVICE, service)
+    api.onDispose(async () => {
+      await postgres?.close()
+      postgres = undefined
+    })
+  },
+})
