@@ -97,6 +97,15 @@ export interface LeaseService {
 
 export interface StorageService {
   readonly backend: StorageBackend
+  /**
+   * Declares `owner`'s PostgreSQL schema (call in setup; nothing is opened). Stores still migrate
+   * on first use; `agent storage migrate-to` applies every declared schema before copying rows,
+   * table by table and column by column of the same names, so a PostgreSQL schema mirrors its
+   * SQLite one (TEXT for JSON, BIGINT for epoch milliseconds, identity for integer ids).
+   */
+  declare(owner: string, migrations: readonly PgMigration[]): void
+  /** Every declared schema, by owner. */
+  declared(): ReadonlyMap<string, readonly PgMigration[]>
   /** The PostgreSQL service; throws E_STORAGE when the backend is SQLite. */
   postgres(): PostgresService
   readonly leases: LeaseService

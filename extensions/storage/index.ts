@@ -2,8 +2,8 @@
 // PostgreSQL when `storage.url` / AGENT_DATABASE_URL is set), the PostgreSQL pool, and leases.
 // An invalid URL fails this extension, and with it every store that depends on it: fail closed.
 
-import { AgentError, DATABASE_SERVICE, defineExtension, STORAGE_SERVICE, type DatabaseService, type StorageService } from 'agent/sdk'
-import { newHolderId, postgresLeases, sqliteLeases } from './leases.ts'
+import { AgentError, DATABASE_SERVICE, defineExtension, STORAGE_SERVICE, type DatabaseService, type PgMigration, type StorageService } from 'agent/sdk'
+import { newHolderId, PG_MIGRATIONS, postgresLeases, sqliteLeases } from './leases.ts'
 import { openPostgres, type OpenPostgres } from './postgres.ts'
 import { resolveStorage } from './url.ts'
 
@@ -43,8 +43,11 @@ export default defineExtension<StorageConfig>({
       return postgres
     }
     const holder = newHolderId()
+    const schemas = new Map<string, readonly PgMigration[]>([['storage', PG_MIGRATIONS]])
     const service: StorageService = {
       backend: resolved.backend,
+      declare: (owner, migrations) => void schemas.set(owner, migrations),
+      declared: () => schemas,
       postgres: pg,
       leases: resolved.backend === 'postgres' ? postgresLeases(pg, holder) : sqliteLeases(() => api.services.require<DatabaseService>(DATABASE_SERVICE), holder),
     }
