@@ -63,7 +63,8 @@ export async function createTestKernel(options: TestKernelOptions = {}): Promise
     home,
     env,
     cwd: home,
-    builtins: options.builtins ?? [],
+    // The stores depend on `storage` (which backend) as well as `state-db`: one brings the other.
+    builtins: options.builtins?.includes('state-db') && !options.builtins.includes('storage') ? [...options.builtins, 'storage'] : (options.builtins ?? []),
     inline: (options.extensions ?? []).map((definition) => ({ definition })),
     logLevel: 'silent',
     ...options.kernel,
