@@ -16,6 +16,25 @@ export const PG_MIGRATIONS: PgMigration[] = [{ version: 1, up: TABLE }]
 
 export const newHolderId = () => `${hostname()}:${process.pid}:${randomHex(4)}`
 
+/**
+ * Whether `holder` (an id from newHolderId) names a process of this machine that no longer runs.
+ * SQLite leases live in a local file, so every holder is on this machine: a gateway killed and
+ * restarted at once takes its adapters back without waiting for their leases to expire. (A reused
+ * pid reads as alive: then the lease just expires.)
+ */
+export function deadLocalHolder(holder: string): boolean {
+  const match = /^(.*):(\d+):[0-9a-f]+$/.exec(holder)
+  if (!match || match[1] !== hostname()) return false
+  const pid = Number(match[2])
+  if (pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+}
+
 export function postgresLeases(pg: () => PostgresService, holder: string): LeaseService {
   const ready = (() => {
     let done: Promise<void> | undefined
@@ -65,7 +84,11 @@ export function sqliteLeases(database: () => DatabaseService, holder: string): L
            RETURNING holder`,
         )
         .get(name, holder, now + Math.max(1, Math.floor(ttlMs)), now)
-      return row !== undefined
+      if (row !== undefined) return true
+      const current = db().prepare('SELECT holder FROM leases WHERE name = ?').get(name) as { holder: string } | undefined
+      if (!current || !deadLocalHolder(current.holder)) return false
+      // Guarded by the dead holder's id: of two processes taking it over at once, one wins.
+      return db().prepare('UPDATE leases SET holder = ?, expires_at = ? WHERE name = ? AND holder = ?').run(holder, now + Math.max(1, Math.floor(ttlMs)), name, current.holder).changes === 1
     },
     async release(name) {
       db().prepare('DELETE FROM leases WHERE name = ? AND holder = ?').run(name, holder)

@@ -4,7 +4,9 @@
 
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { STORAGE_SERVICE, type StorageService } from 'agent/sdk'
+import { spawnSync } from 'node:child_process'
+import { hostname } from 'node:os'
+import { DATABASE_SERVICE, STORAGE_SERVICE, type DatabaseService, type StorageService } from 'agent/sdk'
 import { backendSkip, createTestKernel, STORAGE_BACKENDS, testStorage, type TestStorage } from 'agent/sdk/testing'
 import { resolveStorage } from '../../../extensions/storage/url.ts'
 
@@ -77,6 +79,23 @@ for (const backend of STORAGE_BACKENDS) {
     })
   })
 }
+
+test('SQLite: a lease held by a dead process of this machine is taken at once; a live or remote holder keeps it', async (t) => {
+  const tk = await createTestKernel({ builtins: BUILTINS })
+  t.after(() => tk.close())
+  const storage = tk.kernel.services.require<StorageService>(STORAGE_SERVICE)
+  assert.equal(await storage.leases.acquire('probe', 10), true, 'the table exists')
+  const db = tk.kernel.services.require<DatabaseService>(DATABASE_SERVICE).db()
+  const dead = spawnSync(process.execPath, ['-e', '']).pid
+  const hold = (name: string, holder: string) => db.prepare('INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)').run(name, holder, Date.now() + 60_000)
+  hold('adapter:dead', `${hostname()}:${dead}:abcd1234`)
+  hold('adapter:live', `${hostname()}:${process.ppid}:abcd1234`)
+  hold('adapter:remote', `elsewhere.example:${dead}:abcd1234`)
+  assert.equal(await storage.leases.acquire('adapter:dead', 10_000), true, 'its holder is gone')
+  assert.equal((await storage.leases.holderOf('adapter:dead'))?.holder, storage.leases.holder)
+  assert.equal(await storage.leases.acquire('adapter:live', 10_000), false, 'its holder runs')
+  assert.equal(await storage.leases.acquire('adapter:remote', 10_000), false, 'another machine: only expiry tells')
+})
 
 describe('PostgreSQL service', { skip: backendSkip('postgres') }, () => {
   async function postgres(t: test.TestContext) {
