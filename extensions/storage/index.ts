@@ -52,6 +52,29 @@ export default defineExtension<StorageConfig>({
       leases: resolved.backend === 'postgres' ? postgresLeases(pg, holder) : sqliteLeases(() => api.services.require<DatabaseService>(DATABASE_SERVICE), holder),
     }
     api.services.provide<StorageService>(STORAGE_SERVICE, service)
+    api.commands.register({
+      name: 'storage',
+      category: 'Configuration',
+      description: 'Shared storage: copy this home to PostgreSQL',
+      cli: {
+        subcommands: {
+          'migrate-to': {
+            description: 'Copy state.db into a PostgreSQL database (idempotent, resumable, verified by counts)',
+            args: '<url>',
+            options: {
+              json: { type: 'boolean', describe: 'Print one JSON document' },
+              'dry-run': { type: 'boolean', describe: 'Say what would be created and copied; write nothing' },
+              timeout: { type: 'number', default: 10, describe: 'Seconds to wait for the server to answer' },
+            },
+            examples: [['agent storage migrate-to postgres://agent:secret@db:5432/agent', 'copy sessions, responses, cron… into PostgreSQL']],
+            async run(ctx) {
+              const { runMigrateTo } = await import('./migrate-cli.ts')
+              return runMigrateTo(ctx, { database: api.services.require<DatabaseService>(DATABASE_SERVICE), schemas })
+            },
+          },
+        },
+      },
+    })
     api.onDispose(async () => {
       await postgres?.close()
       postgres = undefined

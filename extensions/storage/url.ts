@@ -21,6 +21,11 @@ export function redactUrl(url: URL): string {
 export function resolveStorage(fromConfig: string | undefined, fromEnv: string | undefined): ResolvedStorage {
   const [raw, where] = fromEnv !== undefined && fromEnv.trim() !== '' ? [fromEnv.trim(), 'AGENT_DATABASE_URL'] : [fromConfig?.trim(), 'storage.url']
   if (!raw) return { backend: 'sqlite' }
+  return parsePostgresUrl(raw, where, 'leave it unset for the local SQLite state.db')
+}
+
+/** Checks that `raw` is a postgres:// URL naming a host; errors name `where`, never the value. */
+export function parsePostgresUrl(raw: string, where: string, otherwise?: string): { backend: 'postgres'; url: string; label: string } {
   let url: URL
   try {
     url = new URL(raw)
@@ -29,7 +34,7 @@ export function resolveStorage(fromConfig: string | undefined, fromEnv: string |
     throw new AgentError('E_CONFIG', `${where} is not a URL; expected postgres://user:password@host:5432/database`)
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new AgentError('E_CONFIG', `${where} must be a postgres:// URL (got a ${url.protocol}// URL); leave it unset for the local SQLite state.db`)
+    throw new AgentError('E_CONFIG', `${where} must be a postgres:// URL (got a ${url.protocol}// URL)${otherwise ? `; ${otherwise}` : ''}`)
   }
   if (!url.hostname && !url.searchParams.get('host')) throw new AgentError('E_CONFIG', `${where} names no host`)
   return { backend: 'postgres', url: raw, label: `${redactUrl(url)} (${where})` }
