@@ -61,6 +61,13 @@ export function openPostgres(options: PostgresOptions): OpenPostgres {
       return failure(error)
     }
     let broken = false
+    // A checked-out client has no listener of the pool's: a connection lost between two queries of the
+    // transaction (a database restart) would be thrown at the process. Its next query fails instead.
+    const lost = (error: Error) => {
+      broken = true
+      options.log.warn(`database connection lost: ${errorMessage(error)}`)
+    }
+    client.on('error', lost)
     try {
       await client.query('BEGIN')
       const value = await fn(wrap((text, params) => client.query(text, params as unknown[])))
@@ -70,6 +77,7 @@ export function openPostgres(options: PostgresOptions): OpenPostgres {
       await client.query('ROLLBACK').catch(() => (broken = true))
       throw error
     } finally {
+      client.off('error', lost)
       client.release(broken)
     }
   }
