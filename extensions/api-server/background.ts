@@ -37,7 +37,7 @@ export function cancelResponse(deps: { store: () => ApiStore; background: () => 
   return async (ctx: HttpContext): Promise<void> => {
     const id = String(ctx.params.id ?? '')
     const cancelled = await deps.background().cancel(id)
-    const record = deps.store().get(id)
+    const record = await deps.store().get(id)
     if (!record) throw new HttpError(404, `Response not found: ${id}`, { param: 'response_id', code: 'response_not_found' })
     if (!cancelled && record.response.background !== true) {
       throw new HttpError(400, 'Only a background response can be cancelled', { param: 'response_id', code: 'not_background' })

@@ -89,7 +89,7 @@ export function chatCompletions(deps: HandlerDeps) {
       if (!outcome) return
       const { result } = outcome
       // A head whose session lacks the answer would continue the conversation without it.
-      if (continuable) afterStored(result, () => rememberHead(deps, turn, result, outcome.delivered))
+      if (continuable) afterStored(result, () => rememberChat(deps, turn, result, outcome.delivered))
       if (stream) return
       if (result.exitReason === 'completed') await checkStructuredAnswer(format, result.answer)
       ctx.set('X-Agent-Session-Id', result.sessionId)
@@ -119,15 +119,19 @@ export function chatCompletions(deps: HandlerDeps) {
  * The frontend will resend this turn as history: remember which session holds it. Keyed by what the
  * client received (all streamed text, interim text before tool calls included).
  */
-function rememberHead(deps: HandlerDeps, turn: Turn, result: RunResult, delivered: string): void {
+function rememberChat(deps: HandlerDeps, turn: Turn, result: RunResult, delivered: string): void {
   const pending = result.pendingToolCalls
   if (!result.sessionId || (result.exitReason !== 'completed' && !pending) || (!delivered && !pending)) return
   const answer: ChatMessage = { role: 'assistant', content: delivered, ...(pending ? { toolCalls: pending } : {}) }
-  try {
-    deps.store().setHead(chatHead([...turn.history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), answer]), result.sessionId)
-  } catch (error) {
-    deps.warn(`chat session mapping failed: ${errorMessage(error)}`)
-  }
+  rememberHead(deps, chatHead([...turn.history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), answer]), result.sessionId)
+}
+
+/** Records a session's new head behind the answer; a failure costs continuity (the next turn seeds a new session), never the answer. */
+export function rememberHead(deps: HandlerDeps, head: string, sessionId: string): void {
+  deps
+    .store()
+    .setHead(head, sessionId)
+    .catch((error: unknown) => deps.warn(`session head not recorded: ${errorMessage(error)}`))
 }
 
 /** Streams the run; resolves with its result and the text sent, or undefined when the stream failed. */

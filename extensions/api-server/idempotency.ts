@@ -1,139 +1,93 @@
 // `Idempotency-Key` on the POST endpoints that run the agent: a request repeated with the same key
 // and the same body gets the stored answer (plain JSON, or the whole SSE stream) instead of a second
 // run, for 24 hours; the same key with another body is 422, and while the first is still running 409
-// (the IETF httpapi "Idempotency-Key" draft's statuses). Kept in state.db. Requests without the
-// header pay one header lookup.
+// (the IETF httpapi "Idempotency-Key" draft's statuses). Requests without the header pay one header
+// lookup. The HTTP side lives here once; where keys are kept is an async store picked by the storage
+// backend at first use: SQLite (idempotency-sqlite.ts, in-flight keys in this process) or PostgreSQL
+// (idempotency-pg.ts, in-flight keys in the database, so every instance sees them).
 
 import { createHash } from 'node:crypto'
-import { HttpError, readBody, type DatabaseService, type HttpContext, type Migration, type SqliteDatabase } from 'agent/sdk'
+import { DATABASE_SERVICE, HttpError, readBody, STORAGE_SERVICE, type DatabaseService, type HttpContext, type Services, type StorageService } from 'agent/sdk'
 
 /** How long a stored answer is replayed (OpenAI's and Stripe's clients retry well within it). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    up: `
-      CREATE TABLE api_server_idempotency (
-        key TEXT NOT NULL,
-        path TEXT NOT NULL,
-        request_hash TEXT NOT NULL,
-        status INTEGER NOT NULL,
-        content_type TEXT NOT NULL,
-        session_id TEXT,
-        body TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        PRIMARY KEY (key, path)
-      );
-      CREATE INDEX api_server_idempotency_created ON api_server_idempotency(created_at);
-    `,
-  },
-]
-
-interface Stored {
-  requestHash: string
+/** An answer worth replaying. */
+export interface IdempotentAnswer {
   status: number
   contentType: string
   sessionId: string | null
   body: string
-  createdAt: number
+}
+
+/** What a request under a key may do: replay the stored answer, be refused (422, 409), or run. */
+export type IdempotencyClaim = { kind: 'replay'; answer: IdempotentAnswer } | { kind: 'reused' } | { kind: 'in_flight' } | { kind: 'run' }
+
+export interface IdempotencyStore {
+  /**
+   * Decides for a request under (`key`, `path`) with body hash `requestHash`; `run` reserves the key
+   * (another request under it is 409 until settled). Atomic across the instances sharing the store.
+   */
+  claim(key: string, path: string, requestHash: string): Promise<IdempotencyClaim>
+  /** The run under a `run` claim ended: keep its answer (undefined: keep nothing, a retry runs again). */
+  settle(key: string, path: string, requestHash: string, answer: IdempotentAnswer | undefined): Promise<void>
 }
 
 type Handler = (ctx: HttpContext) => unknown
 
-export class IdempotencyStore {
-  /** Scope (path + key) → request hash of the request running under it. */
-  readonly #inFlight = new Map<string, string>()
-  /** Answers given but not yet committed: they answer replays until their write lands. */
-  readonly #committing = new Map<string, Stored>()
-  #prepared: { db: SqliteDatabase; get: any; put: any; prune: any } | undefined
+/** The store of the storage backend, picked (and its module loaded) at first use. */
+export function createIdempotencyStore(services: Services, warn: (message: string) => void): IdempotencyStore {
+  let picked: Promise<IdempotencyStore> | undefined
+  const pick = (): Promise<IdempotencyStore> =>
+    (picked ??= (async () => {
+      const storage = services.require<StorageService>(STORAGE_SERVICE)
+      if (storage.backend === 'postgres') return new (await import('./idempotency-pg.ts')).PgIdempotencyStore(() => storage.postgres())
+      return new (await import('./idempotency-sqlite.ts')).SqliteIdempotencyStore(() => services.require<DatabaseService>(DATABASE_SERVICE), warn)
+    })().catch((error) => {
+      picked = undefined
+      throw error
+    }))
+  return {
+    claim: async (key, path, requestHash) => (await pick()).claim(key, path, requestHash),
+    settle: async (key, path, requestHash, answer) => (await pick()).settle(key, path, requestHash, answer),
+  }
+}
 
-  constructor(
-    private readonly database: () => DatabaseService,
-    private readonly maxRequestBytes: () => number,
-    private readonly warn: (message: string) => void,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  #stmts() {
-    const service = this.database()
-    const db = service.db()
-    if (this.#prepared?.db === db) return this.#prepared
-    service.migrate('api-server-idempotency', MIGRATIONS)
-    this.#prepared = {
-      db,
-      get: db.prepare('SELECT request_hash, status, content_type, session_id, body, created_at FROM api_server_idempotency WHERE key = ? AND path = ?'),
-      put: db.prepare(
-        'INSERT OR REPLACE INTO api_server_idempotency (key, path, request_hash, status, content_type, session_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      ),
-      prune: db.prepare('DELETE FROM api_server_idempotency WHERE created_at < ?'),
+/** The handler, honouring `Idempotency-Key` when a request carries one. */
+export function idempotent(store: IdempotencyStore, maxRequestBytes: () => number, warn: (message: string) => void, handler: Handler): Handler {
+  return async (ctx) => {
+    const key = ctx.get('Idempotency-Key')
+    if (!key) return handler(ctx)
+    if (!KEY_PATTERN.test(key)) {
+      throw new HttpError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { code: 'invalid_idempotency_key' })
     }
-    return this.#prepared
-  }
+    const path = ctx.path
+    const requestHash = createHash('sha256').update(await readBody(ctx, maxRequestBytes())).digest('hex')
+    const claim = await store.claim(key, path, requestHash)
+    if (claim.kind === 'reused') {
+      throw new HttpError(422, 'This Idempotency-Key was already used with a different request body', { code: 'idempotency_key_reused' })
+    }
+    if (claim.kind === 'replay') return replay(ctx, claim.answer)
+    if (claim.kind === 'in_flight') {
+      throw new HttpError(409, 'A request with this Idempotency-Key is still being processed; retry shortly', { code: 'idempotency_key_in_flight', headers: { 'Retry-After': '1' } })
+    }
 
-  #lookup(key: string, path: string, scope: string): Stored | undefined {
-    const found =
-      this.#committing.get(scope) ??
-      (() => {
-        const row = this.#stmts().get.get(key, path) as Record<string, any> | undefined
-        return row && { requestHash: row.request_hash, status: row.status, contentType: row.content_type, sessionId: row.session_id, body: row.body, createdAt: row.created_at }
-      })()
-    return found && found.createdAt >= this.now() - IDEMPOTENCY_TTL_MS ? found : undefined
-  }
-
-  #save(key: string, path: string, scope: string, stored: Stored): void {
-    this.#committing.set(scope, stored)
-    const service = this.database()
-    const { put, prune } = this.#stmts()
-    service
-      .write(() => {
-        put.run(key, path, stored.requestHash, stored.status, stored.contentType, stored.sessionId, stored.body, stored.createdAt)
-        prune.run(this.now() - IDEMPOTENCY_TTL_MS)
-      })
-      .catch((error: unknown) => this.warn(`could not store an idempotent answer: ${(error as Error)?.message ?? error}`))
-      .finally(() => {
-        if (this.#committing.get(scope) === stored) this.#committing.delete(scope)
-      })
-  }
-
-  /** The handler, honouring `Idempotency-Key` when a request carries one. */
-  wrap(handler: Handler): Handler {
-    return async (ctx) => {
-      const key = ctx.get('Idempotency-Key')
-      if (!key) return handler(ctx)
-      if (!KEY_PATTERN.test(key)) {
-        throw new HttpError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { code: 'invalid_idempotency_key' })
-      }
-      const path = ctx.path
-      const scope = `${path}\n${key}`
-      const requestHash = createHash('sha256').update(await readBody(ctx, this.maxRequestBytes())).digest('hex')
-      const stored = this.#lookup(key, path, scope)
-      const running = this.#inFlight.get(scope)
-      if ((stored && stored.requestHash !== requestHash) || (running !== undefined && running !== requestHash)) {
-        throw new HttpError(422, 'This Idempotency-Key was already used with a different request body', { code: 'idempotency_key_reused' })
-      }
-      if (stored) return replay(ctx, stored)
-      if (running !== undefined) {
-        throw new HttpError(409, 'A request with this Idempotency-Key is still being processed; retry shortly', { code: 'idempotency_key_in_flight', headers: { 'Retry-After': '1' } })
-      }
-
-      this.#inFlight.set(scope, requestHash)
-      const record: string[] = []
-      ;(ctx.state as { sseRecord?: string[] }).sseRecord = record
-      try {
-        await handler(ctx)
-        const answer = captured(ctx, record)
-        if (answer) this.#save(key, path, scope, { requestHash, ...answer, createdAt: this.now() })
-      } finally {
-        this.#inFlight.delete(scope)
-      }
+    const record: string[] = []
+    ;(ctx.state as { sseRecord?: string[] }).sseRecord = record
+    let answer: IdempotentAnswer | undefined
+    try {
+      await handler(ctx)
+      answer = captured(ctx, record)
+    } finally {
+      // A failure to keep the answer costs the replay (a retry runs again), never the answer.
+      await store.settle(key, path, requestHash, answer).catch((error: unknown) => warn(`could not store an idempotent answer: ${(error as Error)?.message ?? error}`))
     }
   }
 }
 
 /** What the handler answered, when it is worth replaying: a 2xx JSON body, or an SSE stream that completed. */
-function captured(ctx: HttpContext, record: string[]): Omit<Stored, 'requestHash' | 'createdAt'> | undefined {
+function captured(ctx: HttpContext, record: string[]): IdempotentAnswer | undefined {
   const sessionId = (ctx.respond === false ? undefined : ctx.response.get('X-Agent-Session-Id')) || null
   if (ctx.respond !== false) {
     if (ctx.status < 200 || ctx.status >= 300 || ctx.body === null || typeof ctx.body !== 'object') return undefined
@@ -165,7 +119,7 @@ function streamCompleted(record: string[]): boolean {
   return last?.type === 'response.completed' || last?.type === 'response.incomplete'
 }
 
-function replay(ctx: HttpContext, stored: Stored): void {
+function replay(ctx: HttpContext, stored: IdempotentAnswer): void {
   ctx.status = stored.status
   ctx.set('Idempotent-Replayed', 'true')
   if (stored.sessionId) ctx.set('X-Agent-Session-Id', stored.sessionId)

@@ -3,18 +3,24 @@
 // is enabled (API_SERVER_ENABLED=true or platforms.api_server.enabled); the http extension serves
 // them with the listener's bearer key, CORS origins and error envelope.
 
-import { agentVersion, defineExtension, HttpError, type GatewayAdapter, type HttpContext } from 'agent/sdk'
+import { agentVersion, defineExtension, HttpError, STORAGE_SERVICE, type GatewayAdapter, type HttpContext, type StorageService } from 'agent/sdk'
+import { PG_MIGRATIONS as IDEMPOTENCY_PG_MIGRATIONS } from './idempotency-pg.ts'
 import { CONFIG_SCHEMA, isEnabled, resolveOptions, type ApiServerConfig, type ServerOptions } from './options.ts'
 import type { ApiServer } from './server.ts'
+import { PG_MIGRATIONS as STORE_PG_MIGRATIONS } from './store-pg.ts'
 
 export default defineExtension<ApiServerConfig>({
   name: 'api-server',
   version: '1.0.0',
   description: 'OpenAI-compatible HTTP API: chat completions, responses, models',
-  dependsOn: ['http', 'state-db'],
+  dependsOn: ['http', 'state-db', 'storage'],
   configKey: 'platforms.api_server',
   config: CONFIG_SCHEMA,
   setup(api) {
+    // The PostgreSQL schema, for `agent storage migrate-to` (the stores migrate on first use).
+    const storage = api.services.require<StorageService>(STORAGE_SERVICE)
+    storage.declare('api-server', STORE_PG_MIGRATIONS)
+    storage.declare('api-server-idempotency', IDEMPOTENCY_PG_MIGRATIONS)
     let options: ServerOptions | undefined
     const currentOptions = () => (options ??= resolveOptions(api.config, api.settings))
     // Handlers, run admission and the store load on first use, not with the extension.
@@ -30,8 +36,6 @@ export default defineExtension<ApiServerConfig>({
       start: async (ctx) => (await load()).start(ctx),
       stop: async () => server?.stop(),
       drain: async () => server?.drain(),
-      // HTTP intake: every gateway instance serves it (no lease).
-      everyInstance: true,
     } as GatewayAdapter)
     if (!enabled()) return
 

@@ -36,23 +36,27 @@ export function inputItems(responseId: string, input: unknown): unknown[] {
 }
 
 /**
- * Finds an item of a stored response by id; undefined when the response or the item is gone. One
- * resolver serves one request: each response is read once however many of its items are referenced.
+ * Finds an item of a stored response by id; undefined when the response or the item is gone. The
+ * responses that `input`'s `item_reference` items name are read first (each once, however many of
+ * its items are referenced), so the parse that follows resolves them without waiting.
  */
-export function itemResolver(store: ApiStore): ItemResolver {
-  const read = new Map<string, unknown[] | undefined>()
-  const items = (key: string, load: () => unknown) => {
-    if (!read.has(key)) {
-      const list = load()
-      read.set(key, Array.isArray(list) ? list : undefined)
-    }
-    return read.get(key)
-  }
-  return (id) => {
+export async function itemResolver(store: ApiStore, input: unknown): Promise<ItemResolver> {
+  const lists = new Map<string, Promise<unknown[] | undefined>>()
+  const keyOf = (id: string) => {
     const match = ITEM_ID.exec(id)
-    if (!match) return undefined
-    const responseId = `resp_${match[1]}`
-    const list = match[2] ? items(`in:${responseId}`, () => store.inputItems(responseId)) : items(`out:${responseId}`, () => store.get(responseId)?.response.output)
+    return match ? { key: `${match[2] ? 'in' : 'out'}:resp_${match[1]}`, responseId: `resp_${match[1]}`, input: match[2] === 'i' } : undefined
+  }
+  for (const item of Array.isArray(input) ? input : []) {
+    const id = (item as { type?: unknown; id?: unknown } | null)?.type === 'item_reference' ? (item as { id?: unknown }).id : undefined
+    const found = typeof id === 'string' ? keyOf(id) : undefined
+    if (!found || lists.has(found.key)) continue
+    const load = found.input ? store.inputItems(found.responseId) : store.get(found.responseId).then((r) => r?.response.output)
+    lists.set(found.key, load.then((list) => (Array.isArray(list) ? list : undefined)))
+  }
+  const read = new Map<string, unknown[] | undefined>()
+  for (const [key, list] of lists) read.set(key, await list)
+  return (id) => {
+    const list = read.get(keyOf(id)?.key ?? '')
     return list?.find((item) => (item as { id?: unknown } | null)?.id === id) as Record<string, unknown> | undefined
   }
 }

@@ -4,7 +4,7 @@
 // `store` (default true) keeps the response in state.db for retrieval and chaining.
 
 import { HttpError, readJson, type ChatMessage, type HttpContext, type RunResult } from 'agent/sdk'
-import { agentToolNames, chatHead, planSession, runRequest, type HandlerDeps } from './chat-completions.ts'
+import { agentToolNames, chatHead, planSession, rememberHead, runRequest, type HandlerDeps } from './chat-completions.ts'
 import { inputItems, itemResolver } from './items.ts'
 import { BUSY } from './background.ts'
 import { badRequest, flag, parseResponsesInput } from './messages.ts'
@@ -58,10 +58,10 @@ function echoed(options: RequestOptions, body: Record<string, unknown>): Record<
  * the AI SDK does) is recorded under the key of its conversation instead, which both kinds of
  * follow-up can find.
  */
-function headOf(deps: HandlerDeps, previous: StoredResponse | undefined, keyed: boolean, history: readonly ChatMessage[]): string | undefined {
+async function headOf(deps: HandlerDeps, previous: StoredResponse | undefined, keyed: boolean, history: readonly ChatMessage[]): Promise<string | undefined> {
   if (!previous) return keyed && history.length ? chatHead(history) : undefined
   try {
-    return deps.store().peekHead(previous.id) === undefined ? chatHead(previous.transcript) : previous.id
+    return (await deps.store().peekHead(previous.id)) === undefined ? chatHead(previous.transcript) : previous.id
   } catch {
     return previous.id
   }
@@ -78,7 +78,7 @@ export function createResponse(deps: HandlerDeps) {
   return async (ctx: HttpContext): Promise<void> => {
     const options = deps.options()
     const body = await readJson(ctx, options.maxRequestBytes, JSON_BOUNDS)
-    const turn = parseResponsesInput(body.input, itemResolver(deps.store()))
+    const turn = parseResponsesInput(body.input, await itemResolver(deps.store(), body.input))
     const requestOptions = parseRequestOptions(body, 'responses', () => agentToolNames(deps))
     const instructionsIn = optionalString(body, 'instructions')
     const previousId = optionalString(body, 'previous_response_id')
@@ -95,13 +95,13 @@ export function createResponse(deps: HandlerDeps) {
 
     let previous: StoredResponse | undefined
     if (previousId !== undefined) {
-      previous = deps.store().get(previousId)
+      previous = await deps.store().get(previousId)
       if (!previous) throw notFound(previousId, 'previous_response_id', 'Previous response')
       if (BUSY.has(previous.response.status as string)) throw badRequest(`Response ${previousId} is still ${previous.response.status}`, 'previous_response_id', 'response_in_progress')
     } else if (conversation !== undefined) {
-      const head = deps.store().conversationHead(conversation)
+      const head = await deps.store().conversationHead(conversation)
       if (head === 'lost') throw new HttpError(404, `Conversation "${conversation}" lost its latest response (deleted or evicted from the store); start a new conversation`, { param: 'conversation', code: 'conversation_not_found' })
-      previous = head ? deps.store().get(head) : undefined
+      previous = head ? await deps.store().get(head) : undefined
       if (previous && BUSY.has(previous.response.status as string)) throw badRequest(`Conversation "${conversation}" has a response still ${previous.response.status}`, 'conversation', 'response_in_progress')
     }
     const instructions = [instructionsIn ?? previous?.instructions, turn.systemPrompt].filter(Boolean).join('\n') || undefined
@@ -134,7 +134,7 @@ export function createResponse(deps: HandlerDeps) {
         // usage: only once there is some (the schema has it optional, never null).
         ...extra,
       })
-      const head = headOf(deps, previous, keyed, turn.history)
+      const head = await headOf(deps, previous, keyed, turn.history)
       const plan = await planSession(deps, previous || !head ? { head, context: previous?.transcript ?? [], extra, persist: store } : { head, context: turn.history, extra: turn.results, persist: store })
       const { continuable, ...session } = plan
       const request = runRequest(turn, requestOptions, { systemPrompt: instructions, ...session, persist: store, source: { platform: 'api_server' } })
@@ -151,7 +151,7 @@ export function createResponse(deps: HandlerDeps) {
           const transcript = [...history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), ...answer]
           await deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
           // The session's transcript now ends at this response: chaining from it continues the session.
-          if (continuable && status === 'completed' && answer.length) afterStored(result, () => deps.store().setHead(keyed ? chatHead(transcript) : id, result.sessionId))
+          if (continuable && status === 'completed' && answer.length) afterStored(result, () => rememberHead(deps, keyed ? chatHead(transcript) : id, result.sessionId))
         }
         return response
       }
@@ -214,26 +214,26 @@ export function createResponse(deps: HandlerDeps) {
 }
 
 export function getResponse(deps: HandlerDeps) {
-  return (ctx: HttpContext): void => {
+  return async (ctx: HttpContext): Promise<void> => {
     const id = String(ctx.params.id ?? '')
-    const record = deps.store().get(id)
+    const record = await deps.store().get(id)
     if (!record) throw notFound(id, 'response_id', 'Response')
     ctx.body = record.response
   }
 }
 
 export function deleteResponse(deps: HandlerDeps) {
-  return (ctx: HttpContext): void => {
+  return async (ctx: HttpContext): Promise<void> => {
     const id = String(ctx.params.id ?? '')
-    if (!deps.store().delete(id)) throw notFound(id, 'response_id', 'Response')
+    if (!(await deps.store().delete(id))) throw notFound(id, 'response_id', 'Response')
     ctx.body = { id, object: 'response', deleted: true }
   }
 }
 
 export function listInputItems(deps: HandlerDeps) {
-  return (ctx: HttpContext): void => {
+  return async (ctx: HttpContext): Promise<void> => {
     const id = String(ctx.params.id ?? '')
-    const items = deps.store().inputItems(id)
+    const items = await deps.store().inputItems(id)
     if (!items) throw notFound(id, 'response_id', 'Response')
     const data = ctx.query.order === 'asc' ? items : [...items].reverse()
     const first = data[0] as { id?: string } | undefined

@@ -1,15 +1,15 @@
 // The working parts of the API server, built on first use (a request, or the adapter starting) so
 // that loading the extension (every `agent --help`) stays cheap: the request handlers, the run
-// admission, and the state.db store.
+// admission, and the store (SQLite or PostgreSQL).
 
-import { DATABASE_SERVICE, errorMessage, HTTP_SERVICE, knownSecretsRedactor, RUNTIME_SERVICE, type AdapterContext, type DatabaseService, type ExtensionApi, type HttpContext, type HttpService } from 'agent/sdk'
+import { errorMessage, HTTP_SERVICE, knownSecretsRedactor, RUNTIME_SERVICE, type AdapterContext, type ExtensionApi, type HttpContext, type HttpService } from 'agent/sdk'
 import { chatCompletions, type HandlerDeps } from './chat-completions.ts'
-import { IdempotencyStore } from './idempotency.ts'
+import { createIdempotencyStore, idempotent } from './idempotency.ts'
 import type { ApiServerConfig, ServerOptions } from './options.ts'
 import { createResponse, deleteResponse, getResponse, listInputItems } from './responses.ts'
 import { BackgroundRuns, cancelResponse } from './background.ts'
 import { Runs } from './runs.ts'
-import { ApiStore } from './store.ts'
+import { createApiStore } from './store.ts'
 
 type Handler = (ctx: HttpContext) => unknown
 
@@ -20,7 +20,7 @@ export interface ApiServer {
   deleteResponse: Handler
   listInputItems: Handler
   cancelResponse: Handler
-  /** Admits runs again, opens state.db, makes sure the listener is up. */
+  /** Admits runs again, opens the store, makes sure the listener is up. */
   start(ctx: AdapterContext): Promise<void>
   /** Refuses new runs and waits for the running ones (SIGTERM; the gateway bounds the wait). */
   drain(): Promise<void>
@@ -30,18 +30,18 @@ export interface ApiServer {
 
 export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () => ServerOptions): ApiServer {
   const runs = new Runs(options().maxConcurrentRuns, api.services, api.settings, api.log)
-  const store = new ApiStore(
-    () => api.services.require<DatabaseService>(DATABASE_SERVICE),
-    options().capacity,
-    (error) => api.log.warn(`could not record session heads: ${errorMessage(error)}`),
-    () => knownSecretsRedactor(api.settings),
-  )
+  const store = createApiStore(api.services, {
+    capacity: options().capacity,
+    onFlushError: (error) => api.log.warn(`could not record session heads: ${errorMessage(error)}`),
+    redactor: () => knownSecretsRedactor(api.settings),
+  })
   const background = new BackgroundRuns()
   const deps: HandlerDeps = { options, runs: () => runs, store: () => store, background: () => background, services: api.services, warn: (message) => api.log.warn(message) }
-  const idempotency = new IdempotencyStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE), () => options().maxRequestBytes, deps.warn)
+  const idempotency = createIdempotencyStore(api.services, deps.warn)
+  const keyed = (handler: Handler) => idempotent(idempotency, () => options().maxRequestBytes, deps.warn, handler)
   return {
-    chatCompletions: idempotency.wrap(chatCompletions(deps)),
-    createResponse: idempotency.wrap(createResponse(deps)),
+    chatCompletions: keyed(chatCompletions(deps)),
+    createResponse: keyed(createResponse(deps)),
     getResponse: getResponse(deps),
     deleteResponse: deleteResponse(deps),
     listInputItems: listInputItems(deps),
@@ -49,14 +49,14 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
     async start(ctx) {
       runs.resume()
       if (!ctx.services.has(RUNTIME_SERVICE)) ctx.log.warn('api_server: no agent runtime is loaded; requests that run the agent will fail')
-      // Open state.db and apply migrations now rather than on the first request.
-      store.warm()
+      // Open the database and apply migrations now rather than on the first request.
+      await store.warm()
       await ctx.services.get<HttpService>(HTTP_SERVICE)?.start()
     },
     drain: () => runs.drain(),
     async stop() {
       await runs.stop()
-      store.flush()
+      await store.flush()
     },
   }
 }

@@ -29,13 +29,13 @@ export interface LinkRequest {
 export async function linkSession(store: ApiStore, services: Services, request: LinkRequest): Promise<SessionPlan> {
   const everything = () => [...request.context, ...request.extra]
   if (!request.persist) {
-    const sessionId = request.head ? store.peekHead(request.head) : undefined
+    const sessionId = request.head ? await store.peekHead(request.head) : undefined
     return sessionId ? { sessionId, history: [...request.extra], continuable: false } : { history: everything(), continuable: false }
   }
   const sessions = services.get<SessionStore>(SESSIONS_SERVICE)
   // Without a session store nothing is kept: the conversation travels as history every time.
   if (!sessions) return { history: everything(), continuable: false }
-  let sessionId = request.head ? store.claimHead(request.head) : undefined
+  let sessionId = request.head ? await store.claimHead(request.head) : undefined
   // Deleted meanwhile (agent sessions delete …): seed a new one rather than fail the run.
   if (sessionId && !(await sessions.get(sessionId))) sessionId = undefined
   if (sessionId) {

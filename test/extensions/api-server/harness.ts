@@ -3,8 +3,8 @@
 
 import type { TestContext } from 'node:test'
 import OpenAI from 'openai'
-import { defineExtension, type AdapterContext, type ExtensionDefinition, type HttpService, type Services } from '../../../sdk/index.ts'
-import { createTestKernel, startScriptedModel, type ScriptedModelOptions, type ScriptedModelServer, type TestKernel } from '../../../sdk/testing/index.ts'
+import { defineExtension, type AdapterContext, type ExtensionDefinition, type HttpService, type Services, type StorageBackend } from '../../../sdk/index.ts'
+import { createTestKernel, startScriptedModel, testStorage, type ScriptedModelOptions, type ScriptedModelServer, type TestKernel, type TestStorage } from '../../../sdk/testing/index.ts'
 
 export interface ServerOptions {
   env?: Record<string, string | undefined>
@@ -17,6 +17,8 @@ export interface ServerOptions {
   extensions?: ExtensionDefinition<any>[]
   /** Do not start the adapter (tests of a disabled server). */
   noStart?: boolean
+  /** Where the state is kept: a backend (a fresh PostgreSQL database for this server), or storage shared with another server (restart tests). Default SQLite. */
+  storage?: StorageBackend | TestStorage
 }
 
 export interface RunningServer {
@@ -34,11 +36,12 @@ const BUILTINS = ['http', 'state-db', 'sessions', 'model-resolver', 'provider-op
 export async function startServer(t: TestContext, options: ServerOptions = {}): Promise<RunningServer> {
   const model = options.modelServer ?? (await startScriptedModel(options.model))
   if (!options.modelServer) t.after(() => model.close())
+  const storage = typeof options.storage === 'string' ? await testStorage(t, options.storage) : options.storage
   const test = await createTestKernel({
     builtins: BUILTINS,
     extensions: options.extensions ?? [],
     home: options.home,
-    config: options.config,
+    config: { ...options.config, ...storage?.config },
     env: {
       API_SERVER_ENABLED: 'true',
       API_SERVER_PORT: '0',
