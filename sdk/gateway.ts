@@ -38,6 +38,12 @@ export interface GatewayAdapter extends AdapterDefinition {
    * work under way has finished. The gateway bounds the wait (gateway.drain_timeout_seconds), then stops.
    */
   drain?(): Promise<void>
+  /**
+   * true for intake that is only an HTTP endpoint (the API server, webhooks): it runs on every
+   * gateway instance. Otherwise (a long poll, a websocket, a sync loop) the adapter runs on one
+   * instance at a time, the one holding the lease `adapter:<name>`; the others wait on `standby`.
+   */
+  everyInstance?: boolean
 }
 
 /** `1`, `true`, `yes` or `on` (any case): an environment switch that is on. */
@@ -122,9 +128,14 @@ export interface GatewayChatController extends ChatConversation {
   send(text: string): Promise<void>
 }
 
+/** Every state an adapter may be in (`standby`: another gateway instance holds its lease). */
+export const ADAPTER_STATES = ['starting', 'running', 'retrying', 'standby', 'failed', 'stopped'] as const
+
 export interface AdapterStatus {
   name: string
-  state: 'starting' | 'running' | 'retrying' | 'failed' | 'stopped'
+  state: (typeof ADAPTER_STATES)[number]
+  /** While on standby: the instance holding the adapter's lease (host:pid:id). */
+  heldBy?: string
   attempts: number
   lastError?: string
   /** Epoch ms of the next reconnect attempt while retrying. */

@@ -90,9 +90,9 @@ export const CRON_SERVICE = 'cron'
 
 /** Provided by cron: jobs as `agent cron list --json` shows them, and its run/pause/resume. */
 export interface CronService {
-  list(): Array<Record<string, unknown>>
+  list(): Promise<Array<Record<string, unknown>>>
   /** Runs a job now in this process (as `agent cron run`); resolves with its outcome. */
   run(idOrName: string): Promise<Record<string, unknown>>
-  pause(idOrName: string): Record<string, unknown>
-  resume(idOrName: string): Record<string, unknown>
+  pause(idOrName: string): Promise<Record<string, unknown>>
+  resume(idOrName: string): Promise<Record<string, unknown>>
 }

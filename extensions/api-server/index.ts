@@ -36,6 +36,8 @@ export default defineExtension<ApiServerConfig>({
       start: async (ctx) => (await load()).start(ctx),
       stop: async () => server?.stop(),
       drain: async () => server?.drain(),
+      // HTTP intake: every gateway instance serves it (no lease).
+      everyInstance: true,
     } as GatewayAdapter)
     if (!enabled()) return
 

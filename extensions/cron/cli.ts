@@ -18,8 +18,8 @@ export function cronSubcommands(jobs: () => JobsContext, runner: (ctx: CliContex
     list: {
       description: 'Every cron job: schedule, next run, skills, delivery and last result',
       options: { json },
-      run(ctx) {
-        const list = jobs().store.list().map(jobView)
+      async run(ctx) {
+        const list = (await jobs().store.list()).map(jobView)
         if (ctx.argv.json) return void ctx.json(list)
         if (list.length === 0) return void ctx.out('no cron jobs (agent cron add <schedule> <prompt>)')
         ctx.out(
@@ -45,9 +45,9 @@ export function cronSubcommands(jobs: () => JobsContext, runner: (ctx: CliContex
         ['agent cron add 30m "Remind me to stretch" --deliver sms', 'once, in 30 minutes, to the SMS home channel'],
         ['agent cron add 2026-03-01T08:00 "Happy birthday"', 'once at that time'],
       ],
-      run(ctx) {
+      async run(ctx) {
         const skills = ((ctx.argv.skill as unknown[] | undefined) ?? []).filter((s): s is string | number => s !== undefined).flatMap((s) => String(s).split(','))
-        const job = createJob(jobs(), {
+        const job = await createJob(jobs(), {
           schedule: String(ctx.argv.schedule ?? ''),
           prompt: String(ctx.argv.prompt ?? ''),
           name: ctx.argv.name as string | undefined,
@@ -64,10 +64,10 @@ export function cronSubcommands(jobs: () => JobsContext, runner: (ctx: CliContex
       description: 'Remove a job (and its run history)',
       args: '<job>',
       aliases: ['rm'],
-      run(ctx) {
+      async run(ctx) {
         const j = jobs()
-        const job = findJob(j, String(ctx.argv.job))
-        j.store.remove(job.id)
+        const job = await findJob(j, String(ctx.argv.job))
+        await j.store.remove(job.id)
         j.changed()
         ctx.out(`removed cron job ${job.id} "${job.name}"`)
       },
@@ -75,16 +75,18 @@ export function cronSubcommands(jobs: () => JobsContext, runner: (ctx: CliContex
     pause: {
       description: 'Stop a job from running until resumed',
       args: '<job>',
-      run(ctx) {
-        const job = pauseJob(jobs(), findJob(jobs(), String(ctx.argv.job)))
+      async run(ctx) {
+        const j = jobs()
+        const job = await pauseJob(j, await findJob(j, String(ctx.argv.job)))
         ctx.out(`paused cron job ${job.id} "${job.name}"`)
       },
     },
     resume: {
       description: 'Resume a paused job (its next run is planned from now)',
       args: '<job>',
-      run(ctx) {
-        const job = resumeJob(jobs(), findJob(jobs(), String(ctx.argv.job)))
+      async run(ctx) {
+        const j = jobs()
+        const job = await resumeJob(j, await findJob(j, String(ctx.argv.job)))
         ctx.out(`resumed cron job ${job.id} "${job.name}": next run ${jobView(job).next_run_local} (${job.timezone})`)
       },
     },
@@ -94,10 +96,10 @@ export function cronSubcommands(jobs: () => JobsContext, runner: (ctx: CliContex
       options: { json },
       async run(ctx) {
         const j = jobs()
-        const job = findJob(j, String(ctx.argv.job))
+        const job = await findJob(j, String(ctx.argv.job))
         const runnerCtx = runner(ctx)
         const owner = `cli-${process.pid}`
-        if (!j.store.claim(job, owner, runnerCtx.timeoutMs + 60_000, job.nextRunAt ?? null)) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
+        if (!(await j.store.claim(job, owner, runnerCtx.timeoutMs + 60_000, job.nextRunAt ?? null))) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
         const outcome = await runJob(runnerCtx, job, 'manual')
         if (ctx.argv.json) ctx.json(snakeCaseKeys({ job: job.id, ...outcome }))
         else {
@@ -113,12 +115,12 @@ export function cronSubcommands(jobs: () => JobsContext, runner: (ctx: CliContex
       description: 'Recent runs of one job, or of all jobs',
       args: '[job]',
       options: { limit: { type: 'number', default: 20, describe: 'How many' }, json },
-      run(ctx) {
+      async run(ctx) {
         const j = jobs()
-        const job = ctx.argv.job ? findJob(j, String(ctx.argv.job)) : undefined
+        const job = ctx.argv.job ? await findJob(j, String(ctx.argv.job)) : undefined
         const limit = Number(ctx.argv.limit)
         if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1-1000')
-        const runs = j.store.runs(job?.id, limit)
+        const runs = await j.store.runs(job?.id, limit)
         if (ctx.argv.json) return void ctx.json(runs.map(runView))
         if (runs.length === 0) return void ctx.out('no runs yet')
         ctx.out(table([['RUN', 'JOB', 'STARTED', 'TRIGGER', 'STATUS', 'RESULT'], ...runs.map((r) => [String(r.id), r.jobId, new Date(r.startedAt).toISOString(), r.trigger, r.status, (r.error ?? r.answer ?? '').replace(/\s+/g, ' ').slice(0, 80)])]))

@@ -1,13 +1,14 @@
-// Cron: jobs (a prompt, a schedule, skills, a delivery target) stored in state.db, run by the
-// scheduler in gateway mode and delivered through the gateway's delivery service; `agent cron …`
+// Cron: jobs (a prompt, a schedule, skills, a delivery target) stored in state.db or PostgreSQL
+// (the storage backend), run by the scheduler in gateway mode and delivered through the gateway's delivery service; `agent cron …`
 // and the `cronjob` tool create and manage them.
 
-import { CRON_SERVICE, DATABASE_SERVICE, defineExtension, snakeCaseKeys, UsageError, type CronService, type DatabaseService } from 'agent/sdk'
+import { CRON_SERVICE, defineExtension, snakeCaseKeys, STORAGE_SERVICE, UsageError, type CronService, type StorageService } from 'agent/sdk'
 import { cronSubcommands } from './cli.ts'
 import { configuredZone, findJob, jobView, pauseJob, resumeJob, type JobsContext } from './jobs.ts'
 import type { RunnerContext } from './runner.ts'
 import type { Scheduler } from './scheduler.ts'
-import { CronStore } from './store.ts'
+import { cronStoreFor } from './pick-store.ts'
+import { PG_MIGRATIONS } from './store-pg.ts'
 import { cronTool } from './tool.ts'
 
 interface CronConfig {
@@ -23,7 +24,7 @@ export default defineExtension<CronConfig>({
   version: '1.0.0',
   description: 'Scheduled jobs: prompts with skills on a schedule, results delivered to a platform',
   // Loaded after (so unloaded before) the database its runs are recorded in.
-  dependsOn: ['state-db'],
+  dependsOn: ['state-db', 'storage'],
   configKey: 'cron',
   // The top-level zone, used when cron.timezone is unset.
   settings: { timezone: { type: 'string', minLength: 1 } },
@@ -40,12 +41,13 @@ export default defineExtension<CronConfig>({
   },
   setup(api) {
     const config = api.config
-    // Opened on first use: setup stays free of the database.
-    const store = new CronStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE))
+    api.services.require<StorageService>(STORAGE_SERVICE).declare('cron', PG_MIGRATIONS)
+    // Chosen and opened on first use: setup stays free of the database.
+    const store = cronStoreFor(api.services)
     let scheduler: Scheduler | undefined
 
     const jobs = (): JobsContext => ({
-      store,
+      store: store(),
       services: api.services,
       settings: api.settings,
       adapters: api.adapters,
@@ -56,7 +58,7 @@ export default defineExtension<CronConfig>({
     const runner = (signal: AbortSignal = api.signal): RunnerContext => ({
       services: api.services,
       settings: api.settings,
-      store,
+      store: store(),
       timeoutMs: config.run_timeout_minutes * 60_000,
       signal,
     })
@@ -64,17 +66,17 @@ export default defineExtension<CronConfig>({
     api.tools.register(cronTool(jobs))
     // The same operations for other surfaces (the dashboard's Gateway page).
     api.services.provide<CronService>(CRON_SERVICE, {
-      list: () => store.list().map(jobView),
+      list: async () => (await store().list()).map(jobView),
       async run(idOrName) {
         const j = jobs()
-        const job = findJob(j, idOrName)
+        const job = await findJob(j, idOrName)
         const ctx = runner()
-        if (!store.claim(job, `run-now-${process.pid}`, ctx.timeoutMs + 60_000, job.nextRunAt ?? null)) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
+        if (!(await j.store.claim(job, `run-now-${process.pid}`, ctx.timeoutMs + 60_000, job.nextRunAt ?? null))) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
         const { runJob } = await import('./runner.ts')
         return snakeCaseKeys({ job: job.id, ...(await runJob(ctx, job, 'manual')) }) as Record<string, unknown>
       },
-      pause: (idOrName) => jobView(pauseJob(jobs(), findJob(jobs(), idOrName))),
-      resume: (idOrName) => jobView(resumeJob(jobs(), findJob(jobs(), idOrName))),
+      pause: async (idOrName) => jobView(await pauseJob(jobs(), await findJob(jobs(), idOrName))),
+      resume: async (idOrName) => jobView(await resumeJob(jobs(), await findJob(jobs(), idOrName))),
     })
     api.commands.register({
       name: 'cron',

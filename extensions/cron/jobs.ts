@@ -53,7 +53,7 @@ export function checkDeliver(ctx: JobsContext, deliver: string, origin: CronJob[
   return targets.join(',')
 }
 
-export function createJob(ctx: JobsContext, input: JobInput): CronJob {
+export async function createJob(ctx: JobsContext, input: JobInput): Promise<CronJob> {
   const prompt = input.prompt.trim()
   if (!prompt) throw new UsageError('a job needs a prompt')
   if (prompt.length > 20_000) throw new UsageError('the prompt is longer than 20,000 characters')
@@ -66,39 +66,42 @@ export function createJob(ctx: JobsContext, input: JobInput): CronJob {
     if (missing.length) throw new UsageError(`unknown skill${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (agent skills list)`)
   }
   const deliver = checkDeliver(ctx, input.deliver ?? 'local', input.origin)
-  if (ctx.store.count() >= ctx.maxJobs) throw new AgentError('E_LIMIT', `there are already ${ctx.maxJobs} cron jobs (cron.max_jobs); remove some first`)
+  if ((await ctx.store.count()) >= ctx.maxJobs) throw new AgentError('E_LIMIT', `there are already ${ctx.maxJobs} cron jobs (cron.max_jobs); remove some first`)
   const now = Date.now()
   const first = schedule.kind === 'once' ? schedule.runAt! : nextRun(schedule, now)
   if (first === undefined) throw new UsageError(`"${input.schedule}" never runs`)
-  const job = ctx.store.add({ name: input.name, prompt, schedule, skills, deliver, origin: input.origin, createdBy: input.createdBy, nextRunAt: first })
+  const job = await ctx.store.add({ name: input.name, prompt, schedule, skills, deliver, origin: input.origin, createdBy: input.createdBy, nextRunAt: first })
   ctx.changed()
   return job
 }
 
 /** A job by id or unique name; a one-line error otherwise. */
-export function findJob(ctx: Pick<JobsContext, 'store'>, idOrName: string): CronJob {
-  const found = ctx.store.find(idOrName.trim())
-  if (!found) throw new UsageError(`no cron job "${idOrName}" (agent cron list)`)
-  if (Array.isArray(found)) throw new UsageError(`several jobs are named "${idOrName}": use an id (${found.map((j) => j.id).join(', ')})`)
-  return found
+export async function findJob(ctx: Pick<JobsContext, 'store'>, idOrName: string): Promise<CronJob> {
+  const key = idOrName.trim()
+  const byId = await ctx.store.get(key)
+  if (byId) return byId
+  const named = await ctx.store.named(key)
+  if (named.length === 0) throw new UsageError(`no cron job "${idOrName}" (agent cron list)`)
+  if (named.length > 1) throw new UsageError(`several jobs are named "${idOrName}": use an id (${named.map((j) => j.id).join(', ')})`)
+  return named[0]!
 }
 
-export function pauseJob(ctx: JobsContext, job: CronJob): CronJob {
-  ctx.store.setPaused(job.id, true, null)
+export async function pauseJob(ctx: JobsContext, job: CronJob): Promise<CronJob> {
+  await ctx.store.setPaused(job.id, true, null)
   ctx.changed()
-  return ctx.store.get(job.id)!
+  return (await ctx.store.get(job.id))!
 }
 
-export function resumeJob(ctx: JobsContext, job: CronJob): CronJob {
+export async function resumeJob(ctx: JobsContext, job: CronJob): Promise<CronJob> {
   const now = Date.now()
   const schedule = { kind: job.scheduleKind, text: job.schedule, timezone: job.timezone, intervalMs: job.intervalMs, runAt: job.runAt }
   const next = job.scheduleKind === 'once' ? job.runAt : nextRun(schedule, now)
   if (next === undefined || (job.scheduleKind === 'once' && (job.runCount > 0 || next < now))) {
     throw new UsageError(`job ${job.id} was a one-shot that is over; add a new job instead`)
   }
-  ctx.store.setPaused(job.id, false, next)
+  await ctx.store.setPaused(job.id, false, next)
   ctx.changed()
-  return ctx.store.get(job.id)!
+  return (await ctx.store.get(job.id))!
 }
 
 /** A job as shown by `agent cron list --json` and the tool. */

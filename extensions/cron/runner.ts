@@ -41,7 +41,7 @@ function cronPrompt(job: CronJob): string {
 }
 
 export async function runJob(ctx: RunnerContext, job: CronJob, trigger: RunTrigger, scheduledFor?: number): Promise<RunOutcome> {
-  const runId = ctx.store.startRun(job.id, trigger, scheduledFor)
+  const runId = await ctx.store.startRun(job.id, trigger, scheduledFor)
   const secrets = () => ctx.settings.secretValues()
   let outcome: RunOutcome
   let deadline: LinkedAbort | undefined
@@ -90,7 +90,7 @@ export async function runJob(ctx: RunnerContext, job: CronJob, trigger: RunTrigg
   } finally {
     deadline?.dispose()
   }
-  ctx.store.finishRun(runId, job, { status: outcome.status, sessionId: outcome.sessionId, answer: outcome.answer, error: outcome.error, delivery: outcome.deliveries })
+  await ctx.store.finishRun(runId, job, { status: outcome.status, sessionId: outcome.sessionId, answer: outcome.answer, error: outcome.error, delivery: outcome.deliveries })
   return outcome
 }
 

@@ -36,14 +36,14 @@ export function cronTool(jobs: () => JobsContext): ToolDefinition {
       required: ['action'],
       additionalProperties: false,
     },
-    execute({ input, session }) {
+    async execute({ input, session }) {
       const ctx = jobs()
       const source = session.source
       switch (input.action) {
         case 'create': {
           if (source?.platform === 'cron') throw new AgentError('E_BLOCKED', 'a scheduled job cannot create more jobs')
           const origin = source && source.platform !== 'cli' && source.platform !== 'mcp' ? { platform: source.platform, userId: source.userId, chatId: source.chatId } : undefined
-          const job = createJob(ctx, {
+          const job = await createJob(ctx, {
             schedule: String(input.schedule ?? ''),
             prompt: String(input.prompt ?? ''),
             name: input.name,
@@ -55,14 +55,14 @@ export function cronTool(jobs: () => JobsContext): ToolDefinition {
           return { created: jobView(job) }
         }
         case 'list':
-          return { jobs: ctx.store.list().map(jobView) }
+          return { jobs: (await ctx.store.list()).map(jobView) }
         case 'pause':
-          return { paused: jobView(pauseJob(ctx, findJob(ctx, String(input.job_id ?? '')))) }
+          return { paused: jobView(await pauseJob(ctx, await findJob(ctx, String(input.job_id ?? '')))) }
         case 'resume':
-          return { resumed: jobView(resumeJob(ctx, findJob(ctx, String(input.job_id ?? '')))) }
+          return { resumed: jobView(await resumeJob(ctx, await findJob(ctx, String(input.job_id ?? '')))) }
         case 'remove': {
-          const job = findJob(ctx, String(input.job_id ?? ''))
-          ctx.store.remove(job.id)
+          const job = await findJob(ctx, String(input.job_id ?? ''))
+          await ctx.store.remove(job.id)
           ctx.changed()
           return { removed: job.id }
         }

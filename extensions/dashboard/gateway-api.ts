@@ -35,13 +35,13 @@ export function registerGateway(api: ExtensionApi<DashboardConfig>, route: Route
     }
   }
 
-  const snapshot = () => {
+  const snapshot = async () => {
     const auth = svc<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
     const approvals = svc<ApprovalsService>(APPROVALS_SERVICE)
     let cron: unknown[] = []
     let cronError: string | undefined
     try {
-      cron = svc<CronService>(CRON_SERVICE)?.list() ?? []
+      cron = (await svc<CronService>(CRON_SERVICE)?.list()) ?? []
     } catch (error) {
       cronError = errorMessage(error)
     }
@@ -55,17 +55,18 @@ export function registerGateway(api: ExtensionApi<DashboardConfig>, route: Route
     }
   }
 
-  route('GET', '/api/gateway', 'read', (ctx) => void (ctx.body = snapshot()))
+  route('GET', '/api/gateway', 'read', async (ctx) => void (ctx.body = await snapshot()))
 
   route('GET', '/api/events', 'read', (ctx) => {
     const stream = new EventStream(ctx)
     let last = ''
-    const tick = () => {
-      const text = JSON.stringify(snapshot())
+    const tick = async () => {
+      const text = JSON.stringify(await snapshot())
       if (text !== last) stream.send('gateway', JSON.parse((last = text)))
     }
-    tick()
-    const timer = setInterval(tick, SNAPSHOT_MS)
+    const send = () => void tick().catch((error) => api.log.warn(`gateway events: ${errorMessage(error)}`))
+    send()
+    const timer = setInterval(send, SNAPSHOT_MS)
     timer.unref()
     stream.onClose(() => clearInterval(timer))
     api.signal.addEventListener('abort', () => stream.end(), { once: true })

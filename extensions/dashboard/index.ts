@@ -5,7 +5,7 @@
 // there is one, else it serves the dashboard itself until Ctrl-C).
 
 import { spawn } from 'node:child_process'
-import { defineExtension, HTTP_SERVICE, type CliContext, type HttpContext, type ExtensionApi, type HttpService, type Services } from 'agent/sdk'
+import { defineExtension, HTTP_SERVICE, type AdapterContext, type CliContext, type GatewayAdapter, type HttpContext, type ExtensionApi, type HttpService, type Services } from 'agent/sdk'
 import { assertBindAllowed, bindAllowed, CONFIG_SCHEMA, isEnabled, LISTENER, type DashboardConfig } from './options.ts'
 import { forgetServer, recordServer, runningServer } from './running.ts'
 import { ROUTES } from './route-list.ts'
@@ -39,9 +39,11 @@ export default defineExtension<DashboardConfig>({
       name: 'dashboard',
       description: 'Web dashboard (DASHBOARD_HOST:DASHBOARD_PORT, default 127.0.0.1:8646)',
       enabled: () => isEnabled(api.config, api.settings),
-      start: async (ctx) => void (await serve(ctx.services)),
+      start: async (ctx: AdapterContext) => void (await serve(ctx.services)),
       stop: async () => forgetServer(api.settings.home),
-    })
+      // HTTP: every gateway instance serves it (no lease).
+      everyInstance: true,
+    } as GatewayAdapter)
     // Endpoints exist only where the dashboard is served (they are what starts its listener).
     // Endpoints register only during setup, so a process started as `agent dashboard` registers them
     // too (it may serve the dashboard itself; the listener starts only if it does).

@@ -3,6 +3,7 @@
 import { UsageError, type CliContext } from 'agent/sdk'
 import { checkConfig, checkEnvironment, checkExtensions, checkGateway, checkModel, checkState, checkTools } from './checks.ts'
 import { checkProviders } from './connectivity.ts'
+import { checkStorage } from './database.ts'
 import { Report } from './report.ts'
 import { checkVoice } from './voice.ts'
 
@@ -23,6 +24,7 @@ export async function runDoctor(ctx: CliContext): Promise<number> {
   checkTools(report, ctx)
   await checkVoice(report, ctx)
   checkGateway(report, ctx)
+  await checkStorage(report, ctx, timeoutMs)
   checkState(report, ctx)
   const summary = report.summary()
   if (ctx.argv.json) {

@@ -2,9 +2,10 @@
 // --check, which adds the provider connectivity lines of `agent doctor`.
 
 import { existsSync } from 'node:fs'
-import { DATABASE_SERVICE, MODELS_SERVICE, SESSIONS_SERVICE, errorMessage, type CliContext, type DatabaseService, type ModelsService, type SessionStore } from 'agent/sdk'
+import { DATABASE_SERVICE, MODELS_SERVICE, SESSIONS_SERVICE, STORAGE_SERVICE, errorMessage, type CliContext, type DatabaseService, type ModelsService, type SessionStore, type StorageService } from 'agent/sdk'
 import { gatewayState } from './checks.ts'
 import { checkProviders } from './connectivity.ts'
+import { within } from './database.ts'
 import { timeoutOf } from './doctor.ts'
 import { Report } from './report.ts'
 
@@ -40,12 +41,16 @@ export async function runStatus(ctx: CliContext): Promise<number> {
   let sessions: Record<string, unknown> | undefined
   const store = ctx.services.get<SessionStore>(SESSIONS_SERVICE)
   const database = ctx.services.get<DatabaseService>(DATABASE_SERVICE)
-  // Status never creates state.db: no file, no sessions.
-  if (store && database && !existsSync(database.path)) sessions = { count: 0 }
+  const storage = ctx.services.get<StorageService>(STORAGE_SERVICE)
+  // Where the shared state lives; naming it opens nothing (the pool connects on first query).
+  const backend = !storage ? { backend: null } : storage.backend === 'postgres' ? { backend: 'postgres', url: storage.postgres().label } : { backend: 'sqlite', path: database?.path ?? null }
+  // Status never creates state.db: no file, no sessions (on PostgreSQL the sessions are on the server).
+  if (store && database && backend.backend === 'sqlite' && !existsSync(database.path)) sessions = { count: 0 }
   else if (store) {
     try {
-      const latest = await store.latest({})
-      const list = await store.list({ limit: 1000 })
+      // A server that does not answer must not hold status up longer than a connectivity check would.
+      const latest = await within(store.latest({}), timeoutOf(ctx))
+      const list = await within(store.list({ limit: 1000 }), timeoutOf(ctx))
       sessions = { count: list.length >= 1000 ? '1000+' : list.length, ...(latest ? { latest: { id: latest.id, title: latest.title ?? null, updatedAt: new Date(latest.updatedAt).toISOString() } } : {}) }
     } catch (error) {
       sessions = { error: errorMessage(error) }
@@ -62,6 +67,7 @@ export async function runStatus(ctx: CliContext): Promise<number> {
       providers: { configured },
       tools: { registered: tools.length, usable },
       gateway: { running: gateway.running, ...(gateway.pid ? { pid: gateway.pid } : {}), adapters: enabledAdapters.map((a) => a.name) },
+      storage: backend,
       sessions: sessions ?? null,
       extensions: { loaded: ctx.extensions().filter((e) => e.state === 'loaded').length, failed: failed.map((e) => ({ name: e.name, reason: e.reason })) },
       ...(ctx.argv.check ? { connectivity: report.lines.map(({ subject, verdict, detail }) => ({ provider: subject, verdict, detail })) } : {}),
@@ -74,6 +80,7 @@ export async function runStatus(ctx: CliContext): Promise<number> {
   row('providers', configured.length ? `${configured.length} with credentials (${configured.join(', ')})` : 'none with credentials')
   row('tools', `${tools.length} registered, ${usable} usable now`)
   row('gateway', `${gateway.detail}; adapters enabled: ${enabledAdapters.map((a) => a.name).join(', ') || 'none'}`)
+  row('storage', backend.backend === 'postgres' ? `PostgreSQL at ${backend.url}` : backend.backend === 'sqlite' ? `SQLite ${backend.path ?? 'state.db'}` : 'not loaded (see agent doctor)')
   if (sessions) row('sessions', sessions.error ? `unavailable: ${sessions.error}` : `${sessions.count} stored${sessions.latest ? `, latest ${(sessions.latest as { id: string }).id}` : ''}`)
   row('extensions', `${ctx.extensions().filter((e) => e.state === 'loaded').length} loaded${failed.length ? `, ${failed.length} failed (${failed.map((e) => e.name).join(', ')}; see agent doctor)` : ''}`)
   if (ctx.argv.check) {

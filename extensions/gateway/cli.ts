@@ -11,6 +11,8 @@ export interface GatewayRunner {
   drainAdapters(): Promise<void>
   stopAdapters(): Promise<void>
   adapterNames(): string[]
+  /** Adapters waiting while another instance holds their lease. */
+  standbyNames(): string[]
   /** Adapters that are enabled (running, retrying or failed). */
   enabledNames(): string[]
   writeState(): void
@@ -40,10 +42,11 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
     ctx.out(`  manager:  ${s.manager}${s.unitInstalled ? ` (unit ${s.unitFile})` : ''}`)
     ctx.out(`  log:      ${s.logFile}`)
     if (Array.isArray(s.adapters)) {
-      for (const a of s.adapters as Array<{ name: string; state: string; lastError?: string; dropped?: number; queued?: number; failedDeliveries?: number }>) {
+      for (const a of s.adapters as Array<{ name: string; state: string; heldBy?: string; lastError?: string; dropped?: number; queued?: number; failedDeliveries?: number }>) {
         // What was dropped on purpose, waits in the outbox or was given up: shown when there is any.
         const counts = [a.dropped ? `${a.dropped} dropped` : '', a.queued ? `${a.queued} queued` : '', a.failedDeliveries ? `${a.failedDeliveries} undeliverable` : ''].filter(Boolean).join(', ')
-        ctx.out(`  adapter ${a.name}: ${a.state}${a.lastError ? ` (${a.lastError})` : ''}${counts ? ` [${counts}]` : ''}`)
+        const why = a.heldBy ? `held by ${a.heldBy}` : (a.lastError ?? '')
+        ctx.out(`  adapter ${a.name}: ${a.state}${why ? ` (${why})` : ''}${counts ? ` [${counts}]` : ''}`)
       }
     }
   }
@@ -72,7 +75,8 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
           // The gateway also hosts the cron scheduler and extension endpoints, so it keeps running;
           // but a newcomer with nothing enabled is told how to enable something.
           if (runner.enabledNames().length === 0) ctx.err(`agent: ${NO_ADAPTER_HINT}`)
-          ctx.err(`gateway running (adapters: ${runner.adapterNames().join(', ') || 'none'}; service ${control.serviceName(ctx.settings)}); Ctrl-C to stop`)
+          const standby = runner.standbyNames()
+          ctx.err(`gateway running (adapters: ${runner.adapterNames().join(', ') || 'none'}${standby.length ? `; on standby: ${standby.join(', ')}` : ''}; service ${control.serviceName(ctx.settings)}); Ctrl-C to stop`)
           await new Promise<void>((resolve) => {
             if (ctx.signal.aborted) return resolve()
             ctx.signal.addEventListener('abort', () => resolve(), { once: true })

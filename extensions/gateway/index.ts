@@ -4,13 +4,14 @@
 
 import { writeFileSync, renameSync } from 'node:fs'
 import {
-  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, DELIVERY_SERVICE, defineExtension, GATEWAY_SERVICE, redactPhonesIn, redactSecrets, shouldNotify,
-  type AdapterStatus, type BackgroundNotificationLevel, type DatabaseService, type DeliveryService, type GatewayAdapter, type GatewayService, type Logger,
+  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, DELIVERY_SERVICE, defineExtension, GATEWAY_SERVICE, redactPhonesIn, redactSecrets, shouldNotify, STORAGE_SERVICE,
+  type AdapterStatus, type BackgroundNotificationLevel, type DatabaseService, type DeliveryService, type GatewayAdapter, type GatewayService, type Logger, type StorageService,
 } from 'agent/sdk'
 import { gatewaySubcommands } from './cli.ts'
 import { Continuity, type BacklogConfig } from './continuity.ts'
 import { ContinuityStore } from './continuity-store.ts'
 import { describe, Dispatcher } from './dispatcher.ts'
+import { leaseTimings, MIN_LEASE_SECONDS } from './adapter-lease.ts'
 import { AdapterLifecycle } from './lifecycle.ts'
 import { Outbox } from './outbox.ts'
 import { resetPolicy, RoutingStore, type ResetPolicyConfig } from './routing.ts'
@@ -24,6 +25,7 @@ interface GatewayConfig {
   backlog: BacklogConfig
   outbox: { max_attempts: number; max_age_minutes: number; retry_initial_ms: number }
   drain_timeout_seconds: number
+  lease_seconds: number
 }
 
 /** Every line an adapter or the gateway logs has its phone numbers redacted. */
@@ -41,7 +43,7 @@ export default defineExtension<GatewayConfig>({
   name: 'gateway',
   version: '1.1.0',
   description: 'The messaging gateway: adapters, routing, sessions, service control',
-  dependsOn: ['http'],
+  dependsOn: ['http', 'storage'],
   configKey: 'gateway',
   // Every platform's switch and free-form extras; each adapter's own schema (platforms.api_server …) says more.
   settings: {
@@ -105,6 +107,9 @@ export default defineExtension<GatewayConfig>({
       auth: { type: 'object' },
       // SIGTERM: how long running work may take to finish before it is interrupted (0: none).
       drain_timeout_seconds: { type: 'number', minimum: 0, maximum: 3600, default: 25 },
+      // Several instances: a long-lived adapter's lease lasts this long unrenewed (renewed every third),
+      // so a killed instance's adapters are taken over within about this plus a quarter of it.
+      lease_seconds: { type: 'number', minimum: MIN_LEASE_SECONDS, maximum: 300, default: 8 },
     },
     additionalProperties: false,
   },
@@ -139,6 +144,8 @@ export default defineExtension<GatewayConfig>({
       backoff: { initialMs: config.reconnect?.initial_ms ?? 30_000, maxMs: config.reconnect?.max_ms ?? 300_000 },
       onChange: () => writeState(),
       onStarted: (name) => void outbox.flush(name, true),
+      leases: () => api.services.require<StorageService>(STORAGE_SERVICE).leases,
+      leaseTimings: leaseTimings(config.lease_seconds),
     })
     let stateWanted = false
     let stateTimer: NodeJS.Timeout | undefined
@@ -241,6 +248,7 @@ export default defineExtension<GatewayConfig>({
         },
         stopAdapters: () => stopAdapters(),
         adapterNames: () => lifecycle.running(),
+        standbyNames: () => lifecycle.inState('standby'),
         enabledNames: () => lifecycle.status().map((s) => s.name),
         writeState,
       },

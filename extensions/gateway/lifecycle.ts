@@ -1,8 +1,11 @@
 // Adapter lifecycle: start every enabled adapter, retry failed starts and lost connections with
 // exponential backoff (doubling from `initialMs` up to `maxMs`), stop them in reverse order. A
 // ConfigError from start() is fatal (bad configuration is not retried; `gateway run` exits 2).
+// A long-lived adapter runs only while this instance holds its lease (adapter-lease.ts); without
+// it, it waits on `standby`. Adapters that are only HTTP intake (`everyInstance`) run everywhere.
 
-import { AgentError, ConfigError, errorMessage, type AdapterContext, type AdapterStatus, type GatewayAdapter, type Logger, type Services, type Settings } from 'agent/sdk'
+import { AgentError, ConfigError, errorMessage, type AdapterContext, type AdapterStatus, type GatewayAdapter, type LeaseService, type Logger, type Services, type Settings } from 'agent/sdk'
+import { AdapterLease, leaseTimings, type LeaseTimings } from './adapter-lease.ts'
 
 export interface BackoffOptions {
   initialMs: number
@@ -18,6 +21,7 @@ interface Slot {
   status: AdapterStatus
   controller?: AbortController
   timer?: NodeJS.Timeout
+  lease?: AdapterLease
 }
 
 export interface LifecycleOptions {
@@ -31,6 +35,12 @@ export interface LifecycleOptions {
   onChange?(statuses: AdapterStatus[]): void
   /** An adapter started (first start, reconnect, re-login): the outbox sends what waited for it. */
   onStarted?(name: string): void
+  /** Leases of long-lived adapters (one instance each); undefined: every adapter runs here. */
+  leases?(): LeaseService
+  /** Default: leaseTimings() (8 s). */
+  leaseTimings?: LeaseTimings
+  /** This instance took an adapter's lease after another held it (before the adapter starts). */
+  onTakenOver?(name: string): void
 }
 
 export class AdapterLifecycle {
@@ -55,7 +65,11 @@ export class AdapterLifecycle {
   }
 
   running(): string[] {
-    return [...this.slots.values()].filter((s) => s.status.state === 'running').map((s) => s.adapter.name)
+    return this.inState('running')
+  }
+
+  inState(state: AdapterStatus['state']): string[] {
+    return [...this.slots.values()].filter((s) => s.status.state === state).map((s) => s.adapter.name)
   }
 
   /**
@@ -83,6 +97,7 @@ export class AdapterLifecycle {
     }
     beforeStart?.()
     for (const slot of starting) {
+      if (!(await this.leased(slot))) continue
       const error = await this.attempt(slot)
       if (error && isFatal(error)) fatal.push({ name: slot.adapter.name, error })
     }
@@ -90,9 +105,56 @@ export class AdapterLifecycle {
     return fatal
   }
 
+  /** Takes the adapter's lease when it needs one; false: another instance has it (now on standby). */
+  private async leased(slot: Slot): Promise<boolean> {
+    const leases = slot.adapter.everyInstance ? undefined : this.options.leases?.()
+    if (!leases) return true
+    const name = slot.adapter.name
+    const lease = new AdapterLease({
+      leases,
+      adapter: name,
+      timings: this.options.leaseTimings ?? leaseTimings(),
+      log: this.options.log,
+      gained: () => {
+        if (this.stopped || slot.lease !== lease) return
+        this.options.log.info(`adapter "${name}": took over its lease; starting`)
+        slot.status = { name, state: 'starting', attempts: 0 }
+        this.options.onTakenOver?.(name)
+        void this.attempt(slot)
+      },
+      lost: (reason) => this.leaseLost(slot, reason),
+      waiting: (holder) => {
+        if (this.stopped || slot.status.state !== 'standby' || slot.status.heldBy === holder) return
+        const { heldBy: _, ...rest } = slot.status
+        slot.status = holder ? { ...rest, heldBy: holder } : rest
+        this.changed()
+      },
+    })
+    slot.lease = lease
+    if (await lease.take()) return true
+    slot.status = { name, state: 'standby', attempts: 0 }
+    this.options.log.info(`adapter "${name}" on standby: another instance holds its lease`)
+    void lease.standby()
+    return false
+  }
+
+  /** Another instance has the adapter now (or the renewal failed): stop it here at once. */
+  private leaseLost(slot: Slot, reason: string): void {
+    if (this.stopped) return
+    const name = slot.adapter.name
+    const wasRunning = slot.status.state === 'running'
+    clearTimeout(slot.timer)
+    slot.timer = undefined
+    slot.controller?.abort()
+    slot.status = { name, state: 'standby', attempts: 0, lastError: `lost its lease: ${reason}` }
+    this.options.log.warn(`adapter "${name}" lost its lease (${reason}); stopped, on standby`)
+    this.changed()
+    if (wasRunning) void slot.adapter.stop().catch((error) => this.options.log.warn(`adapter "${name}" failed to stop: ${errorMessage(error)}`))
+  }
+
   /** One start attempt; schedules the next one on a retryable failure. Returns the error, if any. */
   private async attempt(slot: Slot): Promise<unknown> {
-    if (this.stopped) return undefined
+    if (this.stopped || (slot.lease && !slot.lease.held)) return undefined
     slot.status.attempts++
     slot.controller = new AbortController()
     const ctx: AdapterContext = {
@@ -103,6 +165,11 @@ export class AdapterLifecycle {
     }
     try {
       await slot.adapter.start(ctx)
+      if (this.stopped || (slot.lease && !slot.lease.held)) {
+        // The lease was lost (or the gateway stopped) while it started: it must not run here.
+        await slot.adapter.stop().catch(() => undefined)
+        return undefined
+      }
       slot.status = { name: slot.adapter.name, state: 'running', attempts: 0 }
       this.options.log.info(`adapter "${slot.adapter.name}" started`)
       this.changed()
@@ -114,6 +181,8 @@ export class AdapterLifecycle {
       if (isFatal(error)) {
         slot.status.state = 'failed'
         this.options.log.error(`adapter "${slot.adapter.name}" cannot start: ${errorMessage(error)}`)
+        // Another instance may be configured right: it gets the adapter.
+        void slot.lease?.release()
       } else {
         this.retry(slot, error)
       }
@@ -123,7 +192,7 @@ export class AdapterLifecycle {
   }
 
   private retry(slot: Slot, error: unknown): void {
-    if (this.stopped) return
+    if (this.stopped || (slot.lease && !slot.lease.held)) return
     const delay = backoffDelay(slot.status.attempts, this.options.backoff)
     slot.status.state = 'retrying'
     slot.status.lastError = errorMessage(error)
@@ -169,6 +238,7 @@ export class AdapterLifecycle {
 
   async stopAll(): Promise<void> {
     this.stopped = true
+    for (const slot of this.slots.values()) slot.lease?.close()
     for (const slot of [...this.slots.values()].reverse()) {
       clearTimeout(slot.timer)
       slot.controller?.abort()
@@ -180,6 +250,8 @@ export class AdapterLifecycle {
         }
       }
       slot.status = { ...slot.status, state: 'stopped' }
+      // Released once stopped, so the instance taking it over never polls beside this one.
+      await slot.lease?.release()
     }
     this.changed()
     this.slots.clear()

@@ -119,6 +119,8 @@ export default defineExtension({
       }),
       maxMessageLength: MAX_SMS_LENGTH,
       splitsLongMessages: true,
+      // HTTP intake (Twilio's webhook): every gateway instance takes it (no lease).
+      everyInstance: true,
     }
     api.adapters.register(adapter)
   },

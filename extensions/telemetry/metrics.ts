@@ -2,7 +2,7 @@
 // reload starts clean), fed by `observe` events and, at scrape time, by the gateway's adapter states.
 // Labels are bounded: route templates (never raw paths), tool and model names, exit reasons.
 
-import { GATEWAY_SERVICE, type GatewayService, type ObservedEvent, type Services } from 'agent/sdk'
+import { ADAPTER_STATES, GATEWAY_SERVICE, type GatewayService, type ObservedEvent, type Services } from 'agent/sdk'
 
 type PromClient = typeof import('prom-client')
 
@@ -11,8 +11,6 @@ export interface Metrics {
   /** The exposition text and its content type. */
   scrape(): Promise<{ contentType: string; text: string }>
 }
-
-const ADAPTER_STATES = ['starting', 'running', 'retrying', 'failed', 'stopped'] as const
 
 export function createMetrics(prom: PromClient, services: Pick<Services, 'get'>): Metrics {
   const register = new prom.Registry()

@@ -5,7 +5,7 @@
 
 import {
   DATABASE_SERVICE, DELIVERY_SERVICE, defineAdapter, defineExtension, envSwitchOn, errorMessage, redactPhonesIn, RUNTIME_SERVICE, SESSIONS_SERVICE,
-  type AdapterContext, type AgentRuntime, type DatabaseService, type DeliveryService, type SessionStore, type Settings,
+  type AdapterContext, type AgentRuntime, type GatewayAdapter, type DatabaseService, type DeliveryService, type SessionStore, type Settings,
 } from 'agent/sdk'
 import { handleWebhook, type Accepted } from './intake.ts'
 import { DeliveryLedger } from './ledger.ts'
@@ -92,8 +92,10 @@ export default defineExtension({
       })
     }
 
-    api.adapters.register(
-      defineAdapter({
+    api.adapters.register({
+      // HTTP intake: every instance takes deliveries (the shared ledger runs each once).
+      everyInstance: true,
+      ...defineAdapter({
         name: 'webhook',
         description: 'Signed inbound webhooks (POST /webhooks/<route>)',
         enabled: webhookEnabled,
@@ -113,6 +115,6 @@ export default defineExtension({
           clearTimeout(timer)
         },
       }),
-    )
+    } as GatewayAdapter)
   },
 })

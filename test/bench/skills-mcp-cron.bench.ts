@@ -61,16 +61,13 @@ try {
   line('MCP bridged call (p95 of 200)', percentile(calls, 0.95), 'info', true)
 
   // Cron: 1,000 jobs, the scheduler's due query.
-  const { CronStore } = await import('../../extensions/cron/store.ts')
+  const { SqliteCronStore } = await import('../../extensions/cron/store-sqlite.ts')
   const { parseSchedule } = await import('../../extensions/cron/schedule.ts')
-  const store = new CronStore(() => t.kernel.services.require<DatabaseService>(DATABASE_SERVICE))
+  const store = new SqliteCronStore(() => t.kernel.services.require<DatabaseService>(DATABASE_SERVICE))
   const schedule = parseSchedule('every 1h', 'UTC')
-  const db = t.kernel.services.require<DatabaseService>(DATABASE_SERVICE).db()
-  db.transaction(() => {
-    for (let i = 0; i < 1000; i++) store.add({ prompt: `job ${i}`, schedule, skills: [], deliver: 'local', createdBy: 'cli', nextRunAt: Date.now() + 3_600_000 + i * 1000 })
-  })()
+  for (let i = 0; i < 1000; i++) await store.add({ prompt: `job ${i}`, schedule, skills: [], deliver: 'local', createdBy: 'cli', nextRunAt: Date.now() + 3_600_000 + i * 1000 })
   const due: number[] = []
-  for (let i = 0; i < 51; i++) due.push(await time(() => (store.due(Date.now()), store.nextDue())))
+  for (let i = 0; i < 51; i++) due.push(await time(async () => (await store.due(Date.now()), await store.nextDue())))
   line('cron due + next-due query, 1,000 jobs (median)', percentile(due, 0.5), '≤ 5 ms', percentile(due, 0.5) <= 5)
 } finally {
   await t.close()

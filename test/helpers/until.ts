@@ -12,11 +12,11 @@ export async function until(check: () => boolean, ms = 10_000, what: string | ((
   }
 }
 
-/** Polls `probe` every 50 ms until it returns a value (truthy), and resolves with that value. */
-export async function untilValue<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
+/** Polls `probe` (which may answer a promise) every 50 ms until it returns a value (truthy), and resolves with that value. */
+export async function untilValue<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    const value = probe()
+    const value = await probe()
     if (value) return value
     await sleep(50)
   }

@@ -30,7 +30,7 @@ test('gateway: pairing approved by the code the user was sent; cron paused and r
   assert.equal((await d.request('/api/gateway', { cookie })).body.pairing.approved.length, 1)
 
   const cron = d.test.kernel.services.require<CronService>(CRON_SERVICE)
-  assert.deepEqual(cron.list(), [])
+  assert.deepEqual(await cron.list(), [])
   assert.equal((await d.request('/api/cron/nope/pause', { method: 'POST', cookie, csrf })).status, 400)
 })
 
