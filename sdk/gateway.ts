@@ -215,15 +215,15 @@ export interface ApprovedPairing {
 }
 
 export interface GatewayAuthService {
-  /** Default deny; decides on the stable user id only, never the display name. */
-  authorize(source: MessageSource): AuthDecision
+  /** Default deny; decides on the stable user id only, never the display name. Pairings live in the shared storage, hence async. */
+  authorize(source: MessageSource): Promise<AuthDecision>
   /** Issues a pairing code for an unknown DM sender, or undefined when rate limited / too many pending. */
-  requestPairing(source: MessageSource): { code: string; expiresAt: number } | undefined
-  /** Approves a pending code; throws a one-line AgentError when unknown, expired or locked out. */
-  approve(code: string): ApprovedPairing
-  revoke(platform: string, userId: string): boolean
-  pending(): PendingPairing[]
-  approved(): ApprovedPairing[]
+  requestPairing(source: MessageSource): Promise<{ code: string; expiresAt: number } | undefined>
+  /** Approves a pending code (once, across instances); rejects with a one-line AgentError when unknown, expired or locked out. */
+  approve(code: string): Promise<ApprovedPairing>
+  revoke(platform: string, userId: string): Promise<boolean>
+  pending(): Promise<PendingPairing[]>
+  approved(): Promise<ApprovedPairing[]>
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ export function registerGateway(api: ExtensionApi<DashboardConfig>, route: Route
     }
     return {
       gateway: adapters(),
-      pairing: { pending: auth?.pending() ?? [], approved: auth?.approved() ?? [] },
+      pairing: { pending: (await auth?.pending()) ?? [], approved: (await auth?.approved()) ?? [] },
       approvals: (approvals?.pending() ?? []).map((r) => ({ id: r.id, session_id: r.sessionId, platform: r.source?.platform ?? null, tool: r.tool, command: r.command, reasons: r.findings.map((f) => f.description), expires_at: r.expiresAt })),
       cron,
       cron_error: cronError ?? null,
@@ -77,7 +77,7 @@ export function registerGateway(api: ExtensionApi<DashboardConfig>, route: Route
     if (typeof body.code !== 'string' || !body.code.trim()) throw new HttpError(400, 'code is required: the pairing code the user was sent', { param: 'code' })
     const auth = svc<GatewayAuthService>(GATEWAY_AUTH_SERVICE) ?? fail(new Error('gateway-auth is not loaded'), 503)
     try {
-      ctx.body = auth.approve(body.code.trim())
+      ctx.body = await auth.approve(body.code.trim())
     } catch (error) {
       fail(error)
     }
@@ -87,7 +87,7 @@ export function registerGateway(api: ExtensionApi<DashboardConfig>, route: Route
     const body = await readJson<{ platform?: unknown; user_id?: unknown }>(ctx, 4096)
     if (typeof body.platform !== 'string' || typeof body.user_id !== 'string') throw new HttpError(400, 'platform and user_id are required')
     const auth = svc<GatewayAuthService>(GATEWAY_AUTH_SERVICE) ?? fail(new Error('gateway-auth is not loaded'), 503)
-    ctx.body = { revoked: auth.revoke(body.platform, body.user_id) }
+    ctx.body = { revoked: await auth.revoke(body.platform, body.user_id) }
   })
 
   const cronAction = (action: 'run' | 'pause' | 'resume') =>

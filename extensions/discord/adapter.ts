@@ -167,7 +167,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
    */
   async function withTranscripts(session: Session, parsed: Parsed & { ok: true }): Promise<GatewayInbound> {
     const { inbound, audio } = parsed
-    if (audio.length === 0 || !session.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(inbound.source).allowed) return inbound
+    if (audio.length === 0 || !(await session.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(inbound.source))?.allowed) return inbound
     const lines = await Promise.all(audio.map((a) => transcribeAudio(session.services, { filename: a.name, size: a.size, ...(a.contentType ? { mimeType: a.contentType } : {}), fetch: () => fetchAudio(a.url) }, session.log)))
     return { ...inbound, text: [inbound.text, ...lines].join('\n') }
   }

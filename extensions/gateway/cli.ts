@@ -169,10 +169,9 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
         list: {
           description: 'Pending pairing requests and approved users',
           options: json,
-          run(ctx: CliContext) {
+          async run(ctx: CliContext) {
             const service = auth(ctx)
-            const pending = service.pending()
-            const approved = service.approved()
+            const [pending, approved] = await Promise.all([service.pending(), service.approved()])
             if (ctx.argv.json) return printJson(ctx, { pending, approved })
             ctx.out(pending.length ? 'pending:' : 'no pending pairing requests')
             for (const p of pending) ctx.out(`  ${p.platform} ${showUser(p.userId)}${p.userName ? ` (${p.userName})` : ''} expires ${new Date(p.expiresAt).toISOString()}${p.lockedUntil ? `, locked until ${new Date(p.lockedUntil).toISOString()}` : ''}`)
@@ -184,8 +183,8 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
           description: 'Approve the pairing code a user received',
           args: '<code>',
           options: json,
-          run(ctx: CliContext) {
-            const approved = auth(ctx).approve(String(ctx.argv.code))
+          async run(ctx: CliContext) {
+            const approved = await auth(ctx).approve(String(ctx.argv.code))
             if (ctx.argv.json) return printJson(ctx, approved)
             ctx.out(`paired ${approved.platform} user ${showUser(approved.userId)}`)
           },
@@ -194,8 +193,8 @@ export function gatewaySubcommands(runner: GatewayRunner, platforms: () => Array
           description: 'Revoke a paired user',
           args: '<platform> <user>',
           options: json,
-          run(ctx: CliContext) {
-            const revoked = auth(ctx).revoke(String(ctx.argv.platform), String(ctx.argv.user))
+          async run(ctx: CliContext) {
+            const revoked = await auth(ctx).revoke(String(ctx.argv.platform), String(ctx.argv.user))
             if (ctx.argv.json) return printJson(ctx, { revoked })
             if (!revoked) {
               ctx.err('agent: no such paired user')

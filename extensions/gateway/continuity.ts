@@ -90,7 +90,7 @@ export class Continuity {
     this.options.log.info(`dropped ${group.length} ${adapter} message(s) from ${this.options.describe(newest.source)}: ${reason}`)
     const auth = this.options.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
     // Only a chat the gateway would answer is told: a stranger learns nothing from a notice.
-    if (!auth?.authorize(newest.source).allowed) return
+    if (!(await auth?.authorize(newest.source))?.allowed) return
     const oldest = group.reduce<number | undefined>((min, m) => (m.receivedAt === undefined ? min : Math.min(min ?? m.receivedAt, m.receivedAt)), undefined)
     const chatId = newest.source.chatId ?? newest.source.userId
     if (!chatId) return

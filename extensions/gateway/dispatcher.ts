@@ -94,7 +94,7 @@ export class Dispatcher implements ChatHost {
       if (verdict?.handled) return settled('handled')
 
       const auth = this.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
-      const decision = auth ? auth.authorize(message.source) : { allowed: false as const, reason: 'no authorisation service loaded', action: 'ignore' as const }
+      const decision = auth ? await auth.authorize(message.source) : { allowed: false as const, reason: 'no authorisation service loaded', action: 'ignore' as const }
       if (!decision.allowed) {
         this.options.log.info(`denied a message from ${describe({ platform: message.source.platform, userId: message.source.userId })}: ${decision.reason}`)
         if (decision.action === 'pair' && auth) return settled(await this.offerPairing(auth, message))
@@ -122,12 +122,12 @@ export class Dispatcher implements ChatHost {
    * Prompts an earlier process queued but never answered (killed mid-turn): queued again on their
    * chats, if their senders are still allowed. Returns how many.
    */
-  replayPending(): number {
+  async replayPending(): Promise<number> {
     let count = 0
     for (const prompt of this.options.store.pendingPrompts()) {
       if (this.queuedHere.has(prompt.id)) continue
       const auth = this.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
-      if (!auth?.authorize(prompt.source).allowed) {
+      if (!(await auth?.authorize(prompt.source))?.allowed) {
         this.options.store.settle(prompt.id)
         this.options.log.info(`dropped an unanswered message from ${describe(prompt.source)} queued before the restart: its sender is no longer allowed`)
         continue
@@ -142,7 +142,7 @@ export class Dispatcher implements ChatHost {
   private async offerPairing(auth: GatewayAuthService, message: GatewayInbound): Promise<'pairing' | 'denied'> {
     let offer: { code: string; expiresAt: number } | undefined
     try {
-      offer = auth.requestPairing(message.source)
+      offer = await auth.requestPairing(message.source)
     } catch (error) {
       this.options.log.warn(`pairing unavailable: ${errorMessage(error)}`)
       return 'denied'

@@ -77,7 +77,7 @@ export class AdapterLifecycle {
    * once every enabled adapter is known (state `starting`, so nothing is sent through one yet) and
    * before the first starts (which may hand over a backlog).
    */
-  async startAll(beforeStart?: () => void): Promise<Array<{ name: string; error: unknown }>> {
+  async startAll(beforeStart?: () => unknown): Promise<Array<{ name: string; error: unknown }>> {
     this.stopped = false
     const fatal: Array<{ name: string; error: unknown }> = []
     const starting: Slot[] = []
@@ -95,7 +95,7 @@ export class AdapterLifecycle {
       this.slots.set(adapter.name, slot)
       starting.push(slot)
     }
-    beforeStart?.()
+    await beforeStart?.()
     for (const slot of starting) {
       if (!(await this.leased(slot))) continue
       const error = await this.attempt(slot)

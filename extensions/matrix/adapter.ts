@@ -103,7 +103,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     remember(noticedEncrypted, room.roomId, true)
     state.log.warn(`room ${room.roomId} is end-to-end encrypted: encrypted rooms are not supported, its messages are not read`)
     const source = { platform: PLATFORM, userId: sender, chatId: room.roomId, chatType: isDirectRoom(state.client, room) ? ('dm' as const) : ('group' as const) }
-    if (!auth(state)?.authorize(source).allowed) return
+    if (!(await auth(state)?.authorize(source))?.allowed) return
     // Sent unencrypted on purpose (the SDK refuses to without crypto): the notice itself says nothing private.
     const content = { msgtype: 'm.notice', body: ENCRYPTED_NOTICE, 'm.mentions': {} }
     const path = `/rooms/${encodeURIComponent(room.roomId)}/send/m.room.message/${encodeURIComponent(state.client.makeTxnId())}`
@@ -156,10 +156,10 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       ...(read.threadId ? { threadId: read.threadId } : {}),
     }
     // Bridge puppets are answered only when explicitly allowed: never offered a pairing code.
-    if (bridgeLike(sender) && !auth(state)?.authorize(source).allowed) return void state.log.debug(`ignored Matrix event ${id}: bridge-like sender ${sender} is not allowed`)
+    if (bridgeLike(sender) && !(await auth(state)?.authorize(source))?.allowed) return void state.log.debug(`ignored Matrix event ${id}: bridge-like sender ${sender} is not allowed`)
     if (read.threadId) remember(threads, read.threadId, id)
     // A voice message is transcribed (sdk/voice.ts) only for a sender the gateway would answer.
-    const text = read.audio ? (auth(state)?.authorize(source).allowed ? await transcribeAudio(state.services, audioOf(state, read.audio), state.log) : `${VOICE_PROMPT_MARK}]`) : read.text
+    const text = read.audio ? ((await auth(state)?.authorize(source))?.allowed ? await transcribeAudio(state.services, audioOf(state, read.audio), state.log) : `${VOICE_PROMPT_MARK}]`) : read.text
     state.log.debug(`Matrix message ${id} from ${sender} in ${direct ? 'DM' : 'room'} ${room.roomId}${read.threadId ? ` (thread ${read.threadId})` : ''}: ${text.length} characters`)
     return { source, text, messageId: id, receivedAt: event.getTs() }
   }
@@ -236,7 +236,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
     const { inviter, direct } = inviteOf(room, me)
     if (!inviter) return
     if (!extra.auto_join) return state.log.info(`ignored an invite to ${room.roomId} from ${inviter}: auto_join is off`)
-    const decision = auth(state)?.authorize({ platform: PLATFORM, userId: inviter, chatId: room.roomId, chatType: direct ? 'dm' : 'group' })
+    const decision = await auth(state)?.authorize({ platform: PLATFORM, userId: inviter, chatId: room.roomId, chatType: direct ? 'dm' : 'group' })
     // A direct invite from someone the gateway would offer a pairing code is accepted: that is how they get one.
     const accept = decision?.allowed || (direct && decision?.allowed === false && decision.action === 'pair' && !bridgeLike(inviter))
     if (!accept) return state.log.info(`ignored an invite to ${room.roomId} from ${inviter}: ${decision?.reason ?? 'no authorisation service'}`)

@@ -136,7 +136,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
    */
   async function withTranscripts(session: Session, parsed: Parsed & { ok: true }): Promise<GatewayInbound> {
     const { inbound, audio } = parsed
-    if (!session.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(inbound.source).allowed) return inbound
+    if (!(await session.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(inbound.source))?.allowed) return inbound
     const fetchFile = async (raw: string, signal?: AbortSignal): Promise<Uint8Array> => {
       const url = new URL(raw)
       if (url.host !== 'files.slack.com' && url.origin !== session.download.apiOrigin) throw new Error(`not a Slack file URL (${url.host})`)

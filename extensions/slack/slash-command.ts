@@ -34,7 +34,7 @@ export async function handleSlashCommand(ctx: SlashCommandContext, envelopeId: s
   const sub = resolveSubcommand(ctx.commands(), String(body.text ?? ''))
   if (sub.kind !== 'command') {
     const auth = ctx.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
-    if (!auth?.authorize(source).allowed) return privately(NOT_AUTHORISED)
+    if (!(await auth?.authorize(source))?.allowed) return privately(NOT_AUTHORISED)
     if (sub.kind === 'help') return privately(subcommandHelp(ctx.commands(), ctx.slash))
     return privately(`\`${ctx.slash} ${sub.word}\` is not a command of this agent; \`${ctx.slash} help\` lists them.`)
   }

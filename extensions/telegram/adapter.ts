@@ -132,7 +132,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   async function withTranscript(session: Session, routed: Routed): Promise<GatewayInbound> {
     const { inbound, audio } = routed
     let line = `${VOICE_PROMPT_MARK}]`
-    if (audio && session.auth?.authorize(inbound.source).allowed) {
+    if (audio && (await session.auth?.authorize(inbound.source))?.allowed) {
       const target = { api: session.api, base: session.base, token: session.token }
       line = await transcribeAudio(session.services, {
         filename: audio.filename,

@@ -58,7 +58,7 @@ export function createWhatsAppAdapter(config: Readonly<WhatsAppConfig>, settings
     const userId = authorisedId(settings, message.chatType, [message.senderId, ...(message.senderAliases ?? [])])
     const source = { platform: PLATFORM, userId, ...(message.senderName ? { userName: message.senderName } : {}), chatId: message.chatId, chatType: message.chatType }
     // Voice notes are transcribed for a sender the gateway would answer, never for a stranger.
-    const allowed = state.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(source).allowed
+    const allowed = (await state.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)?.authorize(source))?.allowed
     const result = await state.gateway.dispatch({
       source,
       text: allowed ? await withVoiceTranscripts(message.text, mediaDir(state.home), state.services, state.log) : message.text,

@@ -104,7 +104,7 @@ test('the dashboard in Chromium against `agent gateway run`', async (t) => {
   const auth = await createTestKernel({ builtins: ['state-db', 'gateway-auth'], home })
   t.after(() => auth.close())
   const pairing = auth.kernel.services.require<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
-  const issued = pairing.requestPairing({ platform: 'telegram', userId: '777', userName: 'Grace', chatId: '777', chatType: 'dm' } as never)!
+  const issued = (await pairing.requestPairing({ platform: 'telegram', userId: '777', userName: 'Grace', chatId: '777', chatType: 'dm' } as never))!
   await page.click('#nav-gateway')
   const matrix = page.locator('#adapters tr[data-adapter="matrix"]')
   await matrix.waitFor()
@@ -114,7 +114,7 @@ test('the dashboard in Chromium against `agent gateway run`', async (t) => {
   await page.fill('#pairing-code', issued.code)
   await page.click('#pairing-approve')
   await page.locator('#gateway-message', { hasText: 'Done.' }).waitFor()
-  assert.ok(pairing.approved().some((p) => p.userId === '777'))
+  assert.ok((await pairing.approved()).some((p) => p.userId === '777'))
 
   // Settings: a bad value refused, a good one saved and seen by `agent config get`.
   await page.click('#nav-settings')

@@ -17,7 +17,7 @@ test('gateway: pairing approved by the code the user was sent; cron paused and r
   const d = await startDashboard(t, { builtins: BUILTINS })
   const { cookie, csrf } = await d.signIn()
   const auth = d.test.kernel.services.require<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
-  const issued = auth.requestPairing({ platform: 'telegram', userId: '4242', userName: 'Ada', chatId: '4242', chatType: 'dm' } as never)!
+  const issued = (await auth.requestPairing({ platform: 'telegram', userId: '4242', userName: 'Ada', chatId: '4242', chatType: 'dm' } as never))!
   const snap = (await d.request('/api/gateway', { cookie })).body
   assert.equal(snap.pairing.pending.length, 1)
   assert.equal(snap.pairing.pending[0].userId, '4242')

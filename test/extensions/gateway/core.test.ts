@@ -42,7 +42,7 @@ test('default deny: a stranger gets one pairing code, approved from the CLI', as
   assert.equal(runs.length, 0)
 
   const auth = k.kernel.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)!
-  assert.equal(auth.pending().length, 1)
+  assert.equal((await auth.pending()).length, 1)
   const wrong = await runAgent(['gateway', 'pair', 'approve', 'AAAAAAAA'], { home: k.home })
   assert.equal(wrong.code, 2)
   const approved = await runAgent(['gateway', 'pair', 'approve', code.toLowerCase(), '--json'], { home: k.home })
@@ -74,9 +74,9 @@ test('allowlists decide on stable ids, never display names; groups need a group 
 test('sources authenticated by their own channel bypass the allowlists: webhooks (signature) and Home Assistant (token)', async (t) => {
   const { k } = await gateway(t)
   const auth = k.kernel.services.require<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
-  assert.equal(auth.authorize({ platform: 'webhook', userId: 'github', chatId: 'route' }).allowed, true)
-  assert.equal(auth.authorize({ platform: 'homeassistant', userId: 'homeassistant', chatId: 'ha_events', chatType: 'channel' }).allowed, true)
-  assert.equal(auth.authorize({ platform: 'fake', userId: 'homeassistant', chatId: 'ha_events', chatType: 'channel' }).allowed, false, 'the name of the user proves nothing')
+  assert.equal((await auth.authorize({ platform: 'webhook', userId: 'github', chatId: 'route' })).allowed, true)
+  assert.equal((await auth.authorize({ platform: 'homeassistant', userId: 'homeassistant', chatId: 'ha_events', chatType: 'channel' })).allowed, true)
+  assert.equal((await auth.authorize({ platform: 'fake', userId: 'homeassistant', chatId: 'ha_events', chatType: 'channel' })).allowed, false, 'the name of the user proves nothing')
 })
 
 test('one session per chat, messages queued, slash commands answered while a turn runs', async (t) => {

@@ -162,7 +162,7 @@ test('events the gateway denies are dropped with one warning that names the fix'
   const denyAll = defineExtension({
     name: 'deny-all-auth',
     setup(api) {
-      api.services.provide<Partial<GatewayAuthService>>(GATEWAY_AUTH_SERVICE, { authorize: () => ({ allowed: false, reason: 'test', action: 'ignore' }) })
+      api.services.provide<Partial<GatewayAuthService>>(GATEWAY_AUTH_SERVICE, { authorize: async () => ({ allowed: false, reason: 'test', action: 'ignore' }) })
     },
   })
   const h = await harness(t, { builtins: CORE.filter((b) => b !== 'gateway-auth'), extensions: [denyAll], extra: { watch_all: true, cooldown_seconds: 0 } })

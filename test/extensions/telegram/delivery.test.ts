@@ -91,7 +91,7 @@ test('a stranger gets a pairing code, is approved, then answered', async (t) => 
   const code = /\b([A-Z0-9]{6,10})\b/.exec(pairing!)?.[1]
   assert.ok(code, pairing)
   assert.deepEqual(h.prompts(), [])
-  h.k.kernel.services.require<GatewayAuthService>(GATEWAY_AUTH_SERVICE).approve(code!)
+  await h.k.kernel.services.require<GatewayAuthService>(GATEWAY_AUTH_SERVICE).approve(code!)
   h.fake.message({ from: 'mallory', text: 'now?' })
   assert.deepEqual(await h.posted(USERS.mallory.id, 2), [pairing, 'answer to: now?'])
   await sleep(100)
