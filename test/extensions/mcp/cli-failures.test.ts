@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import YAML from 'yaml'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from 'agent/sdk/testing'
 import { startMcpHttpServer, type McpHttpServer } from '../../fixtures/mcp/http-server.ts'
-import { jsonOf, runAgent } from '../../helpers/agent-process.ts'
+import { runAgent } from '../../helpers/agent-process.ts'
 
 const SERVER = fileURLToPath(new URL('../../fixtures/mcp/stdio-server.mjs', import.meta.url))
 
@@ -18,8 +18,6 @@ describe('agent mcp (CLI: failures and bad input)', () => {
   let http: McpHttpServer
   let model: ScriptedModelServer
   const agent = (...args: string[]) => runAgent(args, { home, env: { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url }, logLevel: 'error' })
-  const config = () => YAML.parse(readFileSync(join(home, 'config.yaml'), 'utf8'))
-  const dotenv = () => readFileSync(join(home, '.env'), 'utf8')
 
   before(async () => {
     home = makeTempHome()
