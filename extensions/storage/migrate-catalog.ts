@@ -70,13 +70,14 @@ export function sqliteTables(db: SqliteDatabase): { tables: SqliteTable[]; skipp
   return { tables, skipped }
 }
 
+/** Columns PostgreSQL computes itself (GENERATED … STORED, e.g. a search vector) are not listed: never written. */
 export async function pgTables(pg: PgQuery): Promise<{ tables: Map<string, PgTable>; parents: Map<string, Set<string>> }> {
   const columns = await pg.query<{ table: string; column: string; type: string; identity: string; sequence: string | null; keyed: boolean }>(`
     SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type, a.attidentity AS identity,
            pg_get_serial_sequence(quote_ident(n.nspname) || '.' || quote_ident(c.relname), a.attname) AS sequence,
            EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisunique) AS keyed
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
-    WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+    WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
     ORDER BY c.relname, a.attnum`)
   const tables = new Map<string, PgTable>()
   for (const row of columns) {
