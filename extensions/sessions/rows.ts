@@ -1,7 +1,28 @@
-// Row ↔ record mapping for sessions and messages. Content parts are stored as JSON with their text
-// flattened into `content`, so full-text search sees them too.
+// Row ↔ record mapping for sessions and messages, shared by the SQLite and PostgreSQL stores, and
+// the checks a new row passes first. Content parts are stored as JSON with their text flattened
+// into `content`, so full-text search sees them too. PostgreSQL answers BIGINT columns as strings
+// (they may exceed 2^53); the counters and epoch milliseconds here never do, so they become numbers.
 
-import type { ChatMessage, ContentPart, SessionRecord, StoredMessage, ToolCall } from 'agent/sdk'
+import { UsageError, type ChatMessage, type ContentPart, type NewSession, type SessionRecord, type StoredMessage, type ToolCall, type Usage } from 'agent/sdk'
+
+const ID = /^[A-Za-z0-9_.:-]{1,128}$/
+const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
+
+export function assertSessionId(id: string): void {
+  if (!ID.test(id)) throw new UsageError(`invalid session id "${id}" (1-128 characters of letters, digits, _ . : -)`)
+}
+
+export function assertRoles(messages: readonly ChatMessage[]): void {
+  for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
+}
+
+const int = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, Math.round(n!)) : 0)
+const num = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, n!) : 0)
+
+/** What an append or addUsage adds to a session's totals: whole, non-negative numbers. */
+export function usageDelta(usage: Partial<Usage> | undefined, apiCalls: number | undefined) {
+  return { input: int(usage?.inputTokens), output: int(usage?.outputTokens), reasoning: int(usage?.reasoningTokens), cost: num(usage?.costUsd), calls: int(apiCalls) }
+}
 
 export interface SessionRow {
   id: string
@@ -46,21 +67,51 @@ function opt<T extends object, K extends string, V>(target: T, key: K, value: V 
   if (value !== null && value !== undefined) (target as Record<string, unknown>)[key] = value
 }
 
+/** The row of a new session (validated by the caller), as both stores insert it. */
+export function newSessionRow(input: NewSession, id: string, title: string | undefined, now: number): SessionRow {
+  return {
+    id,
+    title: title ?? null,
+    parent_id: input.parentId ?? null,
+    lineage: input.parentId ? (input.lineage ?? 'branch') : null,
+    source: input.source || 'cli',
+    user_id: input.userId ?? null,
+    chat_id: input.chatId ?? null,
+    model: input.model ?? null,
+    provider: input.provider ?? null,
+    personality: input.personality ?? null,
+    cwd: input.cwd ?? null,
+    started_at: now,
+    updated_at: now,
+    ended_at: null,
+    end_reason: null,
+    last_exit_reason: null,
+    message_count: input.messages?.length ?? 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    reasoning_tokens: 0,
+    cost_usd: 0,
+    api_calls: 0,
+  }
+}
+
 export function toSession(row: SessionRow): SessionRecord {
+  const input = Number(row.input_tokens)
+  const output = Number(row.output_tokens)
   const record: SessionRecord = {
     id: row.id,
     source: row.source,
-    startedAt: row.started_at,
-    updatedAt: row.updated_at,
-    messageCount: row.message_count,
+    startedAt: Number(row.started_at),
+    updatedAt: Number(row.updated_at),
+    messageCount: Number(row.message_count),
     usage: {
-      inputTokens: row.input_tokens,
-      outputTokens: row.output_tokens,
-      reasoningTokens: row.reasoning_tokens,
-      totalTokens: row.input_tokens + row.output_tokens,
-      costUsd: row.cost_usd,
+      inputTokens: input,
+      outputTokens: output,
+      reasoningTokens: Number(row.reasoning_tokens),
+      totalTokens: input + output,
+      costUsd: Number(row.cost_usd),
     },
-    apiCalls: row.api_calls,
+    apiCalls: Number(row.api_calls),
   }
   opt(record, 'title', row.title)
   opt(record, 'parentId', row.parent_id)
@@ -71,7 +122,7 @@ export function toSession(row: SessionRow): SessionRecord {
   opt(record, 'provider', row.provider)
   opt(record, 'personality', row.personality)
   opt(record, 'cwd', row.cwd)
-  opt(record, 'endedAt', row.ended_at)
+  opt(record, 'endedAt', row.ended_at === null ? null : Number(row.ended_at))
   opt(record, 'endReason', row.end_reason)
   opt(record, 'lastExitReason', row.last_exit_reason)
   return record
@@ -80,6 +131,8 @@ export function toSession(row: SessionRow): SessionRecord {
 export function partsText(parts: readonly ContentPart[]): string {
   return parts.map((p) => (p.type === 'text' ? p.text : '')).filter(Boolean).join('\n')
 }
+
+export type MessageColumns = ReturnType<typeof messageColumns>
 
 /** The columns a message is stored in. */
 export function messageColumns(message: ChatMessage) {
@@ -96,11 +149,16 @@ export function messageColumns(message: ChatMessage) {
   }
 }
 
+/** What was written, as read back: parts and tool calls are copies, absent fields are left out. */
+export function storedMessage(id: number, sessionId: string, createdAt: number, columns: MessageColumns): StoredMessage {
+  return toMessage({ id, session_id: sessionId, created_at: createdAt, ...columns })
+}
+
 export function toMessage(row: MessageRow): StoredMessage {
   const message: StoredMessage = {
-    id: row.id,
+    id: Number(row.id),
     sessionId: row.session_id,
-    createdAt: row.created_at,
+    createdAt: Number(row.created_at),
     role: row.role,
     content: row.parts !== null ? (JSON.parse(row.parts) as ContentPart[]) : row.content,
   }

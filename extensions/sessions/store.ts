@@ -7,7 +7,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import {
   AgentError,
-  MAX_TITLE_LENGTH,
   newSessionId,
   redactDeep,
   UsageError,
@@ -22,22 +21,13 @@ import {
   type SessionUpdate,
   type SqliteDatabase,
   type StoredMessage,
-  type ToolCall,
   type Usage,
 } from 'agent/sdk'
 import { MIGRATIONS } from './schema.ts'
-import { messageColumns, toMessage, toSession, type MessageRow, type SessionRow } from './rows.ts'
+import { assertRoles, assertSessionId, messageColumns, newSessionRow, storedMessage, toMessage, toSession, usageDelta, type MessageRow, type SessionRow } from './rows.ts'
 import { HAS_PENDING, INDEX_DELAY_MS, indexPending } from './fts-queue.ts'
 import { searchMessages } from './search.ts'
-import { counted, escapeLike, numbered, sanitizeTitle, splitNumber } from './titles.ts'
-
-const ID = /^[A-Za-z0-9_.:-]{1,128}$/
-const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
-/** Bound on lineage walks, so a corrupted parent cycle cannot hang a lookup. */
-const MAX_HOPS = 10_000
-
-const int = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, Math.round(n!)) : 0)
-const num = (n: number | undefined) => (Number.isFinite(n) ? Math.max(0, n!) : 0)
+import { automaticTitleBase, counted, escapeLike, MAX_HOPS, nextNumbered, numberedHit, sanitizeTitle, splitNumber } from './titles.ts'
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>
 
@@ -50,16 +40,6 @@ const BUMP = `UPDATE sessions SET message_count = message_count + @count, update
     reasoning_tokens = reasoning_tokens + @reasoning, cost_usd = cost_usd + @cost, api_calls = api_calls + @calls,
     last_exit_reason = coalesce(@exit, last_exit_reason)
   WHERE id = @id`
-
-/** What was written, as read back: parts and tool calls are copies, absent fields are left out. */
-function storedMessage(id: number, sessionId: string, createdAt: number, columns: ReturnType<typeof messageColumns>): StoredMessage {
-  const message: StoredMessage = { id, sessionId, createdAt, role: columns.role, content: columns.parts !== null ? JSON.parse(columns.parts) : columns.content }
-  if (columns.tool_calls) message.toolCalls = JSON.parse(columns.tool_calls) as ToolCall[]
-  if (columns.tool_call_id !== null) message.toolCallId = columns.tool_call_id
-  if (columns.name !== null) message.name = columns.name
-  if (columns.reasoning !== null) message.reasoning = columns.reasoning
-  return message
-}
 
 export class SqliteSessionStore implements SessionStore {
   /** Prepared statements by SQL text (pluck ones apart), per handle. */
@@ -146,35 +126,12 @@ export class SqliteSessionStore implements SessionStore {
 
   async create(input: NewSession = {}): Promise<SessionRecord> {
     const id = input.id ?? newSessionId()
-    if (!ID.test(id)) throw new UsageError(`invalid session id "${id}" (1-128 characters of letters, digits, _ . : -)`)
+    assertSessionId(id)
     const title = sanitizeTitle(input.title)
     const messages = input.messages ?? []
-    for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
+    assertRoles(messages)
     const now = Date.now()
-    const row: SessionRow = {
-      id,
-      title: title ?? null,
-      parent_id: input.parentId ?? null,
-      lineage: input.parentId ? (input.lineage ?? 'branch') : null,
-      source: input.source || 'cli',
-      user_id: input.userId ?? null,
-      chat_id: input.chatId ?? null,
-      model: input.model ?? null,
-      provider: input.provider ?? null,
-      personality: input.personality ?? null,
-      cwd: input.cwd ?? null,
-      started_at: now,
-      updated_at: now,
-      ended_at: null,
-      end_reason: null,
-      last_exit_reason: null,
-      message_count: messages.length,
-      input_tokens: 0,
-      output_tokens: 0,
-      reasoning_tokens: 0,
-      cost_usd: 0,
-      api_calls: 0,
-    }
+    const row = newSessionRow(input, id, title, now)
     try {
       // The session and its first messages in one write: atomic, and one commit for a new conversation.
       await this.write((db) => {
@@ -211,11 +168,7 @@ export class SqliteSessionStore implements SessionStore {
     // The newest numbered continuation (`title #N`) wins over the unnumbered original.
     const candidates = this.sql(`SELECT id, title FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC, rowid DESC`, false, db)
       .all(`${escapeLike(title)} #%`) as Array<{ id: string; title: string }>
-    const numberedHit = candidates.find((c) => {
-      const split = splitNumber(c.title)
-      return split.base === title && c.title !== title
-    })
-    const hit = numberedHit ?? (this.sql('SELECT id FROM sessions WHERE title = ?', false, db).get(title) as { id: string } | undefined)
+    const hit = numberedHit(candidates, title) ?? (this.sql('SELECT id FROM sessions WHERE title = ?', false, db).get(title) as { id: string } | undefined)
     return hit ? this.tip(hit.id) : undefined
   }
 
@@ -251,7 +204,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async append(sessionId: string, messages: readonly ChatMessage[], options: AppendOptions = {}): Promise<StoredMessage[]> {
-    for (const m of messages) if (!ROLES.has(m.role)) throw new UsageError(`invalid message role "${String(m.role)}"`)
+    assertRoles(messages)
     return this.write((db): StoredMessage[] => {
       const now = Date.now()
       // The exit reason rides on the same statement as the totals.
@@ -262,17 +215,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   private bump(db: SqliteDatabase, id: string, count: number, usage: Partial<Usage> | undefined, apiCalls: number | undefined, now: number, exit?: string): boolean {
-    const result = this.sql(BUMP, false, db).run({
-        exit: exit ?? null,
-        id,
-        now,
-        count,
-        input: int(usage?.inputTokens),
-        output: int(usage?.outputTokens),
-        reasoning: int(usage?.reasoningTokens),
-        cost: num(usage?.costUsd),
-        calls: int(apiCalls),
-      })
+    const result = this.sql(BUMP, false, db).run({ exit: exit ?? null, id, now, count, ...usageDelta(usage, apiCalls) })
     return result.changes > 0
   }
 
@@ -317,9 +260,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async titleIfUntitled(sessionId: string, raw: string): Promise<string | undefined> {
-    // Through the known-secrets redactor like a message; what it marks is dropped, not shown.
-    const cleared = this.redactor()(String(raw)).replace(/\[REDACTED:[^\]]*\]/g, ' ').replace(/\s+/g, ' ').trim()
-    const base = sanitizeTitle([...cleared].slice(0, MAX_TITLE_LENGTH).join(''))
+    const base = automaticTitleBase(raw, this.redactor())
     if (!base) return undefined
     return this.write((db) => {
       const row = this.row(sessionId)
@@ -353,15 +294,8 @@ export class SqliteSessionStore implements SessionStore {
     const title = sanitizeTitle(raw)
     if (!title) throw new UsageError('a title is needed to number a continuation')
     const { base } = splitNumber(title)
-    const db = this.db()
-    const rows = this.sql(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`, true, db).all(base, `${escapeLike(base)} #%`) as string[]
-    let max = 0
-    for (const t of rows) {
-      const split = splitNumber(t)
-      if (split.base === base) max = Math.max(max, split.number)
-      else if (t === base) max = Math.max(max, 1)
-    }
-    return max === 0 ? base : numbered(base, max + 1)
+    const taken = this.sql(`SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'`, true).all(base, `${escapeLike(base)} #%`) as string[]
+    return nextNumbered(base, taken)
   }
 
   async update(sessionId: string, fields: SessionUpdate): Promise<void> {

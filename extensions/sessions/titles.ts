@@ -1,5 +1,6 @@
-// Title rules: sanitising (control, zero-width and bidi characters out, whitespace collapsed, at
-// most 100 characters), the `title #N` numbering of a lineage and the `title (N)` of automatic ones.
+// Title rules, shared by both stores: sanitising (control, zero-width and bidi characters out,
+// whitespace collapsed, at most 100 characters), the `title #N` numbering of a lineage and the
+// `title (N)` of automatic ones.
 
 import { MAX_TITLE_LENGTH, UsageError } from 'agent/sdk'
 
@@ -44,4 +45,29 @@ function withSuffix(base: string, suffix: string): string {
   const chars = [...base]
   const room = MAX_TITLE_LENGTH - suffix.length
   return (chars.length > room ? chars.slice(0, room).join('').trimEnd() : base) + suffix
+}
+
+/** Bound on lineage walks, so a corrupted parent cycle cannot hang a lookup. */
+export const MAX_HOPS = 10_000
+
+/** Of `candidates` (newest first, titles like `title #%`), the newest numbered variant of `title`. */
+export function numberedHit<T extends { title: string }>(candidates: readonly T[], title: string): T | undefined {
+  return candidates.find((c) => c.title !== title && splitNumber(c.title).base === title)
+}
+
+/** `base #N` past the highest number in `taken` (titles equal to `base` or like `base #%`); `base` when none is. */
+export function nextNumbered(base: string, taken: readonly string[]): string {
+  let max = 0
+  for (const t of taken) {
+    const split = splitNumber(t)
+    if (split.base === base) max = Math.max(max, split.number)
+    else if (t === base) max = Math.max(max, 1)
+  }
+  return max === 0 ? base : numbered(base, max + 1)
+}
+
+/** An automatic title through the known-secrets redactor like a message; what it marks is dropped, not shown. */
+export function automaticTitleBase(raw: string, redact: (text: string) => string): string | undefined {
+  const cleared = redact(String(raw)).replace(/\[REDACTED:[^\]]*\]/g, ' ').replace(/\s+/g, ' ').trim()
+  return sanitizeTitle([...cleared].slice(0, MAX_TITLE_LENGTH).join(''))
 }
