@@ -1,8 +1,10 @@
-// The `sessions` service (sessions and messages in state.db, titles, lineage, FTS search) and the
-// `agent sessions` command. Nothing is opened in setup: the schema is migrated on first use.
+// The `sessions` service (sessions and messages, titles, lineage, full-text search) and the
+// `agent sessions` command. The store is SQLite's (state.db) or PostgreSQL's, by the storage
+// backend, picked at first use; nothing is opened in setup: the schema is migrated on first use.
 
-import { DATABASE_SERVICE, defineExtension, knownSecretsRedactor, SESSIONS_SERVICE, type DatabaseService, type SessionStore } from 'agent/sdk'
+import { DATABASE_SERVICE, defineExtension, knownSecretsRedactor, SESSIONS_SERVICE, STORAGE_SERVICE, type DatabaseService, type SessionStore, type StorageService } from 'agent/sdk'
 import { sessionsCli } from './cli.ts'
+import { PG_MIGRATIONS } from './schema-pg.ts'
 
 const METHODS = ['create', 'get', 'resolve', 'list', 'latest', 'append', 'messages', 'setTitle', 'titleIfUntitled', 'nextTitle', 'update', 'addUsage', 'end', 'reopen', 'tip', 'search', 'delete'] as const satisfies ReadonlyArray<keyof SessionStore>
 // Fails to compile when SessionStore gains a method that the lazy service below would not forward.
@@ -13,12 +15,24 @@ export default defineExtension({
   name: 'sessions',
   version: '1.0.0',
   description: 'Stored sessions and messages with full-text search',
-  dependsOn: ['state-db'],
+  dependsOn: ['state-db', 'storage'],
   setup(api) {
+    const storage = () => api.services.require<StorageService>(STORAGE_SERVICE)
+    // For `agent storage migrate-to`; nothing is opened here.
+    storage().declare('sessions', PG_MIGRATIONS)
+    const redactor = () => knownSecretsRedactor(api.settings)
     // The store's modules load on first use: every `agent` command sets this extension up.
     let loading: Promise<SessionStore> | undefined
     let loaded: SessionStore | undefined
-    const load = () => (loading ??= import('./store.ts').then(({ SqliteSessionStore }) => (loaded = new SqliteSessionStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE), () => knownSecretsRedactor(api.settings)))))
+    const open = async (): Promise<SessionStore> => {
+      if (storage().backend === 'postgres') {
+        const { PgSessionStore } = await import('./store-pg.ts')
+        return new PgSessionStore(() => storage().postgres(), redactor)
+      }
+      const { SqliteSessionStore } = await import('./store.ts')
+      return new SqliteSessionStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE), redactor)
+    }
+    const load = () => (loading ??= open().then((store) => (loaded = store)))
     type Method = (...a: unknown[]) => Promise<unknown>
     // Once loaded, a call goes straight to the store (no extra async frame per stored message).
     const store = Object.fromEntries(METHODS.map((name) => [name, (...args: unknown[]) => (loaded ? (loaded[name] as Method).apply(loaded, args) : load().then((s) => (s[name] as Method).apply(s, args)))])) as unknown as SessionStore

@@ -1,17 +1,22 @@
 // An acknowledged message survives kill -9: a child appends messages and reports each resolved
-// append; it is SIGKILLed mid-stream, and every acknowledged message must then be in state.db.
+// append; it is SIGKILLed mid-stream, and every acknowledged message must then be stored (in
+// state.db, or in PostgreSQL).
 
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import YAML from 'yaml'
 import { SESSIONS_SERVICE, type SessionStore } from 'agent/sdk'
-import { createTestKernel, makeTempHome } from 'agent/sdk/testing'
-import { rmSync } from 'node:fs'
+import { backendSkip, createTestKernel, makeTempHome, STORAGE_BACKENDS, testStorage } from 'agent/sdk/testing'
+import { rmSync, writeFileSync } from 'node:fs'
 
-test('every acknowledged append survives kill -9 of the writer', async (t) => {
+for (const backend of STORAGE_BACKENDS) test(`every acknowledged append survives kill -9 of the writer [${backend}]`, { skip: backendSkip(backend) }, async (t) => {
+  const storage = await testStorage(t, backend)
   const home = makeTempHome()
   t.after(() => rmSync(home, { recursive: true, force: true }))
+  // The writer (a kernel on this home) and the reader below find the backend in config.yaml.
+  writeFileSync(join(home, 'config.yaml'), YAML.stringify(storage.config))
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'writer.ts'), home], { stdio: ['ignore', 'pipe', 'pipe'] })
   t.after(() => child.kill('SIGKILL'))
   let lastAck = 0

@@ -1,0 +1,43 @@
+// The lineage walks of the PostgreSQL store as single statements (one round trip however long the
+// chain), and how a PostgreSQL error is recognised under the wrappers it may arrive in.
+
+import { MAX_HOPS } from './titles.ts'
+
+/** Every column of schema.ts (not seq, which is PostgreSQL's alone). */
+export const SESSION_COLUMNS = `id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at,
+  updated_at, ended_at, end_reason, last_exit_reason, message_count, input_tokens, output_tokens, reasoning_tokens, cost_usd, api_calls`
+
+/**
+ * The newest compression continuation of $1, following the chain; itself if none; no row if $1 is
+ * no session. A parent cycle ends the walk at the first session seen twice, as on SQLite.
+ */
+export const TIP = `
+  WITH RECURSIVE chain(id, path) AS (
+    SELECT id, ARRAY[id] FROM sessions WHERE id = $1
+    UNION ALL
+    SELECT next.id, chain.path || next.id FROM chain CROSS JOIN LATERAL (
+      SELECT c.id FROM sessions c WHERE c.parent_id = chain.id AND c.lineage = 'compression'
+      ORDER BY c.started_at DESC, c.seq DESC LIMIT 1
+    ) next
+    WHERE next.id <> ALL (chain.path) AND cardinality(chain.path) < ${MAX_HOPS}
+  )
+  SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = (SELECT id FROM chain ORDER BY cardinality(path) DESC LIMIT 1)`
+
+/** A row when $2 is a compression ancestor of $1 (every step up is a compression continuation). */
+export const ANCESTOR_HOLDING = `
+  WITH RECURSIVE up(id, parent_id, lineage, hops) AS (
+    SELECT id, parent_id, lineage, 0 FROM sessions WHERE id = $1
+    UNION ALL
+    SELECT s.id, s.parent_id, s.lineage, up.hops + 1 FROM up JOIN sessions s ON s.id = up.parent_id
+    WHERE up.lineage = 'compression' AND up.hops < ${MAX_HOPS}
+  )
+  SELECT 1 FROM up WHERE id = $2 AND hops > 0 LIMIT 1`
+
+/** The PostgreSQL error (code, constraint) in `error` or its causes: writes reject with pg's own, reads with E_STORAGE around it. */
+export function pgErrorOf(error: unknown): { code: string; constraint?: string } | undefined {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, constraint } = e as { code?: unknown; constraint?: unknown }
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return { code, ...(typeof constraint === 'string' ? { constraint } : {}) }
+  }
+  return undefined
+}
