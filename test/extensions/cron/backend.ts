@@ -8,12 +8,24 @@ import { testStorage, type TestKernel, type TestStorage } from 'agent/sdk/testin
 import { cronStoreFor } from '../../../extensions/cron/pick-store.ts'
 import type { CronStore } from '../../../extensions/cron/store.ts'
 
+/**
+ * Cleanups run last-registered first (node:test runs a test's `after` hooks in the order they were
+ * registered): the processes and kernels on a database stop before it is dropped.
+ */
+export function cleanupStack(t?: Pick<TestContext, 'after'>): Pick<TestContext, 'after'> & { run(): Promise<void> } {
+  const fns: Array<() => unknown> = []
+  const run = async () => {
+    for (const fn of fns.splice(0).reverse()) await fn()
+  }
+  t?.after(run)
+  return { after: ((fn: () => unknown) => void fns.push(fn)) as Pick<TestContext, 'after'>['after'], run }
+}
+
 /** testStorage for a describe's before/after hooks: the returned `drop` ends it. */
 export async function suiteStorage(backend: StorageBackend): Promise<TestStorage & { drop(): Promise<void> }> {
-  const cleanups: Array<() => unknown> = []
-  const hooks = { after: (fn: () => unknown) => void cleanups.push(fn) } as unknown as Pick<TestContext, 'after'>
-  const storage = await testStorage(hooks, backend)
-  return { ...storage, drop: async () => void (await Promise.all(cleanups.map((fn) => fn()))) }
+  const stack = cleanupStack()
+  const storage = await testStorage(stack, backend)
+  return { ...storage, drop: stack.run }
 }
 
 /** Cron's store in this kernel, on the backend its storage uses. */

@@ -8,7 +8,7 @@ import { describe, test, type TestContext } from 'node:test'
 import { backendSkip, createTestKernel, STORAGE_BACKENDS, testStorage } from 'agent/sdk/testing'
 import { parseSchedule } from '../../../extensions/cron/schedule.ts'
 import { KEEP_RUNS, type CronStore, type NewJob } from '../../../extensions/cron/store.ts'
-import { storeOf } from './backend.ts'
+import { cleanupStack, storeOf } from './backend.ts'
 
 const HOUR = 3_600_000
 const newJob = (over: Partial<NewJob> = {}): NewJob => ({ prompt: 'check the build', schedule: parseSchedule('every 1h', 'UTC'), skills: ['alpha'], deliver: 'log', createdBy: 'cli', nextRunAt: Date.now() + HOUR, ...over })
@@ -17,13 +17,14 @@ for (const backend of STORAGE_BACKENDS) {
   describe(`cron store [${backend}]`, { skip: backendSkip(backend) }, () => {
     /** `count` stores, each in its own kernel, on one database (SQLite: one state.db; PostgreSQL: separate homes). */
     async function stores(t: TestContext, count = 1): Promise<CronStore[]> {
-      const storage = await testStorage(t, backend)
+      const cleanup = cleanupStack(t)
+      const storage = await testStorage(cleanup, backend)
       const out: CronStore[] = []
       let home: string | undefined
       for (let i = 0; i < count; i++) {
         const k = await createTestKernel({ builtins: ['state-db', 'storage'], config: storage.config, ...(backend === 'sqlite' && home ? { home } : {}) })
         home ??= k.home
-        t.after(() => k.close())
+        cleanup.after(() => k.close())
         out.push(storeOf(k))
       }
       return out
