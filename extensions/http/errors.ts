@@ -9,22 +9,27 @@ export function sendError(ctx: HttpContext, status: number, message: string, typ
   ctx.body = { error: { message, type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: param ?? null, code: code ?? null } }
 }
 
+/** Answers a request whose handling threw: its HttpError's status and headers, else a bare 500. */
+export function answerError(ctx: HttpContext, error: unknown, log: Logger, secrets: () => Iterable<string | undefined>): void {
+  if (HttpError.isInstance(error)) {
+    for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value)
+    sendError(ctx, error.status, redactSecrets(error.message, secrets()), error.type, error.code, error.param)
+    return
+  }
+  log.error(`${ctx.method} ${ctx.path} failed: ${redactSecrets((error as Error)?.message ?? String(error), secrets())}`)
+  if (ctx.headerSent || ctx.res.headersSent) {
+    ctx.res.destroy()
+    return
+  }
+  sendError(ctx, 500, 'The server failed to handle the request', 'server_error', 'internal_error')
+}
+
 export function errorEnvelope(log: Logger, secrets: () => Iterable<string | undefined>) {
   return async (ctx: HttpContext, next: () => Promise<unknown>) => {
     try {
       await next()
     } catch (error) {
-      if (HttpError.isInstance(error)) {
-        for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value)
-        sendError(ctx, error.status, redactSecrets(error.message, secrets()), error.type, error.code, error.param)
-        return
-      }
-      log.error(`${ctx.method} ${ctx.path} failed: ${redactSecrets((error as Error)?.message ?? String(error), secrets())}`)
-      if (ctx.headerSent || ctx.res.headersSent) {
-        ctx.res.destroy()
-        return
-      }
-      sendError(ctx, 500, 'The server failed to handle the request', 'server_error', 'internal_error')
+      answerError(ctx, error, log, secrets)
     }
   }
 }

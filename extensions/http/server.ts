@@ -2,14 +2,18 @@
 // that reads the live endpoint registry (router rebuilt when the registry changes): endpoints come
 // and go with hot reload while the socket stays up. Order: error envelope → draining (503) →
 // origin gate (403) → CORS → route → auth (401, or the keyless gates: 503 off loopback, 421 for a
-// foreign Host) → handler. The socket layer bounds slow and numerous clients (client-errors.ts).
+// foreign Host) → handler. A request for a fixed path of one endpoint takes the same steps as
+// direct calls (the fast path, below); the rest go through Koa's chain and the router. The socket
+// layer bounds slow and numerous clients (client-errors.ts).
 
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { AgentError, bearerToken, hostHeaderName, HttpError, isLoopbackHost, safeEqual, type EndpointDefinition, type HttpContext, type Logger, type RegistryHandle } from 'agent/sdk'
 import { answerClientError, answerConnect } from './client-errors.ts'
-import { errorEnvelope, sendError } from './errors.ts'
+import { applyCors, corsMiddleware, corsOnError } from './cors.ts'
+import { answerError, errorEnvelope, sendError } from './errors.ts'
 import type { ListenerConfig } from './listeners.ts'
+import { buildRouting, exactEndpoint, type Routing } from './routing.ts'
 
 export interface RunningListener {
   config: ListenerConfig
@@ -18,10 +22,6 @@ export interface RunningListener {
 }
 
 const ROUTE = Symbol('route')
-
-function endpointKey(e: EndpointDefinition): string {
-  return `${e.method} ${e.path}`
-}
 
 /** Wraps every request (outermost: it sees the final status); `route` is the matched endpoint's path. */
 export type RequestInstrument = (ctx: HttpContext, next: () => Promise<void>, route: () => string | undefined) => Promise<void>
@@ -38,36 +38,14 @@ export async function startListener(
   const unguarded = () => !config.key && !loopbackBind && mine().some((e) => e.auth === 'api-key')
   const refusal = () => `refusing to serve the "${config.name}" listener on ${config.host}:${config.port} without ${config.keyName}: set the key, or bind to 127.0.0.1`
   if (unguarded()) throw new Error(refusal())
-  const [{ default: Koa }, { default: Router }, { default: cors }, http] = await Promise.all([import('koa'), import('@koa/router'), import('@koa/cors'), import('node:http')])
+  const [{ default: Koa }, { default: Router }, http] = await Promise.all([import('koa'), import('@koa/router'), import('node:http')])
 
-  // The router and its two middlewares, rebuilt when endpoints change (routes() and
-  // allowedMethods() build a new function on every call: not per request).
-  let routing: { router: any; routes: any; allowedMethods: any; exact: Map<string, EndpointDefinition> } | undefined
-  const byKey = new Map<string, EndpointDefinition>()
+  let routing: Routing | undefined
   const unsubscribe = endpoints.subscribe(() => {
     routing = undefined
     if (unguarded()) log.error(`${refusal()} (answering 503)`)
   })
-  const currentRouting = () => {
-    if (routing) return routing
-    const next: any = new Router()
-    byKey.clear()
-    for (const endpoint of mine()) {
-      const key = endpointKey(endpoint)
-      byKey.set(key, endpoint)
-      next.register(endpoint.path, [endpoint.method], (ctx: any, nxt: any) => guarded(endpoint, ctx, nxt), { name: key })
-    }
-    // A fixed path that only its own endpoint matches is dispatched straight from a map: the router
-    // composes the matched layers anew on every request.
-    const exact = new Map<string, EndpointDefinition>()
-    for (const endpoint of byKey.values()) {
-      if (endpoint.path.includes(':') || endpoint.path.includes('*') || endpoint.path.includes('(')) continue
-      const matched = next.match(endpoint.path, endpoint.method).pathAndMethod as Array<{ name?: string }>
-      if (matched.length === 1 && matched[0]!.name === endpointKey(endpoint)) exact.set(endpointKey(endpoint), endpoint)
-    }
-    routing = { router: next, routes: next.routes(), allowedMethods: next.allowedMethods({ throw: false }), exact }
-    return routing
-  }
+  const currentRouting = () => (routing ??= buildRouting(Router, mine(), guarded))
 
   const originAllowed = (origin: string) => config.corsOrigins === '*' || config.corsOrigins.includes(origin.replace(/\/$/, ''))
 
@@ -96,50 +74,60 @@ export async function startListener(
   }
 
   let draining = false
-  const app = new Koa({ proxy: false })
-  app.silent = true
-  if (instrument) app.use((ctx, next) => instrument(ctx as never, next, () => (ctx.state as Record<symbol, string>)[ROUTE]))
-  app.use(errorEnvelope(log, secrets) as never)
-  // One middleware for the gates every request passes (each koa layer costs a closure and a promise).
-  app.use(async (ctx, next) => {
+  /** The gates every request passes; false when it answered the request itself. */
+  function admitted(ctx: HttpContext): boolean {
     // Every answer is data for programs, never a page to render or frame.
     ctx.set('X-Content-Type-Options', 'nosniff')
     ctx.set('X-Frame-Options', 'DENY')
     ctx.set('Referrer-Policy', 'no-referrer')
     if (!ctx.get('host') && ctx.req.httpVersion !== '1.0') {
       ctx.set('Connection', 'close')
-      return sendError(ctx as never, 400, 'HTTP/1.1 requests must carry a Host header', 'invalid_request_error', 'missing_host')
+      sendError(ctx, 400, 'HTTP/1.1 requests must carry a Host header', 'invalid_request_error', 'missing_host')
+      return false
     }
     if (draining) {
       ctx.set('Connection', 'close')
-      return sendError(ctx as never, 503, 'The server is shutting down', 'server_error', 'shutting_down')
+      sendError(ctx, 503, 'The server is shutting down', 'server_error', 'shutting_down')
+      return false
     }
     // Origin gate: a browser request from an origin the listener does not allow is refused, unless
     // the endpoint it is for decides origins itself.
     const origin = ctx.get('Origin')
     if (origin && !originAllowed(origin)) {
-      const match = currentRouting().router.match(ctx.path, ctx.method === 'OPTIONS' ? ctx.get('Access-Control-Request-Method') || 'GET' : ctx.method)
+      const { router, byKey } = currentRouting()
+      const match = router.match(ctx.path, ctx.method === 'OPTIONS' ? ctx.get('Access-Control-Request-Method') || 'GET' : ctx.method)
       const selfDecides = match.path.some((layer: { name?: string }) => byKey.get(layer.name ?? '')?.crossOrigin === 'self')
-      if (!selfDecides) return sendError(ctx as never, 403, `Origin ${origin} is not allowed`, 'invalid_request_error', 'origin_not_allowed')
+      if (!selfDecides) {
+        sendError(ctx, 403, `Origin ${origin} is not allowed`, 'invalid_request_error', 'origin_not_allowed')
+        return false
+      }
     }
-    await next()
+    return true
+  }
+
+  // Every status the router decides itself gets the envelope too (405 keeps its Allow header); so
+  // does a handler that set no body (Koa's default 404).
+  function envelopeBare(ctx: HttpContext): void {
+    if (ctx.body !== undefined && ctx.body !== null) return
+    if (ctx.status === 404) sendError(ctx, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
+    else if (ctx.status === 405) sendError(ctx, 405, `Method ${ctx.method} is not allowed on ${ctx.path}`, 'invalid_request_error', 'method_not_allowed')
+    else if (ctx.status === 501) {
+      if (!ctx.response.get('Allow')) ctx.remove('Allow')
+      sendError(ctx, 501, `Method ${ctx.method} is not implemented by this server`, 'invalid_request_error', 'method_not_implemented')
+    }
+  }
+
+  const routeOf = (ctx: HttpContext) => () => (ctx.state as Record<symbol, string>)[ROUTE]
+  const app = new Koa({ proxy: false })
+  app.silent = true
+  // The Koa chain, for every request the fast path does not take. Order: instrument (outermost: it
+  // sees the final status) → error envelope → gates → CORS → route.
+  if (instrument) app.use((ctx, next) => instrument(ctx as never, next, routeOf(ctx as never)))
+  app.use(errorEnvelope(log, secrets) as never)
+  app.use(async (ctx, next) => {
+    if (admitted(ctx as never)) await next()
   })
-  app.use(
-    cors({
-      origin: (ctx) => {
-        const origin = ctx.get('Origin')
-        return origin && originAllowed(origin) ? origin : ''
-      },
-      // No fixed list: a preflight is answered with the headers it asks for. Only origins the
-      // listener allows get here (the gate above refused the rest), and what browser clients send
-      // varies and grows (openai-node's x-stainless-*, openai-*, the AI SDK's own, idempotency-key),
-      // so a list would break the next client version while guarding nothing the origin check
-      // does not already guard. Header names a browser may send are tokens; Node refuses to echo
-      // anything else, so a hand-made preflight cannot inject into the answer.
-      exposeHeaders: ['Retry-After', 'X-Request-Id', 'X-Agent-Session-Id', 'Idempotent-Replayed'],
-      maxAge: 600,
-    }),
-  )
+  app.use(corsMiddleware(originAllowed) as never)
   app.use(async (ctx, next) => {
     const { routes, allowedMethods, exact } = currentRouting()
     const direct = exact.get(`${ctx.method} ${ctx.path}`)
@@ -151,15 +139,44 @@ export async function startListener(
         await allowedMethods(ctx as never, next)
       })
     }
-    // Every status the router decides itself gets the envelope too (405 keeps its Allow header).
-    if (ctx.body !== undefined && ctx.body !== null) return
-    if (ctx.status === 404) sendError(ctx as never, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
-    else if (ctx.status === 405) sendError(ctx as never, 405, `Method ${ctx.method} is not allowed on ${ctx.path}`, 'invalid_request_error', 'method_not_allowed')
-    else if (ctx.status === 501) {
-      if (!ctx.response.get('Allow')) ctx.remove('Allow')
-      sendError(ctx as never, 501, `Method ${ctx.method} is not implemented by this server`, 'invalid_request_error', 'method_not_implemented')
-    }
+    envelopeBare(ctx as never)
   })
+
+  // The fast path: a request for a fixed path of one endpoint (the chat and responses POSTs) runs
+  // the same steps, in the same order, as direct calls instead of through koa-compose, the router
+  // and a middleware layer each (Koa's context and its way of answering are kept).
+  const noNext = async () => undefined
+  const fast = (endpoint: EndpointDefinition) => async (ctx: HttpContext) => {
+    const steps = async () => {
+      try {
+        if (!admitted(ctx)) return
+        const cors = applyCors(ctx, originAllowed)
+        if (cors === 'preflight') return
+        try {
+          ;(ctx as unknown as { params: Record<string, string> }).params = {}
+          await guarded(endpoint, ctx, noNext)
+        } catch (error) {
+          if (cors === 'actual') corsOnError(error, ctx)
+          throw error
+        }
+        envelopeBare(ctx)
+      } catch (error) {
+        answerError(ctx, error, log, secrets)
+      }
+    }
+    if (instrument) await instrument(ctx, steps, routeOf(ctx))
+    else await steps()
+  }
+  const fastByEndpoint = new WeakMap<EndpointDefinition, (ctx: HttpContext) => Promise<void>>()
+  const slow = app.callback()
+  const koa = app as unknown as { createContext(req: unknown, res: unknown): HttpContext; handleRequest(ctx: HttpContext, fn: (ctx: HttpContext) => Promise<void>): Promise<void> }
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const endpoint = exactEndpoint(currentRouting(), req.method, req.url)
+    if (!endpoint) return slow(req, res)
+    let run = fastByEndpoint.get(endpoint)
+    if (!run) fastByEndpoint.set(endpoint, (run = fast(endpoint)))
+    return koa.handleRequest(koa.createContext(req, res), run)
+  }
 
   const { headersTimeoutMs, requestTimeoutMs, maxConnections } = config.limits
   const server: Server = http.createServer(
@@ -171,7 +188,7 @@ export async function startListener(
       // Checked below instead, so the refusal carries the envelope like every other status.
       requireHostHeader: false,
     },
-    app.callback(),
+    handle,
   )
   server.keepAliveTimeout = 65_000
   // Beyond the cap Node closes new sockets at once; say so at most once a minute.
