@@ -7,7 +7,7 @@
 import { errorMessage, HttpError, readJson, RUNTIME_SERVICE, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type RuntimeService, type Services, type ToolCall, type Usage } from 'agent/sdk'
 import { flag, parseChatBody, type Turn } from './messages.ts'
 import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
-import type { ApiStore } from './store.ts'
+import type { ApiStoreService } from './store.ts'
 import type { BackgroundRuns } from './background.ts'
 import { JSON_BOUNDS, type ServerOptions } from './options.ts'
 import { afterStored, withoutUrls, type ActiveRun, type Runs } from './runs.ts'
@@ -18,7 +18,7 @@ import { SseStream } from './sse.ts'
 export interface HandlerDeps {
   options: () => ServerOptions
   runs: () => Runs
-  store: () => ApiStore
+  store: () => ApiStoreService
   background: () => BackgroundRuns
   services: Services
   warn: (message: string) => void

@@ -3,7 +3,7 @@
 // 400); it continues the stored transcript, inherits `instructions`, and is one agent session.
 // `store` (default true) keeps the response in state.db for retrieval and chaining.
 
-import { HttpError, readJson, type ChatMessage, type HttpContext, type RunResult } from 'agent/sdk'
+import { errorMessage, HttpError, readJson, type ChatMessage, type HttpContext, type RunResult } from 'agent/sdk'
 import { agentToolNames, chatHead, planSession, rememberHead, runRequest, type HandlerDeps } from './chat-completions.ts'
 import { inputItems, itemResolver } from './items.ts'
 import { BUSY } from './background.ts'
@@ -67,6 +67,30 @@ async function headOf(deps: HandlerDeps, previous: StoredResponse | undefined, k
   }
 }
 
+/**
+ * One request at a time runs a named conversation, on any instance: the one that comes second
+ * would continue the same latest response, and whichever stored last would silently drop the
+ * other's turn. Released once its response is stored, before the answer goes out (so the client's
+ * next turn finds it free), or when the request ends otherwise; a background response is in the
+ * store as in progress by then, and that refuses followers on its own.
+ */
+class ConversationHold {
+  #release: (() => Promise<void>) | undefined
+
+  async take(deps: HandlerDeps, name: string): Promise<void> {
+    this.#release = await deps.store().holdConversation(name)
+    if (!this.#release) {
+      throw new HttpError(409, `Conversation "${name}" has a request running; retry when it is answered`, { param: 'conversation', code: 'conversation_in_progress', headers: { 'Retry-After': '1' } })
+    }
+  }
+
+  async release(deps: HandlerDeps): Promise<void> {
+    const release = this.#release
+    this.#release = undefined
+    await release?.().catch((error: unknown) => deps.warn(`could not release a conversation: ${errorMessage(error)}`))
+  }
+}
+
 /** A run's exit as a Response status: max_iterations is the budget running out (`max_output_tokens`, the API's word for it); an interrupted run is cancelled. */
 function statusOf(result: RunResult): { status: string; incomplete_details: { reason: string } | null } {
   if (result.exitReason === 'max_iterations') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }
@@ -75,7 +99,19 @@ function statusOf(result: RunResult): { status: string; incomplete_details: { re
 }
 
 export function createResponse(deps: HandlerDeps) {
+  const respond = respondTo(deps)
   return async (ctx: HttpContext): Promise<void> => {
+    const hold = new ConversationHold()
+    try {
+      await respond(ctx, hold)
+    } finally {
+      await hold.release(deps)
+    }
+  }
+}
+
+function respondTo(deps: HandlerDeps) {
+  return async (ctx: HttpContext, hold: ConversationHold): Promise<void> => {
     const options = deps.options()
     const body = await readJson(ctx, options.maxRequestBytes, JSON_BOUNDS)
     const turn = parseResponsesInput(body.input, await itemResolver(deps.store(), body.input))
@@ -99,6 +135,7 @@ export function createResponse(deps: HandlerDeps) {
       if (!previous) throw notFound(previousId, 'previous_response_id', 'Previous response')
       if (BUSY.has(previous.response.status as string)) throw badRequest(`Response ${previousId} is still ${previous.response.status}`, 'previous_response_id', 'response_in_progress')
     } else if (conversation !== undefined) {
+      await hold.take(deps, conversation)
       const head = await deps.store().conversationHead(conversation)
       if (head === 'lost') throw new HttpError(404, `Conversation "${conversation}" lost its latest response (deleted or evicted from the store); start a new conversation`, { param: 'conversation', code: 'conversation_not_found' })
       previous = head ? await deps.store().get(head) : undefined
@@ -150,6 +187,7 @@ export function createResponse(deps: HandlerDeps) {
           const answer: ChatMessage[] = result.answer || pending.length ? [{ role: 'assistant', content: result.answer || null, ...(pending.length ? { toolCalls: pending } : {}) }] : []
           const transcript = [...history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), ...answer]
           await deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
+          await hold.release(deps)
           // The session's transcript now ends at this response: chaining from it continues the session.
           if (continuable && status === 'completed' && answer.length) afterStored(result, () => rememberHead(deps, keyed ? chatHead(transcript) : id, result.sessionId))
         }

@@ -48,6 +48,15 @@ export interface ApiStore {
   setHead(head: string, sessionId: string): Promise<void>
 }
 
+/** The API server's store, and the hold on a named conversation while a request runs it. */
+export interface ApiStoreService extends ApiStore {
+  /**
+   * Holds the conversation `name` for one request, across the instances sharing the storage (a
+   * lease, renewed while held): undefined when another request holds it. Resolves with the release.
+   */
+  holdConversation(name: string): Promise<(() => Promise<void>) | undefined>
+}
+
 export interface StoreOptions {
   capacity: number
   /** A write behind the answer failed (lost continuity at worst). */
@@ -59,6 +68,8 @@ export interface StoreOptions {
 /** Session heads kept; older ones are pruned (a conversation idle that long is re-seeded into a new session). */
 export const HEADS_MAX = 10_000
 export const HEADS_PRUNE_EVERY = 500
+/** A conversation's hold outlives an instance that died holding it by at most this long. */
+export const CONVERSATION_HOLD_MS = 30_000
 /** How long head and read-stamp writes may wait to be batched into one commit (SQLite; read-stamps on PostgreSQL). */
 export const FLUSH_MS = 500
 
@@ -116,7 +127,7 @@ export function parseInputItems(text: string | null | undefined): unknown[] | un
 }
 
 /** The store of the storage backend, picked (and its module loaded) at first use. */
-export function createApiStore(services: Services, options: StoreOptions): ApiStore {
+export function createApiStore(services: Services, options: StoreOptions): ApiStoreService {
   let picked: Promise<ApiStore> | undefined
   const pick = (): Promise<ApiStore> =>
     (picked ??= (async () => {
@@ -127,7 +138,36 @@ export function createApiStore(services: Services, options: StoreOptions): ApiSt
       picked = undefined
       throw error
     }))
+  // Held here: the lease is per process (its holder renews it), so two requests of this process must not share it.
+  const held = new Set<string>()
+  const holdConversation = async (name: string) => {
+    if (held.has(name)) return undefined
+    held.add(name)
+    const lease = `api-conversation:${name}`
+    const leases = services.require<StorageService>(STORAGE_SERVICE).leases
+    let taken = false
+    try {
+      taken = await leases.acquire(lease, CONVERSATION_HOLD_MS)
+    } finally {
+      if (!taken) held.delete(name)
+    }
+    if (!taken) return undefined
+    const renewal = setInterval(() => void leases.acquire(lease, CONVERSATION_HOLD_MS).catch(() => undefined), CONVERSATION_HOLD_MS / 3)
+    renewal.unref()
+    let released = false
+    return async () => {
+      if (released) return
+      released = true
+      clearInterval(renewal)
+      try {
+        await leases.release(lease)
+      } finally {
+        held.delete(name)
+      }
+    }
+  }
   return {
+    holdConversation,
     warm: async () => (await pick()).warm(),
     // Nothing picked: nothing was written behind.
     flush: async () => (picked ? picked.then((store) => store.flush(), () => undefined) : undefined),

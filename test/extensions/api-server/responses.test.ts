@@ -9,7 +9,7 @@ import OpenAI from 'openai'
 import { defineExtension } from '../../../sdk/index.ts'
 import { backendSkip, makeTempHome, STORAGE_BACKENDS, testStorage } from '../../../sdk/testing/index.ts'
 import { rmSync } from 'node:fs'
-import { post, startServer } from './harness.ts'
+import { gateTool, post, startServer, until } from './harness.ts'
 
 function conversationOf(body: any): string[] {
   return body.messages.filter((m: any) => m.role === 'user' || m.role === 'assistant').map((m: any) => `${m.role}:${m.content}`)
@@ -71,6 +71,32 @@ for (const backend of STORAGE_BACKENDS) {
       // The official client's object form names the same chain.
       const a3 = await client.responses.create({ model: 'agent', input: 'Third', conversation: { id: 'trip' } } as any)
       assert.equal(a3.previous_response_id, a2.data.id)
+    })
+
+    test('one request at a time runs a conversation: the second is 409 while the first runs, then it continues', async (t) => {
+      const g = gateTool()
+      const server = await startServer(t, { storage: backend, extensions: [g.extension] })
+      const url = `${server.url}/v1/responses`
+      server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] })
+      const first = post(url, { input: 'one', conversation: 'busy' })
+      await until(() => g.state.started === 1, 'the first run to reach its tool')
+      const second = await post(url, { input: 'two', conversation: 'busy' })
+      assert.equal(second.status, 409)
+      assert.equal(second.body.error.code, 'conversation_in_progress')
+      assert.equal(second.body.error.param, 'conversation')
+      assert.equal(second.headers.get('retry-after'), '1')
+      // Another conversation, and a response chained by id, are not held up.
+      assert.equal((await post(url, { input: 'elsewhere', conversation: 'idle' })).status, 200)
+      server.model.enqueue({ text: 'first answer' })
+      g.state.release()
+      const answered = await first
+      assert.equal(answered.status, 200)
+      assert.equal(answered.body.output.at(-1).content[0].text, 'first answer')
+      // Released with the answer: the retry continues after the first turn.
+      const retried = await post(url, { input: 'two', conversation: 'busy' })
+      assert.equal(retried.status, 200)
+      assert.equal(retried.body.previous_response_id, answered.body.id)
+      assert.deepEqual(conversationOf(server.model.requests.at(-1)!.body), ['user:one', 'assistant:null', 'assistant:first answer', 'user:two'], 'the first turn (its tool call included), then the retried one')
     })
 
     test('streamed responses: the official stream helper accumulates the events into the final response', async (t) => {
