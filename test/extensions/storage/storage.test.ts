@@ -141,7 +141,10 @@ describe('PostgreSQL service', { skip: backendSkip('postgres') }, () => {
       await gate
       order.push('first out')
     })
-    await new Promise((r) => setTimeout(r, 50))
+    t.after(release)
+    // The first holder is inside once it has pushed; a fixed sleep would race a loaded machine.
+    for (let i = 0; i < 200 && order.length === 0; i++) await new Promise((r) => setTimeout(r, 25))
+    assert.deepEqual(order, ['first in'])
     assert.equal(await pg.locked('conversation:x', async () => 'ran', { wait: false }), undefined)
     assert.equal(await pg.locked('conversation:y', async () => 'ran', { wait: false }), 'ran', 'another key is free')
     const second = pg.locked('conversation:x', async () => void order.push('second'))
