@@ -1,6 +1,6 @@
 // Usage analytics over the session store: sessions active in the last N days (optionally of one
 // source), their messages, model calls, tokens and cost, models used, busiest days, and the tools
-// called (counted over the most recent sessions, to stay fast on a large state.db).
+// called (counted over the most recent sessions, to stay fast on a large store).
 
 import { costText, formatUsd, type SessionRecord, type SessionStore } from 'agent/sdk'
 

@@ -1,5 +1,6 @@
 // `agent insights [--days N] [--source S] [--json]` and `/insights [days]`: usage analytics from the
-// session store in state.db (one registry entry for both).
+// session store (one registry entry for both), read through its interface only, so the figures are
+// the same on SQLite and on PostgreSQL.
 
 import { AgentError, defineExtension, INSIGHTS_SERVICE, pricingFor, SESSIONS_SERVICE, UsageError, type CliContext, type InsightsService, type SessionStore, type Services, type Settings } from 'agent/sdk'
 
@@ -21,7 +22,7 @@ const pricedIn = (settings: Settings) => (model: string) => pricingFor(settings,
 export default defineExtension({
   name: 'insights',
   version: '1.0.0',
-  description: 'agent insights and /insights: usage analytics from state.db',
+  description: 'agent insights and /insights: usage analytics from the session store',
   setup(api) {
     // The same document for other surfaces (the dashboard's Usage page).
     api.services.provide<InsightsService>(INSIGHTS_SERVICE, {
