@@ -99,7 +99,7 @@ export function cronSubcommands(jobs: () => JobsContext, runner: (ctx: CliContex
         const job = await findJob(j, String(ctx.argv.job))
         const runnerCtx = runner(ctx)
         const owner = `cli-${process.pid}`
-        if (!(await j.store.claim(job, owner, runnerCtx.timeoutMs + 60_000, job.nextRunAt ?? null))) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
+        if (!(await j.store.claim(job, owner, runnerCtx.timeoutMs + 60_000))) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
         const outcome = await runJob(runnerCtx, job, 'manual')
         if (ctx.argv.json) ctx.json(snakeCaseKeys({ job: job.id, ...outcome }))
         else {

@@ -71,7 +71,7 @@ export default defineExtension<CronConfig>({
         const j = jobs()
         const job = await findJob(j, idOrName)
         const ctx = runner()
-        if (!(await j.store.claim(job, `run-now-${process.pid}`, ctx.timeoutMs + 60_000, job.nextRunAt ?? null))) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
+        if (!(await j.store.claim(job, `run-now-${process.pid}`, ctx.timeoutMs + 60_000))) throw new UsageError(`job ${job.id} is running right now; try again when it has finished`)
         const { runJob } = await import('./runner.ts')
         return snakeCaseKeys({ job: job.id, ...(await runJob(ctx, job, 'manual')) }) as Record<string, unknown>
       },

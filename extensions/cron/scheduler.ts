@@ -108,7 +108,7 @@ export class Scheduler {
       return
     }
     const leaseMs = this.options.timeoutMs + (this.options.leaseMarginMs ?? 60_000)
-    if (!(await store.claim(job, this.owner, leaseMs, following, now, dueAt))) {
+    if (!(await store.claim(job, this.owner, leaseMs, { dueAt, nextRunAt: following }, now))) {
       // Still running (here or in another process): this occurrence is skipped, not queued.
       // Otherwise another instance claimed it first and runs it.
       if (job.leaseUntil !== undefined && job.leaseUntil >= now && (await store.advance(job, following, 'skipped', 'the previous run was still running', now))) {

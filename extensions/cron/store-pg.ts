@@ -6,7 +6,7 @@
 // Leases are judged by the database clock, so instances whose clocks differ still agree on them.
 
 import type { PgMigration, PgQuery, PostgresService } from 'agent/sdk'
-import { INTERRUPTED, KEEP_RUNS, newJobRow, toJob, toRun, type CronJob, type CronRun, type CronStore, type NewJob, type RunRecord, type RunTrigger } from './store.ts'
+import { INTERRUPTED, KEEP_RUNS, newJobRow, toJob, toRun, type CronJob, type CronRun, type CronStore, type NewJob, type Occurrence, type RunRecord, type RunTrigger } from './store.ts'
 
 export const PG_MIGRATIONS: PgMigration[] = [
   {
@@ -129,15 +129,13 @@ export class PgCronStore implements CronStore {
     return row.at === null ? undefined : Number(row.at)
   }
 
-  async claim(job: CronJob, owner: string, leaseMs: number, nextRunAt: number | null, now = Date.now(), expectDue?: number): Promise<boolean> {
-    const params: unknown[] = [job.id, Math.max(1, Math.floor(leaseMs)), owner, nextRunAt, now]
-    if (expectDue !== undefined) params.push(expectDue)
-    const claimed = await this.rows(
-      `UPDATE cron_jobs SET lease_until = ${DB_NOW} + $2::bigint, lease_owner = $3, next_run_at = $4::bigint, anchor_at = COALESCE($4::bigint, anchor_at), updated_at = $5
-       WHERE id = $1 AND (lease_until IS NULL OR lease_until < ${DB_NOW}) ${expectDue === undefined ? '' : 'AND next_run_at = $6'}
-       RETURNING id`,
-      params,
-    )
+  async claim(job: CronJob, owner: string, leaseMs: number, occurrence?: Occurrence, now = Date.now()): Promise<boolean> {
+    const lease = `lease_until = ${DB_NOW} + $2::bigint, lease_owner = $3, updated_at = $4`
+    const free = `id = $1 AND (lease_until IS NULL OR lease_until < ${DB_NOW})`
+    const params = [job.id, Math.max(1, Math.floor(leaseMs)), owner, now]
+    const claimed = occurrence
+      ? await this.rows(`UPDATE cron_jobs SET ${lease}, next_run_at = $5::bigint, anchor_at = COALESCE($5::bigint, anchor_at) WHERE ${free} AND next_run_at = $6 RETURNING id`, [...params, occurrence.nextRunAt, occurrence.dueAt])
+      : await this.rows(`UPDATE cron_jobs SET ${lease} WHERE ${free} RETURNING id`, params)
     return claimed.length === 1
   }
 

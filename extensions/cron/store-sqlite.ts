@@ -4,7 +4,7 @@
 // answers a settled promise.
 
 import type { DatabaseService, SqliteDatabase } from 'agent/sdk'
-import { INTERRUPTED, KEEP_RUNS, newJobRow, toJob, toRun, type CronJob, type CronRun, type CronStore, type NewJob, type RunRecord, type RunTrigger } from './store.ts'
+import { INTERRUPTED, KEEP_RUNS, newJobRow, toJob, toRun, type CronJob, type CronRun, type CronStore, type NewJob, type Occurrence, type RunRecord, type RunTrigger } from './store.ts'
 
 const MIGRATIONS = [
   {
@@ -116,13 +116,15 @@ export class SqliteCronStore implements CronStore {
     return row.at ?? undefined
   }
 
-  async claim(job: CronJob, owner: string, leaseMs: number, nextRunAt: number | null, now = Date.now(), expectDue?: number): Promise<boolean> {
-    const result = this.db()
-      .prepare(
-        `UPDATE cron_jobs SET lease_until = ?, lease_owner = ?, next_run_at = ?, anchor_at = COALESCE(?, anchor_at), updated_at = ?
-         WHERE id = ? AND (lease_until IS NULL OR lease_until < ?) ${expectDue === undefined ? '' : 'AND next_run_at = ?'}`,
-      )
-      .run(...[now + leaseMs, owner, nextRunAt, nextRunAt, now, job.id, now, ...(expectDue === undefined ? [] : [expectDue])])
+  async claim(job: CronJob, owner: string, leaseMs: number, occurrence?: Occurrence, now = Date.now()): Promise<boolean> {
+    const lease = 'lease_until = @until, lease_owner = @owner, updated_at = @now'
+    const free = 'id = @id AND (lease_until IS NULL OR lease_until < @now)'
+    const params = { id: job.id, until: now + leaseMs, owner, now }
+    const result = occurrence
+      ? this.db()
+          .prepare(`UPDATE cron_jobs SET ${lease}, next_run_at = @next, anchor_at = COALESCE(@next, anchor_at) WHERE ${free} AND next_run_at = @due`)
+          .run({ ...params, next: occurrence.nextRunAt, due: occurrence.dueAt })
+      : this.db().prepare(`UPDATE cron_jobs SET ${lease} WHERE ${free}`).run(params)
     return result.changes === 1
   }
 

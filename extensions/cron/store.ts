@@ -61,6 +61,12 @@ export interface NewJob {
   nextRunAt: number
 }
 
+/** The scheduled occurrence a claim is for: when it was due as seen, and the run planned after it. */
+export interface Occurrence {
+  dueAt: number
+  nextRunAt: number | null
+}
+
 export interface RunRecord {
   status: RunStatus
   sessionId?: string
@@ -87,11 +93,12 @@ export interface CronStore {
   /** When the next enabled job is due, if any. */
   nextDue(): Promise<number | undefined>
   /**
-   * Takes the job for one run: sets the lease and the next planned run in one statement, only if
-   * no unexpired lease is held and, for a scheduled run (`expectDue`), only while the job is still
-   * planned for that time. Of several instances claiming one occurrence, exactly one gets true.
+   * Takes the job for one run: sets the lease in one statement, only if no unexpired lease is held.
+   * For a scheduled run (`occurrence`) only while the job is still planned for `dueAt`, moving the
+   * plan to `nextRunAt` in the same statement: of several instances claiming one occurrence,
+   * exactly one gets true. A manual run (no occurrence) leaves the plan as it is.
    */
-  claim(job: CronJob, owner: string, leaseMs: number, nextRunAt: number | null, now?: number, expectDue?: number): Promise<boolean>
+  claim(job: CronJob, owner: string, leaseMs: number, occurrence?: Occurrence, now?: number): Promise<boolean>
   /**
    * Moves a due job's plan on without running it (skipped or missed) and records why, only while
    * it is still planned for `job.nextRunAt`: false when another instance moved it first.

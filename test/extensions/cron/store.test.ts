@@ -61,28 +61,31 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal(await store.count(), 1)
     })
 
-    test('claim: refused while a lease is held or once the occurrence moved on; taken otherwise', async (t) => {
+    test('claim: refused while a lease is held or once the occurrence moved on; taken otherwise; a manual one keeps the plan', async (t) => {
       const [store] = (await stores(t)) as [CronStore]
       const due = Date.now() - 1000
       const job = await store.add(newJob({ nextRunAt: due }))
-      assert.equal(await store.claim(job, 'x', 60_000, due + HOUR, Date.now(), due - 1), false, 'planned for another time')
-      assert.equal(await store.claim(job, 'x', 60_000, due + HOUR, Date.now(), due), true, 'due as seen, no lease')
+      assert.equal(await store.claim(job, 'x', 60_000, { dueAt: due - 1, nextRunAt: due + HOUR }, Date.now()), false, 'planned for another time')
+      assert.equal(await store.claim(job, 'x', 60_000, { dueAt: due, nextRunAt: due + HOUR }, Date.now()), true, 'due as seen, no lease')
       const held = (await store.get(job.id))!
       assert.equal(held.nextRunAt, due + HOUR)
       assert.ok(held.leaseUntil! > Date.now() + 50_000)
-      assert.equal(await store.claim(held, 'y', 60_000, due + 2 * HOUR, Date.now(), due + HOUR), false, 'the lease is held')
-      assert.equal(await store.claim(held, 'y', 60_000, null), false, 'a manual run waits for the lease too')
+      assert.equal(await store.claim(held, 'y', 60_000, { dueAt: due + HOUR, nextRunAt: due + 2 * HOUR }, Date.now()), false, 'the lease is held')
+      assert.equal(await store.claim(held, 'y', 60_000), false, 'a manual run waits for the lease too')
       const run = await store.startRun(job.id, 'schedule', due)
       await store.finishRun(run, job, { status: 'ok', answer: 'done' })
       // The lease is free now, but the occurrence `job` saw has run: a late claimer gets nothing.
-      assert.equal(await store.claim(job, 'late', 60_000, due + HOUR, Date.now(), due), false)
-      assert.equal(await store.claim(job, 'manual', 60_000, due + HOUR), true, 'a manual run when free')
+      assert.equal(await store.claim(job, 'late', 60_000, { dueAt: due, nextRunAt: due + HOUR }, Date.now()), false)
+      // A manual run from a snapshot older than that run leaves the plan alone (no re-run of `due`).
+      assert.equal(await store.claim(job, 'manual', 60_000), true, 'a manual run when free')
+      assert.equal((await store.get(job.id))!.nextRunAt, due + HOUR)
+      assert.deepEqual(await store.due(Date.now()), [])
     })
 
     test('runs: recorded, the lease freed, a one-shot ended, old runs pruned', async (t) => {
       const [store] = (await stores(t)) as [CronStore]
       const once = await store.add(newJob({ schedule: parseSchedule('30m', 'UTC'), nextRunAt: Date.now() - 10 }))
-      assert.equal(await store.claim(once, 'x', 60_000, null, Date.now(), once.nextRunAt), true)
+      assert.equal(await store.claim(once, 'x', 60_000, { dueAt: once.nextRunAt!, nextRunAt: null }, Date.now()), true)
       const id = await store.startRun(once.id, 'schedule', once.nextRunAt)
       assert.equal((await store.runs(once.id))[0]!.status, 'running')
       await store.finishRun(id, once, { status: 'ok', answer: 'hi', sessionId: 's1', delivery: [{ target: 'log', ok: true }] })
@@ -118,8 +121,8 @@ for (const backend of STORAGE_BACKENDS) {
       const [store] = (await stores(t)) as [CronStore]
       const stale = await store.add(newJob({ nextRunAt: Date.now() - 10 }))
       const live = await store.add(newJob({ nextRunAt: Date.now() - 10 }))
-      assert.equal(await store.claim(stale, 'dead', 150, null), true)
-      assert.equal(await store.claim(live, 'alive', 60_000, null), true)
+      assert.equal(await store.claim(stale, 'dead', 150), true)
+      assert.equal(await store.claim(live, 'alive', 60_000), true)
       const staleRun = await store.startRun(stale.id, 'schedule', undefined)
       await store.startRun(live.id, 'schedule', undefined)
       assert.equal(await store.releaseStale(), 0, 'nothing has expired yet')
@@ -130,7 +133,7 @@ for (const backend of STORAGE_BACKENDS) {
       assert.deepEqual([run!.id, run!.status, run!.error], [staleRun, 'error', 'interrupted (the agent stopped during the run)'])
       assert.equal((await store.runs(live.id))[0]!.status, 'running')
       assert.equal((await store.get(live.id))!.leaseUntil! > Date.now(), true)
-      assert.equal(await store.claim(stale, 'next', 60_000, null), true, 'free again')
+      assert.equal(await store.claim(stale, 'next', 60_000), true, 'free again')
     })
 
     test('two instances racing for the same due occurrence: exactly one wins, every time', async (t) => {
@@ -145,7 +148,7 @@ for (const backend of STORAGE_BACKENDS) {
         assert.equal(seenB!.nextRunAt, due)
         const now = Date.now()
         // Each goes first half the time (on SQLite, whose calls run one after the other, the second always loses).
-        const claims = [() => a.claim(seenA!, 'a', 60_000, due + HOUR, now, due), () => b.claim(seenB!, 'b', 60_000, due + HOUR, now, due)]
+        const claims = [() => a.claim(seenA!, 'a', 60_000, { dueAt: due, nextRunAt: due + HOUR }, now), () => b.claim(seenB!, 'b', 60_000, { dueAt: due, nextRunAt: due + HOUR }, now)]
         const won = i % 2 ? (await Promise.all([claims[1]!(), claims[0]!()])).reverse() : await Promise.all([claims[0]!(), claims[1]!()])
         assert.equal(won.filter(Boolean).length, 1, `occurrence ${i}: ${JSON.stringify(won)}`)
         const [winner, seen] = won[0] ? [a, seenA!] : [b, seenB!]
