@@ -157,8 +157,8 @@ export interface GatewayService {
   status(): AdapterStatus[]
   /** true once `agent gateway run` began its graceful drain (a readiness probe answers 503 then). */
   draining?(): boolean
-  /** The session a chat currently continues, if any. */
-  sessionFor(source: MessageSource & { threadId?: string }): string | undefined
+  /** The session a chat currently continues, if any (routes live in the shared storage, hence async). */
+  sessionFor(source: MessageSource & { threadId?: string }): Promise<string | undefined>
   /** A random human-like typing delay within the configured bounds (ms). */
   typingDelay(): number
   /** Sends a background-process notification to a chat if the configured level lets it through. */

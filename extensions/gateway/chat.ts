@@ -20,7 +20,7 @@ export interface ChatHost {
   send(chat: ChatState, text: string): Promise<void>
   /** Forgets the chat's session (the next turn starts a new one). */
   forgetSession(chat: ChatState, reason: string): Promise<void>
-  adoptSession(chat: ChatState, sessionId: string): void
+  adoptSession(chat: ChatState, sessionId: string): Promise<void>
 }
 
 const emptyUsage = (): ChatUsage => ({ inputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0, apiCalls: 0, turns: 0, contextTokens: 0, startedAt: Date.now() })
@@ -118,7 +118,7 @@ export class ChatState {
         const store = needSessions('/title')
         if (!chat.sessionId) {
           const created = await store.create({ source: chat.source.platform, userId: chat.source.userId, chatId: chat.source.chatId })
-          host.adoptSession(chat, created.id)
+          await host.adoptSession(chat, created.id)
         }
         chat.cachedTitle = await store.setTitle(chat.sessionId!, title)
       },
@@ -156,7 +156,7 @@ export class ChatState {
       async resume(idOrTitle) {
         const record = await needSessions('/resume').resolve(idOrTitle)
         if (!record) throw new AgentError('E_NOT_FOUND', `no session with id or title "${idOrTitle}"`)
-        host.adoptSession(chat, record.id)
+        await host.adoptSession(chat, record.id)
         chat.cachedTitle = record.title
         return summary(record)
       },
@@ -169,7 +169,7 @@ export class ChatState {
         if (!runtime?.compress) throw new AgentError('E_STATE', '/compress needs the runtime, which is not loaded')
         if (!chat.sessionId) throw new AgentError('E_STATE', 'nothing to compress yet')
         const outcome = await runtime.compress(chat.sessionId, { force: true })
-        host.adoptSession(chat, outcome.sessionId)
+        await host.adoptSession(chat, outcome.sessionId)
         return { beforeMessages: outcome.beforeMessages, afterMessages: outcome.afterMessages, beforeTokens: outcome.beforeTokens, afterTokens: outcome.afterTokens }
       },
       background(prompt) {

@@ -46,6 +46,8 @@ export class Dispatcher implements ChatHost {
   readonly services: Services
   readonly settings: Settings
   private readonly chats = new Map<string, ChatState>()
+  /** Chats whose route is being read (chat()). */
+  private readonly opening = new Map<string, Promise<ChatState>>()
   /** Inbox rows queued by this process (a replay at start skips them). */
   private readonly queuedHere = new Set<number>()
   private readonly now: () => number
@@ -60,21 +62,36 @@ export class Dispatcher implements ChatHost {
     return this.options.tools()
   }
 
-  chat(source: GatewayInbound['source']): ChatState {
+  async chat(source: GatewayInbound['source']): Promise<ChatState> {
     const key = gatewaySessionKey(source)
-    let chat = this.chats.get(key)
-    if (!chat) {
-      chat = new ChatState(key, source, this)
-      chat.sessionId = this.options.routing.get(key)?.sessionId
-      this.chats.set(key, chat)
-    } else {
-      chat.source = source
+    const known = this.chats.get(key)
+    if (known) {
+      known.source = source
+      return known
     }
+    // One read of the route per new chat: later messages wait on the same promise, so they are
+    // queued in the order they came (PostgreSQL answers concurrent reads in any order).
+    let opening = this.opening.get(key)
+    if (!opening) {
+      opening = this.options.routing
+        .get(key)
+        .then((route) => {
+          const chat = new ChatState(key, source, this)
+          chat.sessionId = route?.sessionId
+          this.chats.set(key, chat)
+          return chat
+        })
+        .finally(() => this.opening.delete(key))
+      this.opening.set(key, opening)
+    }
+    const chat = await opening
+    chat.source = source
     return chat
   }
 
-  sessionFor(source: GatewayInbound['source']): string | undefined {
-    return this.chats.get(gatewaySessionKey(source))?.sessionId ?? this.options.routing.get(gatewaySessionKey(source))?.sessionId
+  async sessionFor(source: GatewayInbound['source']): Promise<string | undefined> {
+    // The store, not this instance's memory: another instance may have moved the chat on since.
+    return (await this.options.routing.get(gatewaySessionKey(source)))?.sessionId
   }
 
   async dispatch(message: GatewayInbound): Promise<DispatchResult> {
@@ -101,7 +118,7 @@ export class Dispatcher implements ChatHost {
         return settled('denied')
       }
 
-      const chat = this.chat(message.source)
+      const chat = await this.chat(message.source)
       const slash = resolveSlash(this.options.commands(), text, 'gateway')
       if (slash && 'command' in slash) return settled('command', this.runCommand(chat, slash.command, slash.invokedAs, slash.args))
       if (slash && slash.unknown === 'help') return settled('command', this.send(chat, helpText(this.options.commands(), 'gateway')))
@@ -132,7 +149,7 @@ export class Dispatcher implements ChatHost {
         this.options.log.info(`dropped an unanswered message from ${describe(prompt.source)} queued before the restart: its sender is no longer allowed`)
         continue
       }
-      void this.enqueue(this.chat(prompt.source), prompt.text, prompt.id)
+      void this.enqueue(await this.chat(prompt.source), prompt.text, prompt.id)
       count++
     }
     if (count > 0) this.options.log.info(`answering ${count} message(s) left unanswered by the last run`)
@@ -180,16 +197,16 @@ export class Dispatcher implements ChatHost {
     return redactPhonesIn(redactSecrets(text, this.settings.secretValues()))
   }
 
-  adoptSession(chat: ChatState, sessionId: string): void {
+  async adoptSession(chat: ChatState, sessionId: string): Promise<void> {
     chat.sessionId = sessionId
-    this.options.routing.set(chat.key, { sessionId, lastActivity: this.now() })
+    await this.options.routing.set(chat.key, { sessionId, lastActivity: this.now() })
   }
 
   async forgetSession(chat: ChatState, reason: string): Promise<void> {
     const previous = chat.sessionId
     chat.sessionId = undefined
     chat.cachedTitle = undefined
-    this.options.routing.delete(chat.key)
+    await this.options.routing.delete(chat.key)
     if (previous) await this.services.get<SessionStore>(SESSIONS_SERVICE)?.end(previous, reason).catch(() => undefined)
   }
 
@@ -227,8 +244,10 @@ export class Dispatcher implements ChatHost {
       await this.send(chat, text, id)
     }
     try {
-      const route = this.options.routing.get(chat.key)
-      if (route && chat.sessionId === route.sessionId) {
+      const route = await this.options.routing.get(chat.key)
+      // The stored route is the truth: another instance may have run this chat since (or reset it).
+      chat.sessionId = route?.sessionId
+      if (route) {
         const reason = resetReason(this.options.policy, route.lastActivity, this.now())
         if (reason) {
           await this.forgetSession(chat, reason === 'idle' ? 'idle_reset' : 'daily_reset')
@@ -240,7 +259,7 @@ export class Dispatcher implements ChatHost {
       }
       const typing = this.showTyping(chat, signal)
       const result = await this.runtime().run(this.runRequest(chat, prompt, signal, chat.sessionId))
-      this.adoptSession(chat, result.sessionId)
+      await this.adoptSession(chat, result.sessionId)
       chat.recordUsage(result)
       await typing
       if (signal.aborted) return

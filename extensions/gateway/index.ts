@@ -14,7 +14,7 @@ import { describe, Dispatcher } from './dispatcher.ts'
 import { leaseTimings, MIN_LEASE_SECONDS } from './adapter-lease.ts'
 import { AdapterLifecycle } from './lifecycle.ts'
 import { Outbox } from './outbox.ts'
-import { resetPolicy, RoutingStore, type ResetPolicyConfig } from './routing.ts'
+import { openRoutingStore, resetPolicy, type ResetPolicyConfig } from './routing.ts'
 import { stateFilePath } from './service-control.ts'
 
 interface GatewayConfig {
@@ -177,7 +177,7 @@ export default defineExtension<GatewayConfig>({
       commands: () => api.commands.list(),
       tools: () => api.tools.list(),
       adapter: (name) => api.adapters.get(name) as GatewayAdapter | undefined,
-      routing: new RoutingStore(() => api.services.get<DatabaseService>(DATABASE_SERVICE)),
+      routing: openRoutingStore(api.services, () => api.services.get<DatabaseService>(DATABASE_SERVICE)),
       store,
       outbox,
       policy: resetPolicy(config.session_reset),
