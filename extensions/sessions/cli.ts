@@ -96,7 +96,7 @@ export function sessionsCli(store: () => SessionStore): Record<string, CliSubcom
         ...json,
         limit: { type: 'number', default: 20, describe: 'How many hits' },
         source: { type: 'string', describe: 'Only sessions from this platform' },
-        raw: { type: 'boolean', describe: 'The query is FTS5 syntax (OR, NEAR, "phrases", prefix*)' },
+        raw: { type: 'boolean', describe: `The backend's query syntax: FTS5 on SQLite (OR, NEAR, "phrases", prefix*), web search on PostgreSQL ("phrases", OR, -word)` },
         recent: { type: 'boolean', describe: 'Newest matches first instead of best matches first' },
       },
       async run(ctx: CliContext) {
