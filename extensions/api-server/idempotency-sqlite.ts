@@ -74,7 +74,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     const stored = this.#lookup(key, path, scope)
     const running = this.#inFlight.get(scope)
     if ((stored && stored.requestHash !== requestHash) || (running !== undefined && running !== requestHash)) return { kind: 'reused' }
-    if (stored) return { kind: 'replay', answer: stored }
+    if (stored) return { kind: 'replay', answer: { status: stored.status, contentType: stored.contentType, sessionId: stored.sessionId, body: stored.body } }
     if (running !== undefined) return { kind: 'in_flight' }
     this.#inFlight.set(scope, requestHash)
     return { kind: 'run' }
