@@ -134,12 +134,13 @@ export class Scheduler {
   async stop(waitMs = 10_000): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
-    // A tick in progress may still be claiming: let it start what it claimed, so that is recorded.
-    await this.ticking
-    const pending = [...this.running.values()]
-    if (pending.length === 0) return
     let timer: NodeJS.Timeout | undefined
-    await Promise.race([Promise.allSettled(pending), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))])
+    const deadline = new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))
+    // A tick in progress may still be claiming (a slow database): let it start what it claimed, so
+    // that is recorded, within the same bound.
+    await Promise.race([this.ticking, deadline])
+    const pending = [...this.running.values()]
+    if (pending.length) await Promise.race([Promise.allSettled(pending), deadline])
     clearTimeout(timer)
   }
 }

@@ -40,7 +40,7 @@ test('a job due once runs once across two gateways on one database', { skip: bac
   // wake for them together.
   const adder = await createTestKernel({ builtins: ['state-db', 'storage'], config: storage.config })
   cleanup.after(() => adder.close())
-  const due = Math.ceil((Date.now() + 4_000) / 1000) * 1000
+  const due = Math.ceil((Date.now() + 6_000) / 1000) * 1000
   for (const [i, prompt] of JOBS.entries()) {
     await storeOf(adder).add({ name: `job-${i}`, prompt, schedule: parseSchedule(new Date(due).toISOString(), 'UTC'), skills: [], deliver: 'local', createdBy: 'cli', nextRunAt: due })
   }
