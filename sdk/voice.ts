@@ -109,7 +109,8 @@ export async function transcribeAudio(services: Pick<Services, 'get'>, audio: In
 
 /** Where the gateway keeps each chat's `/voice` mode (extension `tts`). */
 export interface VoiceModes {
-  get(source: MessageSource & { threadId?: string }): VoiceMode
+  /** Async: kept in the shared storage, where another gateway may have changed it. */
+  get(source: MessageSource & { threadId?: string }): Promise<VoiceMode>
   set(source: MessageSource & { threadId?: string }, mode: VoiceMode): Promise<void>
 }
 
@@ -129,7 +130,11 @@ export interface AudioCapableAdapter {
  * leaves the text-only answer and a logged warning; never throws.
  */
 export async function speakReply(services: Pick<Services, 'get'>, registered: object | undefined, source: MessageSource & { threadId?: string }, prompt: string, answer: string, log?: Logger): Promise<void> {
-  const mode = services.get<VoiceModes>(VOICE_MODES_SERVICE)?.get(source) ?? 'off'
+  // A mode that cannot be read (the database away) is off: the text answer still goes out.
+  const mode = await Promise.resolve(services.get<VoiceModes>(VOICE_MODES_SERVICE)?.get(source)).then(
+    (value) => value ?? 'off',
+    (error) => (log?.warn(`voice mode of ${source.platform} unreadable, sending text only: ${errorMessage(error)}`), 'off' as const),
+  )
   if (mode === 'off' || (mode === 'voice_only' && !isVoicePrompt(prompt))) return
   const adapter = registered as AudioCapableAdapter | undefined
   const tts = services.get<TextToSpeech>(TTS_SERVICE)

@@ -25,7 +25,7 @@ export function voiceCommand(modes: VoiceModes, services: Services): CommandDefi
       if (!ctx.source) return void (await ctx.reply('/voice works in a chat.'))
       const arg = ctx.args.trim().toLowerCase().replace(/-/g, '_')
       if (!arg) {
-        const mode = modes.get(ctx.source)
+        const mode = await modes.get(ctx.source)
         return void (await ctx.reply(`Voice mode: ${mode} (${EXPLAIN[mode]}). Change it with /voice off, /voice voice_only or /voice all.`))
       }
       const mode = (arg === 'on' ? 'voice_only' : arg) as VoiceMode

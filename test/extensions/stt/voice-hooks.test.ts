@@ -29,7 +29,7 @@ test('whatsapp: a saved voice note is followed by its transcript; a path outside
 })
 
 function fakeServices(mode: string, speak: () => Promise<SpeakResult>): Services {
-  const values: Record<string, unknown> = { [VOICE_MODES_SERVICE]: { get: () => mode, set: async () => {} }, [TTS_SERVICE]: { speak, checks: async () => [] } }
+  const values: Record<string, unknown> = { [VOICE_MODES_SERVICE]: { get: async () => mode, set: async () => {} }, [TTS_SERVICE]: { speak, checks: async () => [] } }
   return { get: (name: string) => values[name], has: (name: string) => name in values, provide() {}, require: (name: string) => values[name] } as unknown as Services
 }
 
@@ -56,7 +56,7 @@ test('speakReply: voice_only speaks only after a voice message, all always; fail
 })
 
 test('CLI /voice: push-to-talk in two presses (a fake rec on PATH); without a recorder it says what to install', async (t) => {
-  const k = await createTestKernel({ builtins: ['stt', 'tts'] })
+  const k = await createTestKernel({ builtins: ['state-db', 'stt', 'tts'] })
   t.after(() => k.close())
   const bin = join(k.home, 'bin')
   mkdirSync(bin)
@@ -67,7 +67,7 @@ test('CLI /voice: push-to-talk in two presses (a fake rec on PATH); without a re
   writeFileSync(join(bin, 'rec'), `#!/bin/sh\ntrap 'exit 0' INT\n/bin/cp '${wav}' "$8"\nwhile :; do /bin/sleep 0.05; done\n`, { mode: 0o755 })
   const recogniser = join(k.home, 'recognise.mjs')
   writeFileSync(recogniser, "console.log('spoken prompt')\n")
-  const k2 = await createTestKernel({ builtins: ['stt', 'tts'], home: k.home, config: { stt: { provider: 'local', local: { command: `${process.execPath} ${recogniser} {file}` } } } })
+  const k2 = await createTestKernel({ builtins: ['state-db', 'stt', 'tts'], home: k.home, config: { stt: { provider: 'local', local: { command: `${process.execPath} ${recogniser} {file}` } } } })
   t.after(() => k2.close())
   const replies: string[] = []
   const queued: string[] = []

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { test, type TestContext } from 'node:test'
-import { TTS_SERVICE, VOICE_MODES_SERVICE, type CommandDefinition, type TextToSpeech, type ToolDefinition, type VoiceModes } from 'agent/sdk'
-import { createTestKernel, makeTempHome } from 'agent/sdk/testing'
+import { TTS_SERVICE, type TextToSpeech, type ToolDefinition } from 'agent/sdk'
+import { createTestKernel } from 'agent/sdk/testing'
 import { speakableText } from '../../../extensions/tts/service.ts'
 import { AUDIO, startFakeEdge, startFakeSpeechApis } from './fake-tts.ts'
 
@@ -93,26 +93,3 @@ test('text_to_speech tool: saves the audio under the agent home; declares tts.pr
   assert.equal((paid.k.kernel.registries.tools.get('text_to_speech') as ToolDefinition).available!(paid.k.kernel.settings), 'OPENAI_API_KEY is not set (tts.provider: openai)')
 })
 
-test('/voice in a chat: off, voice_only, all, stored in state.db across restarts; a bad mode changes nothing', async (t) => {
-  const home = makeTempHome('agent-voice-')
-  t.after(() => void import('node:fs').then((fs) => fs.rmSync(home, { recursive: true, force: true })))
-  const source = { platform: 'discord', chatId: 'c1', userId: 'u1', chatType: 'group' as const }
-  const run = async (k: Awaited<ReturnType<typeof kernel>>['k'], args: string) => {
-    const replies: string[] = []
-    await (k.kernel.registries.commands.get('voice') as CommandDefinition).slash!({ args, invokedAs: 'voice', surface: 'gateway', reply: (text) => void replies.push(text), source })
-    return replies.join('\n')
-  }
-  const first = await kernel(t, {}, {}, home)
-  assert.match(await run(first.k, ''), /^Voice mode: off/)
-  assert.match(await run(first.k, 'all'), /^Voice mode: all \(every reply is spoken too/)
-  assert.match(await run(first.k, 'loud'), /"loud" is not a mode; use off, voice_only or all/)
-  const modes = first.k.kernel.services.get<VoiceModes>(VOICE_MODES_SERVICE)!
-  assert.equal(modes.get(source), 'all')
-  assert.equal(modes.get({ ...source, userId: 'u2' }), 'all', 'per chat, whoever writes')
-  assert.equal(modes.get({ ...source, chatId: 'c2' }), 'off')
-  await first.k.close()
-  const second = await kernel(t, {}, {}, home)
-  assert.equal(second.k.kernel.services.get<VoiceModes>(VOICE_MODES_SERVICE)!.get(source), 'all')
-  assert.match(await run(second.k, 'voice_only'), /^Voice mode: voice_only/)
-  assert.ok(existsSync(`${home}/state.db`))
-})
