@@ -31,19 +31,29 @@ import { ANCESTOR_HOLDING, pgErrorOf, SESSION_COLUMNS, TIP } from './pg-queries.
 import { automaticTitleBase, counted, escapeLike, nextNumbered, numberedHit, sanitizeTitle, splitNumber } from './titles.ts'
 
 const MESSAGE_COLUMNS = 'id, session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at'
-const INSERT_SESSION = `INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`
-// One statement for any number of messages, in order (ids are drawn as the rows are produced).
-const INSERT_MESSAGES = `INSERT INTO messages (session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at)
-  SELECT $1, r.role, r.content, r.parts, r.tool_calls, r.tool_call_id, r.name, r.reasoning, $2
-  FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-    WITH ORDINALITY AS r(role, content, parts, tool_calls, tool_call_id, name, reasoning, ord)
-  ORDER BY r.ord
-  RETURNING id`
-const BUMP = `UPDATE sessions SET message_count = message_count + $2, updated_at = $3,
-    input_tokens = input_tokens + $4, output_tokens = output_tokens + $5, reasoning_tokens = reasoning_tokens + $6,
-    cost_usd = cost_usd + $7, api_calls = api_calls + $8, last_exit_reason = coalesce($9, last_exit_reason)
-  WHERE id = $1 RETURNING 1`
+// A session's writes are single statements (each round trip counts: the group commit runs its
+// writes one after another). Messages come as seven parallel arrays from $first on, in order.
+const messagesFrom = (session: string, first: number) => `INSERT INTO messages (session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at)
+    SELECT ${session}.id, r.role, r.content, r.parts, r.tool_calls, r.tool_call_id, r.name, r.reasoning, ${session}.started
+    FROM ${session}, unnest(${Array.from({ length: 7 }, (_, i) => `$${first + i}::text[]`).join(', ')})
+      WITH ORDINALITY AS r(role, content, parts, tool_calls, tool_call_id, name, reasoning, ord)
+    ORDER BY r.ord
+    RETURNING id`
+const IDS = `coalesce((SELECT array_agg(id ORDER BY id) FROM ins), '{}') AS ids`
+const CREATE = `WITH created AS (
+    INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13) RETURNING id, started_at AS started),
+  ins AS (${messagesFrom('created', 14)})
+  SELECT ${IDS}`
+// The session's row first: the insert draws ids only once the update holds the row's lock, so the
+// ids of one session's messages follow commit order, whichever instance wrote them.
+const APPEND = `WITH bumped AS (
+    UPDATE sessions SET message_count = message_count + $2, updated_at = $3,
+      input_tokens = input_tokens + $4, output_tokens = output_tokens + $5, reasoning_tokens = reasoning_tokens + $6,
+      cost_usd = cost_usd + $7, api_calls = api_calls + $8, last_exit_reason = coalesce($9, last_exit_reason)
+    WHERE id = $1 RETURNING id, updated_at AS started),
+  ins AS (${messagesFrom('bumped', 10)})
+  SELECT (SELECT count(*) FROM bumped)::int AS found, ${IDS}`
 /** An automatic title whose number another instance took meanwhile is worked out again, this often. */
 const TITLE_RETRIES = 5
 /**
@@ -106,8 +116,8 @@ export class PgSessionStore implements SessionStore {
     return (await pg.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1 ${lock}`, [id]))[0]
   }
 
-  private async insertMessages(c: PgQuery, sessionId: string, messages: readonly ChatMessage[], now: number): Promise<StoredMessage[]> {
-    if (messages.length === 0) return []
+  /** The columns of `messages` as stored (through the redactor), and the seven arrays the statements take. */
+  private messageParams(messages: readonly ChatMessage[]): { columns: MessageColumns[]; arrays: unknown[][] } {
     // The text stored carries no known secret, whoever the writer is (a throwing redactor fails the write).
     const redact = this.redactor()
     const columns: MessageColumns[] = messages.map((message) => {
@@ -115,14 +125,17 @@ export class PgSessionStore implements SessionStore {
       return { ...m, content: noNul(m.content), tool_call_id: noNul(m.tool_call_id), name: noNul(m.name), reasoning: noNul(m.reasoning) }
     })
     const keys = ['role', 'content', 'parts', 'tool_calls', 'tool_call_id', 'name', 'reasoning'] as const
-    const rows = await c.query<{ id: string }>(INSERT_MESSAGES, [sessionId, now, ...keys.map((k) => columns.map((m) => m[k]))])
-    const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b)
-    return columns.map((m, i) => storedMessage(ids[i]!, sessionId, now, m))
+    return { columns, arrays: keys.map((k) => columns.map((m) => m[k])) }
   }
 
-  private async bump(c: PgQuery, id: string, count: number, usage: Partial<Usage> | undefined, apiCalls: number | undefined, now: number, exit?: string): Promise<boolean> {
+  /** `append` and `addUsage`: totals, exit reason and messages in one statement. */
+  private async appendRows(c: PgQuery, sessionId: string, messages: readonly ChatMessage[], usage: Partial<Usage> | undefined, apiCalls: number | undefined, exit?: string): Promise<StoredMessage[]> {
+    const { columns, arrays } = this.messageParams(messages)
+    const now = Date.now()
     const d = usageDelta(usage, apiCalls)
-    return (await c.query(BUMP, [id, count, now, d.input, d.output, d.reasoning, d.cost, d.calls, exit ?? null])).length > 0
+    const [row] = await c.query<{ found: number; ids: string[] }>(APPEND, [sessionId, messages.length, now, d.input, d.output, d.reasoning, d.cost, d.calls, exit ?? null, ...arrays])
+    if (!row?.found) throw notFound(sessionId)
+    return columns.map((m, i) => storedMessage(Number(row.ids[i]), sessionId, now, m))
   }
 
   /** Throws unless `title` is free for `sessionId`; answers a compression ancestor holding it (free to take). */
@@ -147,13 +160,13 @@ export class PgSessionStore implements SessionStore {
     assertRoles(messages)
     const now = Date.now()
     const row = newSessionRow(input, id, title, now)
+    const { arrays } = this.messageParams(messages)
     try {
       // The session and its first messages in one write: atomic, and one commit for a new conversation.
       await this.write(async (c) => {
         if (input.parentId && !(await this.row(c, input.parentId))) throw new AgentError('E_NOT_FOUND', `no parent session "${input.parentId}"`)
         if (title) await this.titleHolder(c, title, id)
-        await c.query(INSERT_SESSION, [id, row.title, row.parent_id, row.lineage, row.source, row.user_id, row.chat_id, row.model, row.provider, row.personality, row.cwd, now, messages.length])
-        await this.insertMessages(c, id, messages, now)
+        await c.query(CREATE, [id, row.title, row.parent_id, row.lineage, row.source, row.user_id, row.chat_id, row.model, row.provider, row.personality, row.cwd, now, messages.length, ...arrays])
       })
     } catch (error) {
       const constraint = pgErrorOf(error)?.constraint
@@ -219,12 +232,7 @@ export class PgSessionStore implements SessionStore {
 
   async append(sessionId: string, messages: readonly ChatMessage[], options: AppendOptions = {}): Promise<StoredMessage[]> {
     assertRoles(messages)
-    return this.write(async (c) => {
-      const now = Date.now()
-      // First the session's row: its lock orders this append after any other one to the session.
-      if (!(await this.bump(c, sessionId, messages.length, options.usage, options.apiCalls, now, options.lastExitReason))) throw notFound(sessionId)
-      return this.insertMessages(c, sessionId, messages, now)
-    })
+    return this.write((c) => this.appendRows(c, sessionId, messages, options.usage, options.apiCalls, options.lastExitReason))
   }
 
   async messages(sessionId: string, options: { limit?: number } = {}): Promise<StoredMessage[]> {
@@ -303,9 +311,7 @@ export class PgSessionStore implements SessionStore {
   }
 
   async addUsage(sessionId: string, usage: Partial<Usage>, apiCalls = 0): Promise<void> {
-    await this.write(async (c) => {
-      if (!(await this.bump(c, sessionId, 0, usage, apiCalls, Date.now()))) throw notFound(sessionId)
-    })
+    await this.write((c) => this.appendRows(c, sessionId, [], usage, apiCalls))
   }
 
   async end(sessionId: string, reason: string): Promise<void> {
