@@ -1,5 +1,6 @@
-// `agent cron list|add|remove|pause|resume|run|runs`. Jobs live in state.db; a running gateway picks
-// up changes within `cron.poll_seconds`. `run` runs a job now in this process and delivers its result.
+// `agent cron list|add|remove|pause|resume|run|runs`. Jobs live in the storage backend (state.db or
+// PostgreSQL); a running gateway picks up changes within `cron.poll_seconds`. `run` runs a job now in
+// this process and delivers its result.
 
 import { snakeCaseKeys, UsageError, type CliContext, type CliSubcommand } from 'agent/sdk'
 import { createJob, findJob, jobView, pauseJob, resumeJob, runView, type JobsContext } from './jobs.ts'

@@ -87,7 +87,7 @@ export default defineExtension<CronConfig>({
 
     const stopping = new AbortController()
     const stop = async () => {
-      // Runs in progress are interrupted and recorded as such while state.db is still open.
+      // Runs in progress are interrupted and recorded as such while the database is still open.
       stopping.abort()
       await scheduler?.stop()
       scheduler = undefined
