@@ -15,7 +15,7 @@ import { runAgent } from '../../helpers/agent-process.ts'
 import { migrateTo } from '../../../extensions/storage/migrate-run.ts'
 import { openPostgres } from '../../../extensions/storage/postgres.ts'
 
-const NOTES = 1200
+const NOTES = 5200 // past the 5,000 rows from which a table reports its progress
 
 const notesExtension = defineExtension({
   name: 'test-notes',
@@ -88,6 +88,8 @@ describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
     const report = JSON.parse(first.stdout)
     assert.equal(report.verified, true)
     assert.doesNotMatch(first.stdout, /agent_test:agent_test@/, 'the password is masked')
+    assert.match(first.stderr, new RegExp(`^  notes: ${NOTES - 1}/${NOTES - 1}$`, 'm'), 'a long table reports its progress on stderr')
+    assert.doesNotMatch(first.stderr, /labels:/, 'a short one does not')
     const row = (name: string) => report.tables.find((r: any) => r.table === name)
     assert.deepEqual(row('notes'), { table: 'notes', source: NOTES - 1, copied: NOTES - 1, target: NOTES - 1, dropped_columns: ['local_note', 'search'] })
     assert.deepEqual(row('labels'), { table: 'labels', source: 6, copied: 6, target: 6 })
@@ -101,13 +103,13 @@ describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
     const [note] = await pg.query('SELECT id, body, done, created_at FROM notes WHERE id = 3')
     assert.deepEqual(note, { id: '3', body: 'note 3', done: true, created_at: String(1_700_000_000_003) })
     assert.equal((await pg.query('SELECT id FROM notes WHERE id = 7')).length, 0, 'the gap is kept')
-    assert.equal((await pg.query("SELECT id FROM notes WHERE search @@ to_tsquery('simple', '1199')")).length, 1, 'a generated column is computed, never copied')
+    assert.equal((await pg.query("SELECT id FROM notes WHERE search @@ to_tsquery('simple', '5199')")).length, 1, 'a generated column is computed, never copied')
     const [fresh] = await pg.query<{ id: string }>("INSERT INTO notes (body, done, created_at) VALUES ('new', false, 0) RETURNING id")
     assert.equal(Number(fresh!.id), NOTES + 1, 'the identity continues after the copied ids')
 
     const second = await run(k, { url })
     assert.equal(second.code, 0, second.stderr)
-    assert.match(second.stdout, /^notes\s+1199\s+0\s+1200$/m, second.stdout)
+    assert.match(second.stdout, new RegExp(`^notes\\s+${NOTES - 1}\\s+0\\s+${NOTES}$`, 'm'), second.stdout)
     assert.match(second.stdout, /^labels\s+6\s+0\s+6$/m)
     assert.match(second.stdout, /plain: PostgreSQL table has no primary key or unique index and already has rows: not copied/)
     assert.match(second.stdout, /Schemas: \d+ declared, all up to date/)
@@ -138,7 +140,7 @@ describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
     const r = await run(k, { url, 'dry-run': true })
     assert.equal(r.code, 0, r.stderr)
     assert.match(r.stdout, /would apply .*test-notes 1,2/)
-    assert.match(r.stdout, /^notes\s+1199\s+-\s+0$/m)
+    assert.match(r.stdout, new RegExp(`^notes\\s+${NOTES - 1}\\s+-\\s+0$`, 'm'))
     assert.match(r.stdout, /Dry run: nothing was written/)
     const [left] = await pg.query("SELECT to_regclass('notes') AS notes, to_regclass('schema_migrations') AS migrations")
     assert.deepEqual(left, { notes: null, migrations: null })
