@@ -55,7 +55,7 @@ describe('PostgreSQL', { skip: backendSkip('postgres') }, () => {
     const { line, storage: service } = await doctor(t, storage.config)
     assert.match(line('backend')!.detail, /^PostgreSQL at postgres:\/\/agent_test(:\*\*\*)?@127\.0\.0\.1/)
     assert.equal(line('server')?.verdict, 'ok')
-    assert.match(line('server')!.detail, /^PostgreSQL \d+(\.\d+)?.*, round trip \d+\.\d ms$/)
+    assert.match(line('server')!.detail, /^PostgreSQL \d+(\.\d+)?.*, connected in \d+ ms, round trip \d+\.\d ms$/)
     assert.deepEqual([line('schema test-notes')?.verdict, line('schema test-notes')?.detail], ['info', 'version 0 of 2: the rest is applied on first use'])
     assert.equal(line('schema storage')?.verdict, 'info')
 
