@@ -50,6 +50,12 @@ export class PgIdempotencyStore implements IdempotencyStore {
   #ready: Promise<void> | undefined
   /** Renewal timers of the keys this instance runs. */
   readonly #renewals = new Map<string, NodeJS.Timeout>()
+  /**
+   * Answers being committed. A stream has ended before its answer can be settled, so a client
+   * retrying at once reaches us before the commit: this instance replays from here meanwhile
+   * (another instance answers 409 `retry shortly` for that moment).
+   */
+  readonly #settling = new Map<string, { requestHash: string; answer: IdempotentAnswer }>()
 
   constructor(private readonly pg: () => PostgresService) {}
 
@@ -64,6 +70,8 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(key: string, path: string, requestHash: string): Promise<IdempotencyClaim> {
+    const settling = this.#settling.get(`${path}\n${key}`)
+    if (settling) return settling.requestHash === requestHash ? { kind: 'replay', answer: settling.answer } : { kind: 'reused' }
     const pg = await this.#db()
     // Read, else take; a take lost to another instance reads again (bounded: the winner's row stays live).
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -93,11 +101,22 @@ export class PgIdempotencyStore implements IdempotencyStore {
     this.#renewals.set(`${path}\n${key}`, timer)
   }
 
-  /** Awaited before the answer goes out: a retry on any instance then replays it. */
+  /** Awaited before a JSON answer goes out: a retry on any instance then replays it. */
   async settle(key: string, path: string, requestHash: string, answer: IdempotentAnswer | undefined): Promise<void> {
     const scope = `${path}\n${key}`
     clearInterval(this.#renewals.get(scope))
     this.#renewals.delete(scope)
+    const settling = answer && { requestHash, answer }
+    // Set before anything is awaited: the stream's end and this are one turn of the event loop.
+    if (settling) this.#settling.set(scope, settling)
+    try {
+      await this.#commit(key, path, requestHash, answer)
+    } finally {
+      if (settling && this.#settling.get(scope) === settling) this.#settling.delete(scope)
+    }
+  }
+
+  async #commit(key: string, path: string, requestHash: string, answer: IdempotentAnswer | undefined): Promise<void> {
     const pg = await this.#db()
     const ours = [key, path, requestHash]
     if (!answer) {
