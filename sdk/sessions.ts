@@ -1,7 +1,7 @@
 // The session store (`services.require<SessionStore>('sessions')`, extension `sessions`): sessions
-// and their messages in state.db, titles, lineage (compression continuations, branches), usage
-// totals, end reasons and full-text search. Methods are async so a server database can replace
-// SQLite behind the same interface; a resolved write is durable (it survives kill -9).
+// and their messages (in state.db, or in PostgreSQL when `storage.url` is set), titles, lineage
+// (compression continuations, branches), usage totals, end reasons and full-text search. Both
+// backends behave alike behind this async interface; a resolved write is durable (it survives kill -9).
 
 import { randomHex } from './ids.ts'
 import type { ChatMessage, Usage } from './model.ts'
@@ -119,11 +119,15 @@ export interface SessionSearchOptions {
   source?: string
   sessionId?: string
   role?: ChatMessage['role']
-  /** The query is FTS5 syntax as is (AND/OR/NEAR, "phrases", prefix*); default: plain words, all required. */
+  /**
+   * The query is the backend's own syntax as is: FTS5 on SQLite (AND/OR/NEAR, "phrases", prefix*),
+   * web search on PostgreSQL ("phrases", OR, -word). Default: plain words, all required (`word*` a prefix).
+   */
   raw?: boolean
   /**
-   * `rank` (default): best bm25 match first; every matching message is scored, so a word found in
-   * half a million messages takes about a second. `recent`: newest first, fast for any word.
+   * `rank` (default): best match first (bm25; ts_rank on PostgreSQL); every matching message is
+   * scored, so a word found in half a million messages takes about a second on SQLite. `recent`:
+   * newest first, fast for any word.
    */
   order?: 'rank' | 'recent'
 }
@@ -137,7 +141,7 @@ export interface SessionSearchHit {
   createdAt: number
   title?: string
   source: string
-  /** bm25 rank: lower is better. */
+  /** Relevance, lower is better: bm25 on SQLite, ts_rank negated on PostgreSQL (compare within one backend only). */
   rank: number
 }
 
