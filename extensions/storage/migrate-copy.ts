@@ -3,7 +3,7 @@
 // skips what an earlier, interrupted run committed (idempotent, resumable). Identity sequences are
 // moved past the explicit ids copied, or the next row PostgreSQL numbers itself would collide.
 
-import type { PgQuery, PostgresService, SqliteDatabase } from 'agent/sdk'
+import { AgentError, errorMessage, type PgQuery, type PostgresService, type SqliteDatabase } from 'agent/sdk'
 import { quotePg, quoteSqlite, type PgColumn, type PlannedTable } from './migrate-catalog.ts'
 
 export interface TableResult {
@@ -35,11 +35,14 @@ export function countSqlite(db: SqliteDatabase, table: string): number {
   return Number((db.prepare(`SELECT count(*) AS n FROM ${quoteSqlite(table)}`).get() as { n: number }).n)
 }
 
+/** PostgreSQL text cannot hold NUL (SQLite can: a tool's binary output); U+FFFD as the stores write it. */
+const noNul = (v: unknown) => (typeof v === 'string' && v.includes('\u0000') ? v.replace(/\u0000/g, '\ufffd') : v)
+
 /** SQLite keeps flags as 0/1 and times as numbers: give PostgreSQL the type its column has. */
 function converter(column: PgColumn): (value: unknown) => unknown {
   if (column.type === 'boolean') return (v) => (typeof v === 'number' || typeof v === 'bigint' ? Number(v) !== 0 : v)
   if (column.type.startsWith('timestamp')) return (v) => (typeof v === 'number' || typeof v === 'bigint' ? new Date(Number(v)) : v)
-  return (v) => v
+  return noNul
 }
 
 /** Pages of rows as arrays of the planned columns, in a stable order a rerun repeats. */
@@ -73,6 +76,15 @@ function insertSql(p: PlannedTable, rows: number): string {
 }
 
 export async function copyTable(db: SqliteDatabase, pg: PostgresService, p: PlannedTable, options: CopyOptions = {}): Promise<TableResult> {
+  try {
+    return await copyRows(db, pg, p, options)
+  } catch (error) {
+    // The server's message (a type, a constraint) rarely names the table: say which, and that a rerun resumes.
+    throw new AgentError('E_STORAGE', `copying table ${p.source.name}: ${errorMessage(error)} (what was committed stays; a rerun goes on from there)`, { cause: error })
+  }
+}
+
+async function copyRows(db: SqliteDatabase, pg: PostgresService, p: PlannedTable, options: CopyOptions): Promise<TableResult> {
   const table = p.source.name
   const source = countSqlite(db, table)
   const result: TableResult = { table, source, copied: 0, target: 0, dropped: p.dropped }

@@ -1,8 +1,9 @@
 // `agent storage migrate-to`: a state.db of a test-only owner (declared through an inline extension)
 // copied into PostgreSQL: paired tables and common columns only, parents before children, flags to
-// booleans, generated columns left to PostgreSQL, identities moved past the copied ids, verified by counts; a second run copies nothing,
-// an interrupted run is finished by the next, a dry run writes nothing, and a bad URL, a closed
-// port or a wrong role each fail clearly without showing the password.
+// booleans, generated columns left to PostgreSQL, identities moved past the copied ids, verified by
+// counts; a second run copies nothing, an interrupted run is finished by the next, a dry run writes
+// nothing, NUL in text is replaced, a refused value names its table, and a bad URL, a closed port or
+// a wrong role each fail clearly without showing the password.
 
 import assert from 'node:assert/strict'
 import { existsSync, rmSync } from 'node:fs'
@@ -121,7 +122,7 @@ describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
     const { pg } = await target(t)
     let batches = 0
     const killed = new Error('killed')
-    await assert.rejects(migrateTo(db, pg, storage.declared(), { batchRows: 500, progress: () => { if (++batches === 2) throw killed } }), (e) => e === killed)
+    await assert.rejects(migrateTo(db, pg, storage.declared(), { batchRows: 500, progress: () => { if (++batches === 2) throw killed } }), (e: Error) => e.cause === killed && /^copying table notes: killed/.test(e.message))
     assert.equal(Number((await pg.query('SELECT count(*) AS n FROM notes'))[0]!.n), 1000, 'two batches committed')
     const resumed = await migrateTo(db, pg, storage.declared(), { batchRows: 500 })
     assert.equal(resumed.verified, true)
@@ -132,6 +133,21 @@ describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
     await assert.rejects(migrateTo(db, pg, storage.declared(), { progress: (table) => { if (table === 'plain') throw killed } }))
     assert.equal(Number((await pg.query('SELECT count(*) AS n FROM plain'))[0]!.n), 0)
     assert.equal((await migrateTo(db, pg, storage.declared())).tables.find((r) => r.table === 'plain')!.copied, 2)
+  })
+
+  test('NUL in text becomes U+FFFD; a value PostgreSQL refuses fails naming its table', async (t) => {
+    const { k, db } = await home(t)
+    const { url, pg } = await target(t)
+    db.prepare('UPDATE notes SET body = ? WHERE id = 1').run('binary\u0000output')
+    const ok = await run(k, { url })
+    assert.equal(ok.code, 0, ok.stderr)
+    assert.equal((await pg.query<{ body: string }>('SELECT body FROM notes WHERE id = 1'))[0]!.body, 'binary\ufffdoutput')
+
+    db.prepare("INSERT INTO notes (body, done, created_at) VALUES ('bad', 0, 'not a number')").run()
+    const bad = await run(k, { url })
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /copying table notes: .*invalid input syntax for type bigint.*a rerun goes on from there/)
+    assert.equal(bad.stderr.includes(':agent_test@'), false)
   })
 
   test('a dry run reports what would be copied and leaves the server untouched', async (t) => {
