@@ -1,9 +1,9 @@
 // `agent storage migrate-to`: a state.db of a test-only owner (declared through an inline extension)
 // copied into PostgreSQL: paired tables and common columns only, parents before children, flags to
 // booleans, generated columns left to PostgreSQL, identities moved past the copied ids, verified by
-// counts; a second run copies nothing, an interrupted run is finished by the next, a dry run writes
-// nothing, NUL in text is replaced, a refused value names its table, and a bad URL, a closed port or
-// a wrong role each fail clearly without showing the password.
+// counts (a shortfall fails); a second run copies nothing, an interrupted run is finished by the
+// next, a dry run writes nothing, NUL in text is replaced, a refused value names its table, and a
+// bad URL, a closed port or a wrong role each fail clearly without showing the password.
 
 import assert from 'node:assert/strict'
 import { existsSync, rmSync } from 'node:fs'
@@ -148,6 +148,18 @@ describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
     assert.equal(bad.code, 1)
     assert.match(bad.stderr, /copying table notes: .*invalid input syntax for type bigint.*a rerun goes on from there/)
     assert.equal(bad.stderr.includes(':agent_test@'), false)
+  })
+
+  test('a table that ends with fewer rows in PostgreSQL fails the verification', async (t) => {
+    const { k, db } = await home(t)
+    const { url, pg } = await target(t)
+    // PostgreSQL keeps one row per x; state.db has the same x twice.
+    db.prepare("INSERT INTO local_only VALUES ('x')").run()
+    await pg.query('CREATE TABLE local_only (x TEXT UNIQUE)')
+    const r = await run(k, { url })
+    assert.equal(r.code, 1, r.stderr)
+    assert.match(r.stdout, /^local_only\s+2\s+1\s+1\s+✗$/m)
+    assert.match(r.stdout, /^✗ some tables have fewer rows in PostgreSQL than in state\.db/m)
   })
 
   test('a dry run reports what would be copied and leaves the server untouched', async (t) => {
