@@ -49,6 +49,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX sessions_origin ON sessions(source, user_id, chat_id, updated_at DESC);
 
       DO $$
+      DECLARE
+        dictionary regdictionary;
       BEGIN
         BEGIN
           CREATE EXTENSION IF NOT EXISTS unaccent;
@@ -56,8 +58,10 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
           RAISE NOTICE 'unaccent is not available (%): session search will not fold accents', SQLERRM;
         END;
         CREATE TEXT SEARCH CONFIGURATION sessions_search (COPY = simple);
-        IF EXISTS (SELECT FROM pg_ts_dict WHERE dictname = 'unaccent') THEN
-          ALTER TEXT SEARCH CONFIGURATION sessions_search ALTER MAPPING FOR hword, hword_part, word WITH unaccent, simple;
+        -- By oid: the extension may live in a schema outside the search path (regdictionary qualifies it then).
+        SELECT oid::regdictionary INTO dictionary FROM pg_ts_dict WHERE dictname = 'unaccent' LIMIT 1;
+        IF dictionary IS NOT NULL THEN
+          EXECUTE format('ALTER TEXT SEARCH CONFIGURATION sessions_search ALTER MAPPING FOR hword, hword_part, word WITH %s, simple', dictionary);
         END IF;
       END $$;
 
