@@ -124,3 +124,14 @@ for (const backend of STORAGE_BACKENDS) {
     })
   })
 }
+
+test('a pairing store that cannot answer lets nobody in by pairing; allowlisted users still pass', async (t) => {
+  // Nothing listens on port 1: every query fails at once.
+  const tk = await createTestKernel({ builtins: ['state-db', 'gateway-auth'], env: { FAKE_ALLOWED_USERS: 'friend' }, config: { storage: { url: 'postgres://agent@127.0.0.1:1/agent', connect_timeout_seconds: 2 } } })
+  t.after(() => tk.close())
+  const auth = tk.kernel.services.require<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
+  assert.deepEqual(await auth.authorize({ platform: 'fake', userId: 'stranger', chatId: 'c1', chatType: 'dm' }), { allowed: false, reason: 'not in any allowlist', action: 'ignore' })
+  assert.equal((await auth.authorize({ platform: 'fake', userId: 'friend', chatId: 'c2', chatType: 'dm' })).allowed, true)
+  await assert.rejects(auth.requestPairing({ platform: 'fake', userId: 'stranger' }))
+  await assert.rejects(auth.approve('AAAAAAAA'), (e: any) => e.code !== 'E_NOT_FOUND', 'an unreachable store is not "no such code"')
+})
