@@ -109,18 +109,17 @@ export function plan(source: SqliteTable[], target: Map<string, PgTable>, parent
     if (columns.length === 0) skipped.push({ table: table.name, reason: 'no column in common with PostgreSQL' })
     else paired.push({ source: table, target: pg, columns, dropped: table.columns.filter((c) => !pg.columns.has(c)) })
   }
-  // Depth-first over the foreign keys; a cycle (rare) falls back to name order.
+  // Depth-first over the foreign keys; in a cycle (rare) the table first reached goes first.
   const ordered: PlannedTable[] = []
-  const state = new Map<string, 'visiting' | 'done'>()
+  const seen = new Set<string>()
   const byName = new Map(paired.map((p) => [p.source.name, p]))
   const visit = (p: PlannedTable): void => {
-    if (state.has(p.source.name)) return
-    state.set(p.source.name, 'visiting')
+    if (seen.has(p.source.name)) return
+    seen.add(p.source.name)
     for (const parent of parents.get(p.source.name) ?? []) {
       const q = byName.get(parent)
       if (q) visit(q)
     }
-    state.set(p.source.name, 'done')
     ordered.push(p)
   }
   for (const p of paired) visit(p)
