@@ -1,11 +1,39 @@
-// The lineage walks of the PostgreSQL store as single statements (one round trip however long the
-// chain), and how a PostgreSQL error is recognised under the wrappers it may arrive in.
+// The PostgreSQL store's compound statements: a new session with its first messages, an append,
+// the lineage walks (one round trip however long the chain); and how a PostgreSQL error is
+// recognised under the wrappers it may arrive in.
 
 import { MAX_HOPS } from './titles.ts'
 
 /** Every column of schema.ts (not seq, which is PostgreSQL's alone). */
 export const SESSION_COLUMNS = `id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at,
   updated_at, ended_at, end_reason, last_exit_reason, message_count, input_tokens, output_tokens, reasoning_tokens, cost_usd, api_calls`
+
+/** Every column of a message but the search vector (large, and never read back). */
+export const MESSAGE_COLUMNS = 'id, session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at'
+
+// A session's writes are single statements (each round trip counts: the group commit runs its
+// writes one after another). Messages come as seven parallel arrays from $first on, in order.
+const messagesFrom = (session: string, first: number) => `INSERT INTO messages (session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at)
+    SELECT ${session}.id, r.role, r.content, r.parts, r.tool_calls, r.tool_call_id, r.name, r.reasoning, ${session}.started
+    FROM ${session}, unnest(${Array.from({ length: 7 }, (_, i) => `$${first + i}::text[]`).join(', ')})
+      WITH ORDINALITY AS r(role, content, parts, tool_calls, tool_call_id, name, reasoning, ord)
+    ORDER BY r.ord
+    RETURNING id`
+const IDS = `coalesce((SELECT array_agg(id ORDER BY id) FROM ins), '{}') AS ids`
+export const CREATE = `WITH created AS (
+    INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13) RETURNING id, started_at AS started),
+  ins AS (${messagesFrom('created', 14)})
+  SELECT ${IDS}`
+// The session's row first: the insert draws ids only once the update holds the row's lock, so the
+// ids of one session's messages follow commit order, whichever instance wrote them.
+export const APPEND = `WITH bumped AS (
+    UPDATE sessions SET message_count = message_count + $2, updated_at = $3,
+      input_tokens = input_tokens + $4, output_tokens = output_tokens + $5, reasoning_tokens = reasoning_tokens + $6,
+      cost_usd = cost_usd + $7, api_calls = api_calls + $8, last_exit_reason = coalesce($9, last_exit_reason)
+    WHERE id = $1 RETURNING id, updated_at AS started),
+  ins AS (${messagesFrom('bumped', 10)})
+  SELECT (SELECT count(*) FROM bumped)::int AS found, ${IDS}`
 
 /**
  * The newest compression continuation of $1, following the chain; itself if none; no row if $1 is

@@ -27,33 +27,9 @@ import {
 import { PG_MIGRATIONS } from './schema-pg.ts'
 import { assertRoles, assertSessionId, messageColumns, newSessionRow, storedMessage, toMessage, toSession, usageDelta, type MessageColumns, type MessageRow, type SessionRow } from './rows.ts'
 import { searchMessagesPg } from './search-pg.ts'
-import { ANCESTOR_HOLDING, pgErrorOf, SESSION_COLUMNS, TIP } from './pg-queries.ts'
+import { ANCESTOR_HOLDING, APPEND, CREATE, MESSAGE_COLUMNS, pgErrorOf, SESSION_COLUMNS, TIP } from './pg-queries.ts'
 import { automaticTitleBase, counted, escapeLike, nextNumbered, numberedHit, sanitizeTitle, splitNumber } from './titles.ts'
 
-const MESSAGE_COLUMNS = 'id, session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at'
-// A session's writes are single statements (each round trip counts: the group commit runs its
-// writes one after another). Messages come as seven parallel arrays from $first on, in order.
-const messagesFrom = (session: string, first: number) => `INSERT INTO messages (session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at)
-    SELECT ${session}.id, r.role, r.content, r.parts, r.tool_calls, r.tool_call_id, r.name, r.reasoning, ${session}.started
-    FROM ${session}, unnest(${Array.from({ length: 7 }, (_, i) => `$${first + i}::text[]`).join(', ')})
-      WITH ORDINALITY AS r(role, content, parts, tool_calls, tool_call_id, name, reasoning, ord)
-    ORDER BY r.ord
-    RETURNING id`
-const IDS = `coalesce((SELECT array_agg(id ORDER BY id) FROM ins), '{}') AS ids`
-const CREATE = `WITH created AS (
-    INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13) RETURNING id, started_at AS started),
-  ins AS (${messagesFrom('created', 14)})
-  SELECT ${IDS}`
-// The session's row first: the insert draws ids only once the update holds the row's lock, so the
-// ids of one session's messages follow commit order, whichever instance wrote them.
-const APPEND = `WITH bumped AS (
-    UPDATE sessions SET message_count = message_count + $2, updated_at = $3,
-      input_tokens = input_tokens + $4, output_tokens = output_tokens + $5, reasoning_tokens = reasoning_tokens + $6,
-      cost_usd = cost_usd + $7, api_calls = api_calls + $8, last_exit_reason = coalesce($9, last_exit_reason)
-    WHERE id = $1 RETURNING id, updated_at AS started),
-  ins AS (${messagesFrom('bumped', 10)})
-  SELECT (SELECT count(*) FROM bumped)::int AS found, ${IDS}`
 /** An automatic title whose number another instance took meanwhile is worked out again, this often. */
 const TITLE_RETRIES = 5
 /**
