@@ -10,7 +10,7 @@ import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from 
 import type { ApiStoreService } from './store.ts'
 import type { BackgroundRuns } from './background.ts'
 import { JSON_BOUNDS, type ServerOptions } from './options.ts'
-import { afterStored, withoutUrls, type ActiveRun, type Runs } from './runs.ts'
+import { withoutUrls, type ActiveRun, type Runs } from './runs.ts'
 import { conversationKey, newId } from './session-key.ts'
 import { linkSession, type LinkRequest, type SessionPlan } from './session-link.ts'
 import { SseStream } from './sse.ts'
@@ -89,7 +89,7 @@ export function chatCompletions(deps: HandlerDeps) {
       if (!outcome) return
       const { result } = outcome
       // A head whose session lacks the answer would continue the conversation without it.
-      if (continuable) afterStored(result, () => rememberChat(deps, turn, result, outcome.delivered))
+      if (continuable) rememberChat(deps, turn, result, outcome.delivered)
       if (stream) return
       if (result.exitReason === 'completed') await checkStructuredAnswer(format, result.answer)
       ctx.set('X-Agent-Session-Id', result.sessionId)
@@ -123,14 +123,17 @@ function rememberChat(deps: HandlerDeps, turn: Turn, result: RunResult, delivere
   const pending = result.pendingToolCalls
   if (!result.sessionId || (result.exitReason !== 'completed' && !pending) || (!delivered && !pending)) return
   const answer: ChatMessage = { role: 'assistant', content: delivered, ...(pending ? { toolCalls: pending } : {}) }
-  rememberHead(deps, chatHead([...turn.history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), answer]), result.sessionId)
+  rememberHead(deps, chatHead([...turn.history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), answer]), result)
 }
 
-/** Records a session's new head behind the answer; a failure costs continuity (the next turn seeds a new session), never the answer. */
-export function rememberHead(deps: HandlerDeps, head: string, sessionId: string): void {
+/**
+ * Records the run's session's new head once the session holds the answer (its last write is stored
+ * behind the answer); a failure costs continuity (the next turn seeds a new session), never the answer.
+ */
+export function rememberHead(deps: HandlerDeps, head: string, result: RunResult): void {
   deps
     .store()
-    .setHead(head, sessionId)
+    .setHead(head, result.sessionId, result.stored)
     .catch((error: unknown) => deps.warn(`session head not recorded: ${errorMessage(error)}`))
 }
 

@@ -12,7 +12,6 @@ import { JSON_BOUNDS } from './options.ts'
 import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
 import { OutputBuilder, responsesUsage, type OutputItem } from './responses-output.ts'
 import { newId } from './session-key.ts'
-import { afterStored } from './runs.ts'
 import { SseStream } from './sse.ts'
 import type { StoredResponse } from './store.ts'
 
@@ -189,7 +188,7 @@ function respondTo(deps: HandlerDeps) {
           await deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
           await hold.release(deps)
           // The session's transcript now ends at this response: chaining from it continues the session.
-          if (continuable && status === 'completed' && answer.length) afterStored(result, () => rememberHead(deps, keyed ? chatHead(transcript) : id, result.sessionId))
+          if (continuable && status === 'completed' && answer.length) rememberHead(deps, keyed ? chatHead(transcript) : id, result)
         }
         return response
       }

@@ -13,12 +13,6 @@ export function withoutUrls(text: string): string {
   return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi, '<url>')
 }
 
-/** Runs `then` once the run's last write is committed (at once when it was not stored behind); never when it failed. */
-export function afterStored(result: RunResult, then: () => void): void {
-  if (result.stored) result.stored.then(then, () => undefined)
-  else then()
-}
-
 export class ActiveRun {
   readonly controller = new AbortController()
   /** The client closed the connection before the answer was complete. */

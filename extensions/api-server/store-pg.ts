@@ -182,15 +182,17 @@ export class PgApiStore implements ApiStore {
   }
 
   /** One head per session: the session's previous head goes in the same commit. */
-  async setHead(head: string, sessionId: string): Promise<void> {
+  async setHead(head: string, sessionId: string, stored?: Promise<unknown>): Promise<void> {
     const prune = ++this.#headWrites % HEADS_PRUNE_EVERY === 0
-    const write = this.#db().then((pg) =>
-      pg.write(async (c) => {
+    // The session's own write failing was reported by whoever wrote it: no head then, nothing more to say.
+    const write = Promise.resolve(stored).then(async () => {
+      const pg = await this.#db()
+      await pg.write(async (c) => {
         await c.query('DELETE FROM api_server_heads WHERE session_id = $1 AND head <> $2', [sessionId, head])
         await c.query(`INSERT INTO api_server_heads (head, session_id, used) VALUES ($1, $2, ${STAMP}) ON CONFLICT (head) DO UPDATE SET session_id = EXCLUDED.session_id, used = EXCLUDED.used`, [head, sessionId])
         if (prune) await c.query('DELETE FROM api_server_heads WHERE head IN (SELECT head FROM api_server_heads ORDER BY used DESC OFFSET $1)', [HEADS_MAX])
-      }),
-    )
+      })
+    }, () => undefined)
     this.#writing.set(head, write)
     try {
       await write

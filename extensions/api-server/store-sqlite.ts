@@ -227,7 +227,9 @@ export class SqliteApiStore implements ApiStore {
     return sessionId
   }
 
-  async setHead(head: string, sessionId: string): Promise<void> {
+  async setHead(head: string, sessionId: string, stored?: Promise<unknown>): Promise<void> {
+    // The session's own write failing was reported by whoever wrote it: no head then.
+    if (stored && !(await stored.then(() => true, () => false))) return
     this.#heads.set(head, sessionId)
     this.#later()
   }

@@ -44,8 +44,12 @@ export interface ApiStore {
    * running now, or its run failed): the caller seeds a new session instead.
    */
   claimHead(head: string): Promise<string | undefined>
-  /** Records that `sessionId`'s transcript now ends at `head`. */
-  setHead(head: string, sessionId: string): Promise<void>
+  /**
+   * Records that `sessionId`'s transcript now ends at `head`, once `stored` (the session's last
+   * write) has landed; never when it failed. Known to this instance at once: a claim of `head` here
+   * waits for it (the client's next turn may come before that write is committed).
+   */
+  setHead(head: string, sessionId: string, stored?: Promise<unknown>): Promise<void>
 }
 
 /** The API server's store, and the hold on a named conversation while a request runs it. */
@@ -178,6 +182,6 @@ export function createApiStore(services: Services, options: StoreOptions): ApiSt
     inputItems: async (id) => (await pick()).inputItems(id),
     peekHead: async (head) => (await pick()).peekHead(head),
     claimHead: async (head) => (await pick()).claimHead(head),
-    setHead: async (head, sessionId) => (await pick()).setHead(head, sessionId),
+    setHead: async (head, sessionId, stored) => (await pick()).setHead(head, sessionId, stored),
   }
 }
