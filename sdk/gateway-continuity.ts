@@ -8,8 +8,9 @@ import { AgentError, errorCode } from './errors.ts'
 
 /**
  * An adapter's resume point: a platform cursor (Matrix's sync token, Telegram's update offset, the
- * last event id or timestamp) kept in state.db per adapter, so a reconnect, a re-login or a restart
- * continues where the adapter stopped. `set` commits before it returns (it survives a SIGKILL).
+ * last event id or timestamp) kept in the database per adapter (state.db, or PostgreSQL shared by
+ * several gateway instances), so a reconnect, a re-login, a restart or another instance taking the
+ * adapter over continues where it stopped. `set` resolves once committed (it survives a SIGKILL).
  *
  * Exactly once: advance the cursor only past messages already handed to `dispatch` (or `catchUp`),
  * which records each message id before it returns; a message the platform then delivers again is
@@ -17,13 +18,13 @@ import { AgentError, errorCode } from './errors.ts'
  */
 export interface ResumePoint {
   /** The saved cursor, or undefined before the first save (start from "now", as without one). */
-  get(): string | undefined
-  /** Saves the cursor (empty text is refused). */
-  set(cursor: string): void
+  get(): Promise<string | undefined>
+  /** Saves the cursor (empty text is refused); resolves once committed. */
+  set(cursor: string): Promise<void>
   /** When the cursor was saved (epoch ms), or undefined. */
-  savedAt(): number | undefined
+  savedAt(): Promise<number | undefined>
   /** Forgets it (the platform said the cursor is no longer valid). */
-  clear(): void
+  clear(): Promise<void>
 }
 
 /**

@@ -186,11 +186,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
 
   function savePosition(session: Session, channelId: string | undefined, messageId: string | undefined): void {
     if (!channelId || !messageId || !/^\d+$/.test(messageId) || !advance(session.positions, channelId, messageId)) return
-    try {
-      session.gateway.resumePoint(PLATFORM).set(serialisePositions(session.positions))
-    } catch (error) {
-      session.log.warn(`cannot save the Discord resume point: ${errorMessage(error)}`)
-    }
+    // Saved in the order asked (one commit queue), so the last position asked is the one kept.
+    session.gateway
+      .resumePoint(PLATFORM)
+      .set(serialisePositions(session.positions))
+      .catch((error) => session.log.warn(`cannot save the Discord resume point: ${errorMessage(error)}`))
   }
 
   /** Reads what each known channel got since its position and hands it to the gateway (bounded there). */
@@ -435,7 +435,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         },
       },
     })
-    const session: Session = { discord, client, gateway, services: ctx.services, log: ctx.log, token, behaviour: rules, shards, closed: false, positions: parsePositions(gateway.resumePoint(PLATFORM).get()) }
+    const session: Session = { discord, client, gateway, services: ctx.services, log: ctx.log, token, behaviour: rules, shards, closed: false, positions: parsePositions(await gateway.resumePoint(PLATFORM).get()) }
     watch(session)
     try {
       await connect(session, ctx.signal)

@@ -32,6 +32,8 @@ export interface AdapterLeaseOptions {
   lost(reason: string): void
   /** Who holds it while this instance waits (shown in the status). */
   waiting(holder: string | undefined): void
+  /** Renewed: still ours. */
+  renewed?(): void
 }
 
 export class AdapterLease {
@@ -81,7 +83,9 @@ export class AdapterLease {
     let reason = ''
     try {
       if (await this.options.leases.acquire(this.key, this.options.timings.ttlMs)) {
-        if (!this.closed) this.later(this.options.timings.renewMs, () => this.renew())
+        if (this.closed) return
+        this.later(this.options.timings.renewMs, () => this.renew())
+        this.options.renewed?.()
         return
       }
       reason = 'another instance holds it now'

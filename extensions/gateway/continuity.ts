@@ -45,12 +45,12 @@ export class Continuity {
   resumePoint(adapter: string): ResumePoint {
     const store = this.options.store
     return {
-      get: () => store.resume(adapter)?.cursor,
-      set(cursor) {
+      get: async () => (await store.resume(adapter))?.cursor,
+      async set(cursor) {
         if (typeof cursor !== 'string' || cursor === '') throw new TypeError(`the resume point of "${adapter}" must be non-empty text`)
-        store.setResume(adapter, cursor)
+        await store.setResume(adapter, cursor)
       },
-      savedAt: () => store.resume(adapter)?.savedAt,
+      savedAt: async () => (await store.resume(adapter))?.savedAt,
       clear: () => store.setResume(adapter, undefined),
     }
   }
@@ -68,13 +68,14 @@ export class Continuity {
 
   async catchUp(adapter: string, messages: GatewayInbound[]): Promise<CatchUpResult> {
     const store = this.options.store
-    const fresh = messages.filter((m) => !m.messageId || !store.seen(m.source.platform, m.messageId))
+    const seen = await Promise.all(messages.map((m) => (m.messageId ? store.seen(m.source.platform, m.messageId) : false)))
+    const fresh = messages.filter((_, i) => !seen[i])
     const { answer, summarise } = boundBacklog(fresh, this.bound(adapter), this.now())
     const chats = new Map<string, GatewayInbound[]>()
     for (const message of summarise) {
       // Recorded as seen: delivered again later, it is still not answered.
-      const id = store.claim(message.source.platform, message.messageId, message.receivedAt)
-      if (id !== undefined) store.settle(id)
+      const id = await store.claim(message.source.platform, message.messageId, message.receivedAt)
+      if (id !== undefined) await store.settle(id)
       const key = gatewaySessionKey(message.source)
       chats.set(key, [...(chats.get(key) ?? []), message])
     }

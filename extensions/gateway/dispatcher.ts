@@ -100,7 +100,7 @@ export class Dispatcher implements ChatHost {
     const text = message.text?.trim() ?? ''
     if (!text) return settled('ignored')
     // Recorded before anything else: the same platform message delivered again (a reconnect, a restart) is not answered twice.
-    const inboxId = this.options.store.claim(message.source.platform, message.messageId, message.receivedAt)
+    const inboxId = await this.options.store.claim(message.source.platform, message.messageId, message.receivedAt)
     if (inboxId === undefined) {
       this.options.log.debug(`ignored ${describe(message.source)} message ${message.messageId}: already seen`)
       return settled('ignored')
@@ -122,11 +122,11 @@ export class Dispatcher implements ChatHost {
       const slash = resolveSlash(this.options.commands(), text, 'gateway')
       if (slash && 'command' in slash) return settled('command', this.runCommand(chat, slash.command, slash.invokedAs, slash.args))
       if (slash && slash.unknown === 'help') return settled('command', this.send(chat, helpText(this.options.commands(), 'gateway')))
-      this.options.store.markPending(inboxId, message.source, text)
+      await this.options.store.markPending(inboxId, message.source, text)
       queued = true
       return settled('queued', this.enqueue(chat, text, inboxId))
     } finally {
-      if (!queued) this.options.store.settle(inboxId)
+      if (!queued) await this.options.store.settle(inboxId)
     }
   }
 
@@ -137,15 +137,16 @@ export class Dispatcher implements ChatHost {
 
   /**
    * Prompts an earlier process queued but never answered (killed mid-turn): queued again on their
-   * chats, if their senders are still allowed. Returns how many.
+   * chats, if their senders are still allowed. Of `platforms` only when given (several instances:
+   * the adapters this one took over). Returns how many.
    */
-  async replayPending(): Promise<number> {
+  async replayPending(platforms?: readonly string[]): Promise<number> {
     let count = 0
-    for (const prompt of this.options.store.pendingPrompts()) {
+    for (const prompt of await this.options.store.pendingPrompts(platforms)) {
       if (this.queuedHere.has(prompt.id)) continue
       const auth = this.services.get<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
       if (!(await auth?.authorize(prompt.source))?.allowed) {
-        this.options.store.settle(prompt.id)
+        await this.options.store.settle(prompt.id)
         this.options.log.info(`dropped an unanswered message from ${describe(prompt.source)} queued before the restart: its sender is no longer allowed`)
         continue
       }
@@ -187,7 +188,7 @@ export class Dispatcher implements ChatHost {
     const chatId = source.chatId ?? source.userId
     if (!chatId) {
       this.options.log.error(`reply to ${describe(source)} failed: the message came from no chat and no user`)
-      if (settles !== undefined) this.options.store.settle(settles)
+      if (settles !== undefined) await this.options.store.settle(settles)
       return
     }
     await this.options.outbox.deliver({ platform: source.platform, chatId, ...(source.threadId ? { threadId: source.threadId } : {}), text }, settles)
@@ -237,6 +238,12 @@ export class Dispatcher implements ChatHost {
    * off by a crash runs again after the restart and one that answered is never answered twice.
    */
   async runTurn(chat: ChatState, prompt: string, signal: AbortSignal, inboxId?: number): Promise<void> {
+    // The answer itself may not be queued (the database is gone: shutdown, an outage): logged, the
+    // prompt stays pending and is run again by the next start.
+    await this.turn(chat, prompt, signal, inboxId).catch((error) => this.options.log.error(`turn in ${describe(chat.source)}: the answer could not be queued: ${this.safe(errorMessage(error))}`))
+  }
+
+  private async turn(chat: ChatState, prompt: string, signal: AbortSignal, inboxId?: number): Promise<void> {
     let settles = inboxId
     const answer = async (text: string) => {
       const id = settles
@@ -272,7 +279,7 @@ export class Dispatcher implements ChatHost {
       this.options.log.error(`turn in ${describe(chat.source)} failed: ${this.safe(errorMessage(error))}`)
       await answer(`Sorry, that failed: ${this.safe(errorMessage(error))}`)
     } finally {
-      if (settles !== undefined) this.options.store.settle(settles)
+      if (settles !== undefined) await this.options.store.settle(settles).catch((error) => this.options.log.error(`turn in ${describe(chat.source)}: ${this.safe(errorMessage(error))}`))
     }
   }
 

@@ -4,12 +4,14 @@
 
 import { writeFileSync, renameSync } from 'node:fs'
 import {
-  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, DELIVERY_SERVICE, defineExtension, GATEWAY_SERVICE, redactPhonesIn, redactSecrets, shouldNotify, STORAGE_SERVICE,
+  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, DELIVERY_SERVICE, defineExtension, errorMessage, GATEWAY_SERVICE, redactPhonesIn, redactSecrets, shouldNotify, STORAGE_SERVICE,
   type AdapterStatus, type BackgroundNotificationLevel, type DatabaseService, type DeliveryService, type GatewayAdapter, type GatewayService, type Logger, type StorageService,
 } from 'agent/sdk'
 import { gatewaySubcommands } from './cli.ts'
 import { Continuity, type BacklogConfig } from './continuity.ts'
-import { ContinuityStore } from './continuity-store.ts'
+import { PG_MIGRATIONS, type ContinuityStore } from './continuity-store.ts'
+import { PgContinuityStore } from './continuity-store-pg.ts'
+import { SqliteContinuityStore } from './continuity-store-sqlite.ts'
 import { describe, Dispatcher } from './dispatcher.ts'
 import { leaseTimings, MIN_LEASE_SECONDS } from './adapter-lease.ts'
 import { AdapterLifecycle } from './lifecycle.ts'
@@ -121,7 +123,13 @@ export default defineExtension<GatewayConfig>({
     const typingDelay = () => minDelay + Math.floor(Math.random() * (maxDelay - minDelay + 1))
     const adapters = () => api.adapters.list() as GatewayAdapter[]
 
-    const store = new ContinuityStore(() => api.services.get<DatabaseService>(DATABASE_SERVICE))
+    const storage = () => api.services.require<StorageService>(STORAGE_SERVICE)
+    storage().declare('gateway', PG_MIGRATIONS)
+    // Several instances share PostgreSQL: resume points, seen message ids and the outbox with them.
+    const shared = storage().backend === 'postgres'
+    const store: ContinuityStore = shared
+      ? new PgContinuityStore(() => storage().postgres())
+      : new SqliteContinuityStore(() => api.services.require<DatabaseService>(DATABASE_SERVICE))
     const safe = (text: string) => redactPhonesIn(redactSecrets(text, api.settings.secretValues()))
     const outbox = new Outbox({
       store,
@@ -133,7 +141,7 @@ export default defineExtension<GatewayConfig>({
       maxAttempts: config.outbox?.max_attempts ?? 10,
       maxAgeMs: (config.outbox?.max_age_minutes ?? 1440) * 60_000,
       retryInitialMs: config.outbox?.retry_initial_ms ?? 2000,
-      changed: () => stateSoon(),
+      changed: () => queuedChanged(),
     })
     const lifecycle = new AdapterLifecycle({
       list: adapters,
@@ -144,9 +152,32 @@ export default defineExtension<GatewayConfig>({
       backoff: { initialMs: config.reconnect?.initial_ms ?? 30_000, maxMs: config.reconnect?.max_ms ?? 300_000 },
       onChange: () => writeState(),
       onStarted: (name) => void outbox.flush(name, true),
-      leases: () => api.services.require<StorageService>(STORAGE_SERVICE).leases,
+      leases: () => storage().leases,
       leaseTimings: leaseTimings(config.lease_seconds),
+      // Taken over from an instance that died: the prompts it left unanswered for this adapter go first.
+      onTakenOver: (name) => dispatcher.replayPending([name]),
+      // Replies another instance queued for an adapter running here (a cron result, a replay) go out.
+      onRenewed: (name) => void outbox.flush(name),
     })
+    /** Outbox rows waiting per platform, as last counted (status() answers at once). */
+    let queuedCounts = new Map<string, number>()
+    let counting: Promise<void> | undefined
+    let countAgain = false
+    function queuedChanged(): void {
+      if (counting) return void (countAgain = true)
+      counting = store
+        .counts()
+        .then((counts) => void (queuedCounts = new Map(counts.filter((c) => c.state === 'queued').map((c) => [c.platform, c.count]))))
+        .catch((error) => log.warn(`cannot count the outbox: ${errorMessage(error)}`))
+        .finally(() => {
+          counting = undefined
+          stateSoon()
+          if (countAgain) {
+            countAgain = false
+            queuedChanged()
+          }
+        })
+    }
     let stateWanted = false
     let stateTimer: NodeJS.Timeout | undefined
     /** Counts (drops, queued replies) change often: the status file is rewritten at most once a second. */
@@ -203,8 +234,7 @@ export default defineExtension<GatewayConfig>({
     })
     /** Lifecycle states with what was dropped, queued and given up per adapter. */
     function status(): AdapterStatus[] {
-      const queued = new Map(store.counts().filter((c) => c.state === 'queued').map((c) => [c.platform, c.count]))
-      return lifecycle.status().map((s) => ({ ...s, dropped: continuity.droppedCount(s.name), queued: queued.get(s.name) ?? 0, failedDeliveries: outbox.failed(s.name) }))
+      return lifecycle.status().map((s) => ({ ...s, dropped: continuity.droppedCount(s.name), queued: queuedCounts.get(s.name) ?? 0, failedDeliveries: outbox.failed(s.name) }))
     }
 
     let draining = false
@@ -238,9 +268,11 @@ export default defineExtension<GatewayConfig>({
       {
         async startAdapters() {
           stateWanted = true
+          queuedChanged()
           // Prompts a killed run left unanswered go first (ahead of any backlog an adapter hands over
           // as it starts); their replies wait in the outbox until their adapters run.
-          return lifecycle.startAll(() => dispatcher.replayPending())
+          // Several instances: only the adapters whose lease this one took (another may be answering the rest).
+          return lifecycle.startAll(() => dispatcher.replayPending(shared ? lifecycle.leasedHere() : undefined))
         },
         async drainAdapters() {
           draining = true

@@ -39,8 +39,10 @@ export interface LifecycleOptions {
   leases?(): LeaseService
   /** Default: leaseTimings() (8 s). */
   leaseTimings?: LeaseTimings
-  /** This instance took an adapter's lease after another held it (before the adapter starts). */
-  onTakenOver?(name: string): void
+  /** This instance took an adapter's lease after another held it: awaited before the adapter starts. */
+  onTakenOver?(name: string): Promise<unknown> | void
+  /** The lease of a running adapter was renewed (what other instances queued for it can go out). */
+  onRenewed?(name: string): void
 }
 
 export class AdapterLifecycle {
@@ -64,6 +66,11 @@ export class AdapterLifecycle {
     return !slot || slot.status.state === 'running'
   }
 
+  /** Adapters whose lease this instance holds (not the ones running everywhere). */
+  leasedHere(): string[] {
+    return [...this.slots.values()].filter((s) => s.lease?.held).map((s) => s.adapter.name)
+  }
+
   running(): string[] {
     return this.inState('running')
   }
@@ -75,7 +82,8 @@ export class AdapterLifecycle {
   /**
    * Starts every enabled adapter once; returns the fatal (configuration) failures. `beforeStart` runs
    * once every enabled adapter is known (state `starting`, so nothing is sent through one yet) and
-   * before the first starts (which may hand over a backlog).
+   * its lease taken or found held elsewhere (`leasedHere`), before the first starts (which may hand
+   * over a backlog).
    */
   async startAll(beforeStart?: () => unknown): Promise<Array<{ name: string; error: unknown }>> {
     this.stopped = false
@@ -95,9 +103,11 @@ export class AdapterLifecycle {
       this.slots.set(adapter.name, slot)
       starting.push(slot)
     }
+    const leased = new Set<Slot>()
+    for (const slot of starting) if (await this.leased(slot)) leased.add(slot)
     await beforeStart?.()
     for (const slot of starting) {
-      if (!(await this.leased(slot))) continue
+      if (!leased.has(slot)) continue
       const error = await this.attempt(slot)
       if (error && isFatal(error)) fatal.push({ name: slot.adapter.name, error })
     }
@@ -119,8 +129,13 @@ export class AdapterLifecycle {
         if (this.stopped || slot.lease !== lease) return
         this.options.log.info(`adapter "${name}": took over its lease; starting`)
         slot.status = { name, state: 'starting', attempts: 0 }
-        this.options.onTakenOver?.(name)
-        void this.attempt(slot)
+        void Promise.resolve()
+          .then(() => this.options.onTakenOver?.(name))
+          .catch((error) => this.options.log.error(`adapter "${name}": ${errorMessage(error)}`))
+          .then(() => this.attempt(slot))
+      },
+      renewed: () => {
+        if (slot.status.state === 'running') this.options.onRenewed?.(name)
       },
       lost: (reason) => this.leaseLost(slot, reason),
       waiting: (holder) => {

@@ -6,7 +6,7 @@
 // and reason. A send cut off mid-way resumes at the first part not yet sent.
 
 import { adapterParts, DeliveryDeferred, errorMessage, isRetryableDelivery, retryAfterOf, type GatewayAdapter, type Logger } from 'agent/sdk'
-import type { ContinuityStore, OutboxRow } from './continuity-store.ts'
+import type { ContinuityStore, OutboxRow, QueuedReply } from './continuity-store.ts'
 
 export interface OutboxOptions {
   store: ContinuityStore
@@ -28,14 +28,8 @@ export interface OutboxOptions {
   now?: () => number
 }
 
-export interface Reply {
-  platform: string
-  chatId: string
-  threadId?: string
-  text: string
-  /** Parts already sent (a delivery that failed part-way). */
-  partsSent?: number
-}
+/** A reply to queue; `partsSent`: parts already sent (a delivery that failed part-way). */
+export type Reply = QueuedReply
 
 /** Retry delay after the n-th failed attempt: `initialMs` (2 s) doubling to 5 min. */
 export const retryDelay = (attempts: number, initialMs = 2000) => Math.min(initialMs * 2 ** Math.max(0, attempts - 1), 300_000)
@@ -51,15 +45,18 @@ export class Outbox {
     this.now = options.now ?? Date.now
   }
 
-  /** Queues a reply (settling the inbox row it answers in the same commit) and sends what is due. Never rejects. */
+  /**
+   * Queues a reply (settling the inbox row it answers in the same commit) and sends what is due.
+   * Rejects only when the reply cannot be queued (the database is unreachable); never for a send.
+   */
   async deliver(reply: Reply, settles?: number): Promise<void> {
-    this.options.store.enqueue(reply, settles)
+    await this.options.store.enqueue(reply, settles)
     await this.flush(reply.platform)
   }
 
   /** Sends the queued replies of a platform; `force` ignores retry times (the adapter just connected). */
   flush(platform: string, force = false): Promise<void> {
-    const run = (this.chains.get(platform) ?? Promise.resolve()).then(() => this.drain(platform, force))
+    const run = (this.chains.get(platform) ?? Promise.resolve()).then(() => this.options.store.draining(platform, () => this.drain(platform, force)))
     const chained = run.catch((error) => this.options.log.error(`outbox of ${platform}: ${this.options.safe(errorMessage(error))}`))
     this.chains.set(platform, chained)
     void chained.then(() => {
@@ -88,9 +85,9 @@ export class Outbox {
   private async drain(platform: string, force: boolean): Promise<void> {
     if (this.closed) return
     const waiting = new Set<string>()
-    for (const row of this.options.store.queued(platform)) {
+    for (const row of await this.options.store.queued(platform)) {
       const chat = `${row.chatId}\n${row.threadId ?? ''}`
-      if (this.expired(row)) continue
+      if (await this.expired(row)) continue
       if (waiting.has(chat) || !this.options.available(platform) || (!force && row.nextAt > this.now())) {
         waiting.add(chat)
         continue
@@ -98,18 +95,18 @@ export class Outbox {
       if (!(await this.attempt(row))) waiting.add(chat)
       if (this.closed) return
     }
-    this.schedule()
+    await this.schedule()
     this.options.changed?.()
   }
 
-  private expired(row: OutboxRow): boolean {
+  private async expired(row: OutboxRow): Promise<boolean> {
     if (this.now() - row.createdAt <= this.options.maxAgeMs) return false
-    this.give(row, `older than ${Math.round(this.options.maxAgeMs / 60_000)} minutes${row.lastError ? ` (last error: ${row.lastError})` : ''}`)
+    await this.give(row, `older than ${Math.round(this.options.maxAgeMs / 60_000)} minutes${row.lastError ? ` (last error: ${row.lastError})` : ''}`)
     return true
   }
 
-  private give(row: OutboxRow, reason: string): void {
-    this.options.store.finish(row.id, 'failed', reason)
+  private async give(row: OutboxRow, reason: string): Promise<void> {
+    await this.options.store.finish(row.id, 'failed', reason)
     this.failures.set(row.platform, this.failed(row.platform) + 1)
     this.options.log.error(`gave up a reply to ${this.options.describe(row.platform, row.chatId)} after ${row.attempts} attempt(s): ${reason}`)
   }
@@ -118,32 +115,32 @@ export class Outbox {
   private async attempt(row: OutboxRow): Promise<boolean> {
     const adapter = this.options.adapter(row.platform)
     if (!adapter?.send) {
-      this.give(row, adapter ? `the "${row.platform}" adapter cannot send messages` : `no "${row.platform}" adapter is loaded`)
+      await this.give(row, adapter ? `the "${row.platform}" adapter cannot send messages` : `no "${row.platform}" adapter is loaded`)
       return true
     }
     const parts = adapterParts(adapter, row.text)
     try {
       for (let i = row.partsSent; i < parts.length; i++) {
         await this.bounded(adapter.send(row.chatId, parts[i]!, { ...(row.threadId ? { threadId: row.threadId } : {}), idempotencyKey: `${row.id}-${row.createdAt}.${i}` }))
-        this.options.store.partSent(row.id, i + 1)
+        await this.options.store.partSent(row.id, i + 1)
         row.partsSent = i + 1
       }
-      this.options.store.finish(row.id, 'sent')
+      await this.options.store.finish(row.id, 'sent')
       if (row.attempts > 0) this.options.log.info(`delivered a queued reply to ${this.options.describe(row.platform, row.chatId)} (attempt ${row.attempts + 1})`)
       return true
     } catch (error) {
       const attempts = row.attempts + 1
       const reason = this.options.safe(errorMessage(error))
       if (!isRetryableDelivery(error) && this.options.available(row.platform)) {
-        this.give({ ...row, attempts }, reason)
+        await this.give({ ...row, attempts }, reason)
         return true
       }
       if (attempts >= this.options.maxAttempts) {
-        this.give({ ...row, attempts }, reason)
+        await this.give({ ...row, attempts }, reason)
         return true
       }
       const delay = retryAfterOf(error) ?? retryDelay(attempts, this.options.retryInitialMs)
-      this.options.store.attempted(row.id, attempts, this.now() + delay, reason)
+      await this.options.store.attempted(row.id, attempts, this.now() + delay, reason)
       this.options.log.warn(`reply to ${this.options.describe(row.platform, row.chatId)} queued (attempt ${attempts} of ${this.options.maxAttempts}): ${reason}; retried when the adapter is back or in ${Math.ceil(delay / 1000)} s`)
       return false
     }
@@ -163,19 +160,25 @@ export class Outbox {
   }
 
   /** One timer for the next row due (a retry time, or the age bound of a row waiting for its adapter). */
-  private schedule(): void {
+  private async schedule(): Promise<void> {
+    const rows = await this.options.store.queued()
     clearTimeout(this.timer)
     this.timer = undefined
     if (this.closed) return
     let next = Infinity
-    for (const row of this.options.store.queued()) {
+    for (const row of rows) {
       next = Math.min(next, row.createdAt + this.options.maxAgeMs + 1)
       if (this.options.available(row.platform)) next = Math.min(next, row.nextAt)
     }
     if (next === Infinity) return
     this.timer = setTimeout(() => {
       this.timer = undefined
-      for (const platform of new Set(this.options.store.queued().map((r) => r.platform))) void this.flush(platform)
+      this.options.store
+        .queued()
+        .then((queued) => {
+          for (const platform of new Set(queued.map((r) => r.platform))) void this.flush(platform)
+        })
+        .catch((error) => this.options.log.error(`outbox: ${this.options.safe(errorMessage(error))}`))
     }, Math.max(10, next - this.now()))
     this.timer.unref?.()
   }

@@ -196,7 +196,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
    */
   async function catchUp(state: Running): Promise<void> {
     const resume = state.gateway.resumePoint(PLATFORM)
-    const saved = resume.get()
+    const saved = await resume.get()
     if (saved) {
       try {
         const gap = await readGap(state.sdk, state.client, saved, GAP_LIMIT)
@@ -212,7 +212,7 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
       } catch (error) {
         state.log.warn(`could not read what arrived since the last sync (${describeFailure(error)}); continuing from now`)
         const status = (error as { httpStatus?: number }).httpStatus
-        if (status === 400 || status === 404) resume.clear()
+        if (status === 400 || status === 404) await resume.clear()
       }
     }
     state.live = true
@@ -223,11 +223,11 @@ export function createMatrixAdapter(config: Readonly<MatrixConfig>, settings: Se
   /** The token of the last sync processed: every event before it was handed to the gateway. */
   function saveSyncToken(state: Running, token = state.client.store.getSyncToken() ?? undefined): void {
     if (!state.live || !token || running !== state) return
-    try {
-      state.gateway.resumePoint(PLATFORM).set(token)
-    } catch (error) {
-      state.log.warn(`could not save the sync token: ${errorMessage(error)}`)
-    }
+    // Saved in the order asked (one commit queue): the last token asked is the one kept.
+    state.gateway
+      .resumePoint(PLATFORM)
+      .set(token)
+      .catch((error) => state.log.warn(`could not save the sync token: ${errorMessage(error)}`))
   }
 
   async function onInvite(state: Running, room: Room): Promise<void> {

@@ -103,7 +103,7 @@ export function createSignalAdapter(config: Readonly<SignalConfig>, settings: Se
     const stopWith = () => controller.abort()
     ctx.signal.addEventListener('abort', stopWith, { once: true })
     const me: Identity = { account: daemon.account }
-    const catchup = new Catchup(gateway.resumePoint(PLATFORM), gateway, ctx.log, Date.now())
+    const catchup = await Catchup.open(gateway.resumePoint(PLATFORM), gateway, ctx.log, Date.now())
     const unlink = () => ctx.signal.removeEventListener('abort', stopWith)
     const state = { daemon, me, gateway, log: ctx.log, home: ctx.settings.home, transcribe: (audio: InboundAudio) => transcribeAudio(ctx.services, audio, ctx.log), controller, catchup, unlink } as Running
     const lastEventId = catchup.lastEventId()

@@ -35,18 +35,24 @@ export class Catchup {
   /** True from a start with a saved cursor until the first backlog is handed over. */
   private replaying: boolean
 
-  constructor(
+  /** The saved cursor, read once at the start (it may come from another instance that ran the adapter). */
+  static async open(resume: ResumePoint, gateway: GatewayService, log: Logger, startedAt: number): Promise<Catchup> {
+    return new Catchup(resume, gateway, log, startedAt, readCursor(await resume.get()))
+  }
+
+  private constructor(
     private readonly resume: ResumePoint,
     private readonly gateway: GatewayService,
     private readonly log: Logger,
     private readonly startedAt: number,
+    private saved: Cursor,
   ) {
-    this.replaying = Boolean(readCursor(resume.get()).event)
+    this.replaying = Boolean(saved.event)
   }
 
   /** The event id to resume after, if any. */
   lastEventId(): string | undefined {
-    return readCursor(this.resume.get()).event
+    return this.saved.event
   }
 
   /**
@@ -90,7 +96,10 @@ export class Catchup {
   }
 
   private save(cursor: Cursor): void {
-    if (cursor.event) this.resume.set(JSON.stringify(cursor))
+    if (!cursor.event) return
+    this.saved = cursor
+    // Saved in the order asked (one commit queue): the last cursor asked is the one kept.
+    this.resume.set(JSON.stringify(cursor)).catch((error) => this.log.warn(`cannot save the Signal resume point: ${(error as Error).message}`))
   }
 
   dispose(): void {

@@ -171,12 +171,9 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   function saveResumePoint(session: Session): void {
     const point = session.batcher.heldFrom() ?? session.next
     if (point === undefined || point === session.saved) return
-    try {
-      session.resume.set(`${session.bot.id}:${point}`)
-      session.saved = point
-    } catch (error) {
-      session.log.warn(`cannot save the Telegram resume point: ${errorMessage(error)}`)
-    }
+    session.saved = point
+    // Saved in the order asked (one commit queue): the last point asked is the one kept.
+    session.resume.set(`${session.bot.id}:${point}`).catch((error) => session.log.warn(`cannot save the Telegram resume point: ${errorMessage(error)}`))
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -253,7 +250,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       closed: false,
     }
     running = session
-    const from = resumeOffset(session.resume.get(), me.id)
+    const from = resumeOffset(await session.resume.get(), me.id)
     if (from !== undefined) session.next = session.saved = from
     session.loop = poll({
       api,

@@ -206,7 +206,7 @@ export function fakeAdapter(options: { name?: string; failStarts?: number; fatal
     const service = gateway()
     if (!service) throw new Error('the gateway service is not available')
     const result = await service.dispatch({ source: entry.source, text: entry.text, messageId: entry.id, receivedAt: entry.at })
-    service.resumePoint(name).set(entry.id)
+    await service.resumePoint(name).set(entry.id)
     return result
   }
   const fake: FakeAdapter = {
@@ -232,13 +232,13 @@ export function fakeAdapter(options: { name?: string; failStarts?: number; fatal
             services = ctx.services
             // Catch up from the resume point: what the platform kept while the adapter was away.
             const service = gateway()
-            const cursor = service?.resumePoint(name).get()
+            const cursor = await service?.resumePoint(name).get()
             const from = cursor === undefined ? history.length : history.findIndex((m) => m.id === cursor) + 1
             const backlog = history.slice(from)
             connected = true
             if (service && backlog.length > 0) {
               await service.catchUp(name, backlog.map((m) => ({ source: m.source, text: m.text, messageId: m.id, receivedAt: m.at })))
-              service.resumePoint(name).set(backlog.at(-1)!.id)
+              await service.resumePoint(name).set(backlog.at(-1)!.id)
             }
           },
           async stop() {

@@ -13,7 +13,9 @@ import { AdapterLifecycle } from '../../../extensions/gateway/lifecycle.ts'
 import { until } from '../../helpers/until.ts'
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} }
-const TIMINGS = { ttlMs: 600, renewMs: 200, retryMs: 150 }
+const TIMINGS = { ttlMs: 1500, renewMs: 500, retryMs: 375 }
+/** Timers run late on a loaded machine: bounds allow this much more. */
+const SLACK_MS = 1000
 
 /** An adapter that counts its starts and stops and says whether it runs now. */
 function counted(name: string, everyInstance = false) {
@@ -87,7 +89,7 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal(a.state('poll')?.state, 'running')
       assert.equal(b.state('poll')?.state, 'standby')
       assert.equal(b.poll.starts, 0, 'never started on standby')
-      await until(() => b.state('poll')?.heldBy === a.holder, 2000, () => `the holder in ${JSON.stringify(b.state('poll'))}`)
+      await until(() => b.state('poll')?.heldBy === a.holder, 5000, () => `the holder in ${JSON.stringify(b.state('poll'))}`)
       assert.deepEqual([a.http.running, b.http.running], [true, true], 'everyInstance: no lease')
       assert.equal(b.lifecycle.available('poll'), false, 'replies to it wait in the outbox')
 
@@ -98,8 +100,8 @@ for (const backend of STORAGE_BACKENDS) {
       const stoppedAt = Date.now()
       await a.lifecycle.stopAll()
       assert.equal(a.poll.running, false)
-      await until(() => b.state('poll')?.state === 'running', 3000, () => JSON.stringify(b.lifecycle.status()))
-      assert.ok(Date.now() - stoppedAt < TIMINGS.retryMs + 500, `released: taken at the next retry (${Date.now() - stoppedAt} ms)`)
+      await until(() => b.state('poll')?.state === 'running', 6000, () => JSON.stringify(b.lifecycle.status()))
+      assert.ok(Date.now() - stoppedAt < TIMINGS.retryMs + SLACK_MS, `released: taken at the next retry (${Date.now() - stoppedAt} ms)`)
       assert.equal(b.poll.starts, 1)
     })
 
@@ -110,12 +112,12 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal(b.state('poll')?.state, 'standby')
       const failedAt = Date.now()
       a.switchable.failing = true
-      await until(() => !a.poll.running, 2000, 'the adapter stopped on A')
-      assert.ok(Date.now() - failedAt <= TIMINGS.renewMs + 300, 'at the first failed renewal')
+      await until(() => !a.poll.running, 5000, 'the adapter stopped on A')
+      assert.ok(Date.now() - failedAt <= TIMINGS.renewMs + SLACK_MS, 'at the first failed renewal')
       assert.equal(a.state('poll')?.state, 'standby')
       assert.match(a.state('poll')?.lastError ?? '', /lost its lease: the renewal failed: database unreachable/)
-      await until(() => b.state('poll')?.state === 'running', 3000, () => JSON.stringify(b.lifecycle.status()))
-      assert.ok(Date.now() - failedAt <= TIMINGS.ttlMs + TIMINGS.retryMs + 400, `within ttl + a retry (${Date.now() - failedAt} ms)`)
+      await until(() => b.state('poll')?.state === 'running', 6000, () => JSON.stringify(b.lifecycle.status()))
+      assert.ok(Date.now() - failedAt <= TIMINGS.ttlMs + TIMINGS.retryMs + SLACK_MS, `within ttl + a retry (${Date.now() - failedAt} ms)`)
       assert.equal(a.http.running, true, 'HTTP intake is not affected')
       // A comes back but B holds it: A stays on standby and never runs it beside B.
       a.switchable.failing = false

@@ -163,7 +163,7 @@ test('restart: resumes after the last event handled; what came meanwhile is caug
   // The daemon restarted and no longer knows the id: it replays everything it kept; nothing is answered twice.
   await h.adapter.stop()
   const { GATEWAY_SERVICE } = await import('../../../sdk/index.ts')
-  h.k.kernel.services.require<import('../../../sdk/index.ts').GatewayService>(GATEWAY_SERVICE).resumePoint('signal').set(JSON.stringify({ event: '424242', ts: 1 }))
+  await h.k.kernel.services.require<import('../../../sdk/index.ts').GatewayService>(GATEWAY_SERVICE).resumePoint('signal').set(JSON.stringify({ event: '424242', ts: 1 }))
   await h.adapter.start(h.context())
   await until(() => h.lines.some((l) => /caught up with 3 Signal message\(s\).*3 already seen/.test(l)), 10_000, () => h.lines.join('\n'))
   assert.deepEqual(h.inputs(), ['before the restart', 'while away 1', 'while away 2'])

@@ -13,6 +13,7 @@ import { AgentError, ConfigError, GATEWAY_SERVICE, type GatewayService } from '.
 import { adapterConformance, createTestKernel } from '../../../sdk/testing/index.ts'
 import { createTelegramAdapter, resumeOffset } from '../../../extensions/telegram/adapter.ts'
 import { lockToken } from '../../../extensions/telegram/lock.ts'
+import { untilValue } from '../../helpers/until.ts'
 import { CONFLICT, TOKEN_REJECTED } from '../../../extensions/telegram/poller.ts'
 import { BOT, startFakeTelegram, TOKEN, USERS } from './fake-telegram.ts'
 import { harness } from './harness.ts'
@@ -185,8 +186,7 @@ test('the update offset is kept as the resume point of this bot; a restart polls
   h.fake.message({ from: 'alice', text: 'one' })
   await h.posted(USERS.alice.id)
   const resume = h.k.kernel.services.require<GatewayService>(GATEWAY_SERVICE).resumePoint('telegram')
-  assert.ok(await h.fake.until(() => resume.get() !== undefined, 5000))
-  const cursor = resume.get()!
+  const cursor = await untilValue('the resume point', () => resume.get(), 5000)
   const offset = resumeOffset(cursor, BOT.id)
   assert.equal(cursor, `${BOT.id}:${offset}`)
   assert.equal(resumeOffset(cursor, BOT.id + 1), undefined, 'another bot does not use it')

@@ -118,11 +118,12 @@ test('held fragments are not confirmed to Telegram before they reach the gateway
   assert.ok(await h.fake.until(() => h.fake.requests.filter((r) => r.method === 'getUpdates' && r.body.timeout === 0 && r.body.offset === first).length >= 2, 3000))
   assert.ok(h.fake.confirmed() <= first, `confirmed ${h.fake.confirmed()} while ${first} is held (was ${confirmedBefore})`)
   const resume = h.k.kernel.services.require<GatewayService>(GATEWAY_SERVICE).resumePoint('telegram')
-  assert.ok(resume.get() === undefined || Number(resume.get()!.split(':')[1]) <= first, `resume point ${resume.get()} passed the held update ${first}`)
+  const held = await resume.get()
+  assert.ok(held === undefined || Number(held.split(':')[1]) <= first, `resume point ${held} passed the held update ${first}`)
   assert.deepEqual(await h.posted(USERS.alice.id), ['answer to: part one\npart two'])
   // Handed over: the resume point and Telegram's confirmation move past both.
   assert.ok(await h.fake.until(() => h.fake.confirmed() > first + 1, 5000))
-  assert.equal(resume.get(), `${BOT.id}:${first + 2}`)
+  assert.equal(await resume.get(), `${BOT.id}:${first + 2}`)
 })
 
 test('typing is renewed while the agent works and stops with the answer', async (t) => {
