@@ -4,12 +4,15 @@
 // Webhook events bypass the user allowlist: the HMAC signature is their authentication.
 
 import {
-  DATABASE_SERVICE, DELIVERY_SERVICE, defineAdapter, defineExtension, envSwitchOn, errorMessage, redactPhonesIn, RUNTIME_SERVICE, SESSIONS_SERVICE,
-  type AdapterContext, type AgentRuntime, type GatewayAdapter, type DatabaseService, type DeliveryService, type SessionStore, type Settings,
+  DATABASE_SERVICE, DELIVERY_SERVICE, defineAdapter, defineExtension, envSwitchOn, errorMessage, redactPhonesIn, RUNTIME_SERVICE, SESSIONS_SERVICE, STORAGE_SERVICE,
+  type AdapterContext, type AgentRuntime, type GatewayAdapter, type DatabaseService, type DeliveryService, type SessionStore, type Settings, type StorageService,
 } from 'agent/sdk'
 import { handleWebhook, type Accepted } from './intake.ts'
-import { DeliveryLedger } from './ledger.ts'
-import { RateLimiter } from './limits.ts'
+import { PG_MIGRATIONS, type DeliveryLedger } from './ledger.ts'
+import { PgDeliveryLedger } from './ledger-pg.ts'
+import { SqliteDeliveryLedger } from './ledger-sqlite.ts'
+import { RateLimiter, type RateLimit } from './limits.ts'
+import { PgRateLimiter } from './limits-pg.ts'
 import { loadRoutes, type WebhookSettings } from './routes.ts'
 import { defaultPrompt, renderTemplate } from './template.ts'
 
@@ -24,12 +27,16 @@ export default defineExtension({
   name: 'webhook',
   version: '1.0.0',
   description: 'Inbound webhooks: signed events run the agent and deliver its answer',
-  dependsOn: ['http', 'state-db'],
+  dependsOn: ['http', 'state-db', 'storage'],
   setup(api) {
     let active: WebhookSettings | undefined
     let ctx: AdapterContext | undefined
-    const limiter = new RateLimiter()
-    const ledger = new DeliveryLedger(() => api.services.get<DatabaseService>(DATABASE_SERVICE))
+    const storage = () => api.services.require<StorageService>(STORAGE_SERVICE)
+    storage().declare('webhook', PG_MIGRATIONS)
+    // Several instances on PostgreSQL share the deliveries seen and the rate limits; SQLite: one per home.
+    const shared = storage().backend === 'postgres'
+    const limiter: RateLimit = shared ? new PgRateLimiter(() => storage().postgres()) : new RateLimiter()
+    const ledger: DeliveryLedger = shared ? new PgDeliveryLedger(() => storage().postgres()) : new SqliteDeliveryLedger(() => api.services.get<DatabaseService>(DATABASE_SERVICE))
     const inflight = new Set<Promise<void>>()
     let runs = new AbortController()
 

@@ -8,7 +8,7 @@
 import { errorMessage, HttpError, parseJsonBounded, readBody, type HttpContext } from 'agent/sdk'
 import { resolveEvent } from './events.ts'
 import type { DeliveryLedger } from './ledger.ts'
-import type { RateLimiter } from './limits.ts'
+import type { RateLimit } from './limits.ts'
 import type { WebhookSettings, WebhookRoute } from './routes.ts'
 import { signedKey, verifySignature } from './signature.ts'
 
@@ -23,7 +23,7 @@ export interface Accepted {
 
 export interface IntakeState {
   settings(): WebhookSettings | undefined
-  limiter: RateLimiter
+  limiter: RateLimit
   ledger: DeliveryLedger
   onAccepted(delivery: Accepted): void
   onError(message: string): void
@@ -47,7 +47,14 @@ export async function handleWebhook(ctx: HttpContext, state: IntakeState): Promi
   const header = (name: string) => ctx.get(name)
   const scheme = verifySignature(header, raw, route.secret, route.signature)
   if (!scheme) throw new HttpError(401, 'Invalid signature', { code: 'invalid_signature' })
-  const retryAfter = state.limiter.take(route.name, route.rateLimit)
+  let retryAfter: number
+  try {
+    retryAfter = await state.limiter.take(route.name, route.rateLimit)
+  } catch (error) {
+    // Fail closed: a limit that cannot be counted lets nothing through.
+    state.onError(`rate limit check failed on route "${route.name}": ${errorMessage(error)}`)
+    throw new HttpError(503, 'Rate limiting is unavailable; try again later', { type: 'server_error', code: 'rate_limit_unavailable', headers: { 'Retry-After': '30' } })
+  }
   if (retryAfter > 0) throw new HttpError(429, 'Rate limit exceeded for this route', { code: 'rate_limited', headers: { 'Retry-After': String(retryAfter) } })
   // Bounded before use: a signed body nested 5,000 deep is a 400 here, never a stack overflow later.
   const payload = parseJsonBounded(raw.toString('utf8'), settings.jsonBounds)
