@@ -2,13 +2,15 @@
 // the one instance holding `adapter:<name>` while the other waits on standby (naming the holder), an
 // HTTP-intake adapter (`everyInstance`) runs on both, a graceful stop hands the adapter over at once,
 // a failed renewal stops it at once and the other instance takes it when the lease expires. The
-// gateway itself holds the lease of its adapter and releases it when it stops.
+// gateway itself holds the lease of its adapter and releases it when it stops; on PostgreSQL the
+// instance taking an adapter over answers the prompts its last holder left pending.
 
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
 import { GATEWAY_SERVICE, STORAGE_SERVICE, type GatewayAdapter, type GatewayService, type LeaseService, type StorageService } from 'agent/sdk'
-import { backendSkip, createTestKernel, fakeAdapter, runGateway, STORAGE_BACKENDS, testStorage } from 'agent/sdk/testing'
+import { backendSkip, createTestKernel, fakeAdapter, recordingRuntime, runGateway, STORAGE_BACKENDS, testStorage } from 'agent/sdk/testing'
 import { leaseTimings } from '../../../extensions/gateway/adapter-lease.ts'
+import { PgContinuityStore } from '../../../extensions/gateway/continuity-store-pg.ts'
 import { AdapterLifecycle } from '../../../extensions/gateway/lifecycle.ts'
 import { until } from '../../helpers/until.ts'
 
@@ -137,4 +139,33 @@ test('gateway run holds the lease of its long-lived adapter, reports it, and rel
   assert.equal(k.kernel.services.require<GatewayService>(GATEWAY_SERVICE).status()[0]?.state, 'running')
   await gw.stop()
   assert.equal(await leases.holderOf('adapter:fake'), undefined, 'released on a graceful stop')
+})
+
+test('PostgreSQL: taking an adapter over replays the prompts its last holder left unanswered, of that adapter only', { skip: backendSkip('postgres') }, async (t) => {
+  const drops: Array<() => unknown> = []
+  const storage = await testStorage({ after: (fn: () => unknown) => void drops.push(fn) } as unknown as TestContext, 'postgres')
+  const instance = async () => {
+    const fake = fakeAdapter()
+    const k = await createTestKernel({ builtins: ['http', 'gateway', 'gateway-auth', 'delivery', 'state-db'], extensions: [fake.definition, recordingRuntime().definition], env: { GATEWAY_ALLOWED_USERS: 'u1' }, config: { ...storage.config, gateway: { lease_seconds: 3 } } })
+    return { fake, k, gw: await runGateway(k) }
+  }
+  const a = await instance()
+  const b = await instance()
+  t.after(async () => {
+    for (const x of [b, a]) {
+      await x.gw.stop()
+      await x.k.close()
+    }
+    for (const drop of drops) await drop()
+  })
+  assert.equal(b.k.kernel.services.require<GatewayService>(GATEWAY_SERVICE).status()[0]?.state, 'standby')
+  // What a holder killed mid-turn leaves behind: prompts recorded as pending, for its adapter and another.
+  const store = new PgContinuityStore(() => a.k.kernel.services.require<StorageService>(STORAGE_SERVICE).postgres())
+  const source = { platform: 'fake', userId: 'u1', chatId: 'c1', chatType: 'dm' as const }
+  await store.markPending((await store.claim('fake', 'cut-1'))!, source, 'answer me after the takeover')
+  await store.markPending((await store.claim('sms', 'cut-2'))!, { ...source, platform: 'sms' }, 'not yours')
+  await a.gw.stop()
+  await until(() => b.fake.sent.some((s) => s.text === 'echo: answer me after the takeover'), 10_000, () => JSON.stringify(b.fake.sent))
+  assert.equal(a.fake.sent.length, 0)
+  assert.deepEqual((await store.pendingPrompts()).map((p) => p.text), ['not yours'], 'an adapter it does not hold is left to its holder')
 })
