@@ -1,12 +1,13 @@
 // Webhook unit checks: templates (dot paths, missing keys kept, objects as JSON, __raw__), route
-// validation (a route without a secret fails startup), signature helpers.
+// validation (a route without a secret fails startup), signature helpers, the rate limit failing closed.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { renderTemplate } from '../../../extensions/webhook/template.ts'
 import { signRequest, verifySignature } from '../../../extensions/webhook/signature.ts'
 import { loadRoutes } from '../../../extensions/webhook/routes.ts'
-import type { Settings } from '../../../sdk/index.ts'
+import { handleWebhook, type IntakeState } from '../../../extensions/webhook/intake.ts'
+import type { HttpContext, Settings } from '../../../sdk/index.ts'
 
 const settings = (extra: unknown, env: Record<string, string> = {}) => ({ get: (p: string) => (p === 'platforms.webhook.extra' ? extra : undefined), env: (n: string) => env[n] }) as unknown as Settings
 
@@ -38,4 +39,26 @@ test('signed headers verify under their scheme only', () => {
     assert.ok(!verifySignature(get, body, 'other'), scheme)
     for (const other of ['github', 'gitlab', 'generic'] as const) if (other !== scheme) assert.ok(!verifySignature(get, body, 'k', other), `${scheme} under ${other}`)
   }
+})
+
+test('a rate limit that cannot be counted refuses with 503 (fail closed); a counted one lets the delivery through', async () => {
+  const loaded = loadRoutes(settings({ routes: { ci: { secret: 's', signature: 'github' } } }))
+  const body = Buffer.from('{"type":"build"}')
+  const headers = Object.fromEntries(Object.entries(signRequest('github', 's', body)).map(([k, v]) => [k.toLowerCase(), v]))
+  const ctx = () => ({ state: { rawBody: body }, params: { route: 'ci' }, get: (n: string) => headers[n.toLowerCase()] ?? '', status: 404, body: undefined as unknown }) as unknown as HttpContext & { body: any }
+  const claims: string[] = []
+  const intake = (take: () => Promise<number>): IntakeState => ({
+    settings: () => loaded,
+    limiter: { take },
+    ledger: { claim: async (c) => (claims.push(c.deliveryId), { duplicate: false }), settle: async () => undefined },
+    onAccepted: () => undefined,
+    onError: () => undefined,
+  })
+  await assert.rejects(handleWebhook(ctx(), intake(() => Promise.reject(new Error('database unreachable')))), (error: any) => error.status === 503 && error.code === 'rate_limit_unavailable')
+  assert.deepEqual(claims, [], 'nothing claimed, nothing run')
+  const accepted = ctx()
+  await handleWebhook(accepted, intake(async () => 0))
+  assert.equal(accepted.status, 202)
+  assert.equal(claims.length, 1)
+  await assert.rejects(handleWebhook(ctx(), intake(async () => 12)), (error: any) => error.status === 429)
 })
