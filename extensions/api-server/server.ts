@@ -32,7 +32,7 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
   const runs = new Runs(options().maxConcurrentRuns, api.services, api.settings, api.log)
   const store = createApiStore(api.services, {
     capacity: options().capacity,
-    onFlushError: (error) => api.log.warn(`could not record session heads: ${errorMessage(error)}`),
+    onFlushError: (error) => api.log.warn(`response store housekeeping failed (session heads, read-stamps or eviction): ${errorMessage(error)}`),
     redactor: () => knownSecretsRedactor(api.settings),
   })
   const background = new BackgroundRuns()

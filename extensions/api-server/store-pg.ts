@@ -99,7 +99,7 @@ export class PgApiStore implements ApiStore {
     this.#touches.clear()
     try {
       const pg = await this.#db()
-      await pg.write((c) => touch(c, ids))
+      await touch(pg, ids)
     } catch (error) {
       this.options.onFlushError(error)
     }
@@ -121,14 +121,16 @@ export class PgApiStore implements ApiStore {
     return record
   }
 
-  /** One group commit: pending read-stamps (so eviction sees what was read), the row, its conversation's name, eviction past capacity. */
+  /**
+   * The row and its conversation's name in one group commit; then, each in a statement of its own,
+   * pending read-stamps (so eviction sees what was read) and eviction past capacity. Kept out of the
+   * group commit, whose transaction holds other requests' rows: instances evicting at once while
+   * holding those deadlocked (seen in the storage bench).
+   */
   async put(record: StoredResponse, createdAt: number): Promise<void> {
     const pg = await this.#db()
     const [response, transcript, instructions, sessionId, conversation, input] = responseColumns(record)
-    const touched = [...this.#touches]
-    this.#touches.clear()
     await pg.write(async (c) => {
-      if (touched.length) await touch(c, touched)
       await c.query(
         `INSERT INTO api_server_responses (id, response, transcript, instructions, session_id, conversation, created_at, used, input)
          VALUES ($1, $2, $3, $4, $5, $6, $7, ${STAMP}, $8)
@@ -139,8 +141,16 @@ export class PgApiStore implements ApiStore {
       if (record.conversation) {
         await c.query('INSERT INTO api_server_conversations (name, response_id) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET response_id = EXCLUDED.response_id', [record.conversation, record.id])
       }
-      await evict(c, this.options.capacity)
     })
+    const touched = [...this.#touches]
+    this.#touches.clear()
+    // Housekeeping: the response is stored; a failure here is the next put's to make good.
+    try {
+      if (touched.length) await touch(pg, touched)
+      await evict(pg, this.options.capacity)
+    } catch (error) {
+      this.options.onFlushError(error)
+    }
   }
 
   async delete(id: string): Promise<boolean> {
@@ -207,14 +217,23 @@ export class PgApiStore implements ApiStore {
   }
 }
 
-/** Stamps responses read, in the order they were read. */
+/** Stamps responses read, in the order they were read (a statement of its own: it may wait for an evictor). */
 async function touch(c: PgQuery, ids: readonly string[]): Promise<void> {
   await c.query(`UPDATE api_server_responses r SET used = s.stamp FROM (SELECT id, ${STAMP} AS stamp FROM unnest($1::text[]) WITH ORDINALITY AS t(id, n) ORDER BY n) s WHERE r.id = s.id`, [ids])
 }
 
-/** Evicts the least recently used past `capacity` (instances racing evict about the same rows; one of them deletes each). */
+/**
+ * Evicts the least recently used past `capacity`, one instance at a time: the statement runs only
+ * when it gets the eviction lock at once (another instance evicting now has counted about the same
+ * excess; racing evictors each deleting what they counted emptied the store in a test), and the
+ * statement is a transaction of its own, so it holds no other request's rows (instances evicting in
+ * a shared group commit deadlocked in the storage bench).
+ */
 async function evict(c: PgQuery, capacity: number): Promise<void> {
-  const [row] = await c.query<{ n: string }>('SELECT COUNT(*) AS n FROM api_server_responses')
-  const excess = Number(row?.n ?? 0) - capacity
-  if (excess > 0) await c.query('DELETE FROM api_server_responses WHERE id IN (SELECT id FROM api_server_responses ORDER BY used ASC LIMIT $1)', [excess])
+  await c.query(
+    `WITH evictor AS (SELECT pg_try_advisory_xact_lock(hashtextextended('api-server:evict', 0)) AS ok)
+     DELETE FROM api_server_responses WHERE (SELECT ok FROM evictor) AND id IN (
+       SELECT id FROM api_server_responses ORDER BY used ASC LIMIT GREATEST((SELECT COUNT(*) FROM api_server_responses) - $1, 0))`,
+    [capacity],
+  )
 }

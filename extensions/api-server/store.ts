@@ -63,7 +63,7 @@ export interface ApiStoreService extends ApiStore {
 
 export interface StoreOptions {
   capacity: number
-  /** A write behind the answer failed (lost continuity at worst). */
+  /** Housekeeping failed (heads or read-stamps written behind, eviction): lost continuity or a late eviction at worst. */
   onFlushError: (error: unknown) => void
   /** The current known-secrets redactor: stored responses and transcripts go through it. */
   redactor: () => (text: string) => string

@@ -6,13 +6,14 @@
 
 import assert from 'node:assert/strict'
 import { describe, test, type TestContext } from 'node:test'
-import { STORAGE_SERVICE, type Services, type StorageService } from '../../../sdk/index.ts'
-import { backendSkip, createTestKernel, STORAGE_BACKENDS, testStorage } from '../../../sdk/testing/index.ts'
+import { DATABASE_SERVICE, STORAGE_SERVICE, type DatabaseService, type Services, type StorageService } from '../../../sdk/index.ts'
+import { backendSkip, createTestKernel, STORAGE_BACKENDS, testStorage, type TestKernel } from '../../../sdk/testing/index.ts'
 import { createIdempotencyStore, type IdempotencyStore } from '../../../extensions/api-server/idempotency.ts'
 import { IN_FLIGHT_STALE_MS } from '../../../extensions/api-server/idempotency-pg.ts'
 import { createApiStore, type ApiStoreService } from '../../../extensions/api-server/store.ts'
 
-const OPTIONS = { capacity: 100, onFlushError: () => {}, redactor: () => (text: string) => text }
+const CAPACITY = 12
+const OPTIONS = { capacity: CAPACITY, onFlushError: () => {}, redactor: () => (text: string) => text }
 const answer = { status: 200, contentType: 'application/json; charset=utf-8', sessionId: 'sess-1', body: '{"ok":true}' }
 
 for (const backend of STORAGE_BACKENDS) {
@@ -24,7 +25,7 @@ for (const backend of STORAGE_BACKENDS) {
         for (const fn of cleanups.reverse()) await fn()
       })
       const storage = await testStorage({ after: ((fn: () => Promise<void>) => void cleanups.push(fn)) as TestContext['after'] }, backend)
-      const kernels = []
+      const kernels: TestKernel[] = []
       for (let i = 0; i < (backend === 'postgres' ? 2 : 1); i++) {
         const k = await createTestKernel({ builtins: ['state-db'], config: storage.config })
         cleanups.push(() => k.close())
@@ -33,7 +34,11 @@ for (const backend of STORAGE_BACKENDS) {
       const stores: ApiStoreService[] = kernels.map((k) => createApiStore(k.kernel.services as Services, OPTIONS))
       const keys: IdempotencyStore[] = kernels.map((k) => createIdempotencyStore(k.kernel.services as Services, () => {}))
       const pg = backend === 'postgres' ? kernels[0]!.kernel.services.require<StorageService>(STORAGE_SERVICE).postgres() : undefined
-      return { a: stores[0]!, b: stores.at(-1)!, keyA: keys[0]!, keyB: keys.at(-1)!, pg }
+      const count = async () =>
+        pg
+          ? Number((await pg.query<{ n: string }>('SELECT COUNT(*) AS n FROM api_server_responses'))[0]!.n)
+          : (kernels[0]!.kernel.services.require<DatabaseService>(DATABASE_SERVICE).db().prepare('SELECT COUNT(*) AS n FROM api_server_responses').get() as { n: number }).n
+      return { a: stores[0]!, b: stores.at(-1)!, keyA: keys[0]!, keyB: keys.at(-1)!, pg, count }
     }
 
     test('a head is claimed once, however many claim it at once; a peek takes nothing', async (t) => {
@@ -64,6 +69,21 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal(await a.delete('resp_1'), false)
       assert.equal(await a.get('resp_1'), undefined)
       assert.equal(await a.conversationHead('c1'), 'lost')
+    })
+
+    test('past capacity, instances storing at once evict the least recently used without failing', async (t) => {
+      const { a, b, count } = await instances(t)
+      const record = (id: string) => ({ id, response: { id }, transcript: [], conversation: `conv-${id}` })
+      for (let i = 0; i < CAPACITY; i++) await a.put(record(`resp_old${i}`), i)
+      // Read: no longer the least recently used.
+      assert.ok(await b.get('resp_old0'))
+      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).put(record(`resp_new${i}`), 100 + i)))
+      await b.put(record('resp_last'), 200)
+      const kept = await count()
+      assert.ok(kept <= CAPACITY && kept >= CAPACITY - 4, `${kept} kept of ${CAPACITY}`)
+      assert.ok(await a.get('resp_last'), 'the latest is kept')
+      assert.equal(await a.get('resp_old1'), undefined, 'the least recently used went')
+      assert.equal(await b.conversationHead('conv-resp_old1'), 'lost')
     })
 
     test('a conversation is held by one request at a time; another name is not', async (t) => {
