@@ -64,15 +64,18 @@ export class AdapterLease {
   async standby(): Promise<void> {
     if (this.closed) return
     let holder: { holder: string; expiresAt: number } | undefined
+    // Unknown (the database does not answer): the next try after the usual interval.
+    let untilExpiry = this.options.timings.retryMs
     try {
       holder = await this.options.leases.holderOf(this.key)
+      // Just after the holder's expiry when that comes first (a killed holder is replaced sooner);
+      // free already: at once.
+      untilExpiry = holder ? holder.expiresAt - Date.now() + 50 : 0
     } catch {
-      // The next attempt says more; the retry interval bounds the wait.
+      // The next attempt logs why.
     }
     if (this.closed) return
     this.options.waiting(holder?.holder)
-    // Just after the holder's expiry when that comes first (a killed holder is replaced sooner).
-    const untilExpiry = holder ? holder.expiresAt - Date.now() + 50 : 0
     this.later(Math.max(100, Math.min(this.options.timings.retryMs, untilExpiry)), async () => {
       if (await this.take()) this.options.gained()
       else await this.standby()
