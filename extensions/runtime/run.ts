@@ -34,6 +34,7 @@ import { resolveClient } from './models.ts'
 import { buildSystemPrompt, personalityPrompt } from './prompt.ts'
 import { runRedaction } from './redaction.ts'
 import { runtimeSettings } from './settings.ts'
+import { skillsPrompt } from './skills-prompt.ts'
 import { ensureCallIds, offeredTools, runBatch, schemaChars, toolSchemas, type OfferedTool } from './tools.ts'
 import { addUsage, emptyUsage, pricedUsage } from './usage.ts'
 
@@ -52,26 +53,6 @@ function emitFn(api: ExtensionApi<any>, request: RunRequest) {
       api.log.warn(`a run event listener failed: ${errorMessage(error)}`)
     }
   }
-}
-
-/** The part of the skills service (sdk/skills.ts, extension `skills`) a run needs. */
-interface SkillsLoader {
-  load(names: readonly string[]): { prompt: string }
-  catalog(): string
-}
-
-function skillsPrompt(api: ExtensionApi<any>, names: readonly string[] | undefined, catalogWanted: boolean): string | undefined {
-  const skills = api.services.get<SkillsLoader>('skills')
-  if (names?.length) {
-    if (!skills) throw new UsageError(`skills were requested (${names.join(', ')}) but the skills extension is not loaded`)
-  }
-  const parts: string[] = []
-  if (skills && names?.length) parts.push(skills.load(names).prompt)
-  if (skills && catalogWanted) {
-    const catalog = skills.catalog().trim()
-    if (catalog) parts.push(`# Available skills (load one with skill_view)\n${catalog}`)
-  }
-  return parts.length ? parts.join('\n\n') : undefined
 }
 
 /** The overlay of a remembered or configured personality; one that no longer exists is skipped with a warning. */
