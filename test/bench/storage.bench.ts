@@ -7,8 +7,10 @@
 // (median of 3 rounds) and the two-instance ratio. On 2 cores shared by both gateways, PostgreSQL
 // and the clients, the scaling figure is a floor, not a ceiling.
 // PostgreSQL: AGENT_TEST_DATABASE_URL (an admin URL), else test/postgres.sh starts a loopback one.
-// response_store_capacity is raised so no run evicts: eviction is not what is measured here (and
-// with the default 1,000, two instances evicting at once were seen to deadlock: a 500).
+// Durability alike on both sides: by default SQLite's synchronous=normal (WAL) against PostgreSQL's
+// synchronous_commit=off (either may lose the last commits to a power cut, neither corrupts);
+// BENCH_SYNC=full compares synchronous=full against synchronous_commit=on (an fsync per commit).
+// response_store_capacity is raised so no run evicts: eviction is not what is measured here.
 
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -86,11 +88,19 @@ const homes: string[] = []
 const gateways: RunningAgent[] = []
 const model = await startScriptedModel({ record: false, respond: () => ({ text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
 const database = await createTestDatabase()
+const sync = process.env.BENCH_SYNC === 'full' ? 'full' : 'normal'
+{
+  const { Client } = (await import('pg')).default
+  const client = new Client({ connectionString: database.url })
+  await client.connect()
+  await client.query(`ALTER DATABASE ${database.name} SET synchronous_commit = ${sync === 'full' ? 'on' : 'off'}`)
+  await client.end()
+}
 
 async function gateway(storage: Record<string, unknown>): Promise<URL> {
   const home = mkdtempSync(join(tmpdir(), 'agent-bench-storage-'))
   homes.push(home)
-  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64, response_store_capacity: 1_000_000 } } }, ...storage }))
+  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64, response_store_capacity: 1_000_000 } } }, state_db: { synchronous: sync }, ...storage }))
   const agent = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'bench-key', AGENT_MODEL: 'scripted-model' } })
   gateways.push(agent)
   const [, base] = await agent.waitFor(/listening: api on (http:\/\/\S+)/, 30_000)
@@ -116,7 +126,7 @@ try {
 
   const row = (name: string, f: Figures) => `  ${name.padEnd(26)} p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms; ${Math.round(f.rps)} req/s at ${CONCURRENCY} clients (rounds ${f.rounds.map(Math.round).join(', ')})`
   console.log([
-    'storage: POST /v1/responses (stored), zero-latency scripted model, loopback, sequential then 16 clients',
+    `storage: POST /v1/responses (stored), zero-latency scripted model, loopback, sequential then 16 clients; SQLite synchronous=${sync}, PostgreSQL synchronous_commit=${sync === 'full' ? 'on' : 'off'}`,
     row('one gateway, SQLite', sqlite),
     row('one gateway, PostgreSQL', one),
     row('two gateways, PostgreSQL', two),
