@@ -5,6 +5,7 @@
 
 import { defineExtension, errorMessage, GATEWAY_SERVICE, HttpError, NO_SPAN, platformEnabled, TELEMETRY_SERVICE, type GatewayService, type HttpContext, type TelemetryService } from 'agent/sdk'
 import type { Metrics } from './metrics.ts'
+import { tracesWanted } from './traces-wanted.ts'
 import type { Tracing } from './tracing.ts'
 
 export default defineExtension({
@@ -16,10 +17,15 @@ export default defineExtension({
     let tracing: Tracing | undefined
     let draining = false
 
-    const service: TelemetryService = {
-      span: (name, options, work) => (tracing ? tracing.span(name, options, work) : work(NO_SPAN)),
+    // Without traces asked for, no span service at all: withSpan then runs the work directly, with
+    // no service call per span (three a request). Metrics come from observe events either way.
+    const traced = tracesWanted(process.env)
+    if (traced) {
+      const service: TelemetryService = {
+        span: (name, options, work) => (tracing ? tracing.span(name, options, work) : work(NO_SPAN)),
+      }
+      api.services.provide(TELEMETRY_SERVICE, service)
     }
-    api.services.provide(TELEMETRY_SERVICE, service)
     api.hooks.observe.tap((event) => metrics?.record(event))
 
     const served = platformEnabled(api.settings, 'api_server', 'API_SERVER_ENABLED', () => false)
@@ -54,8 +60,8 @@ export default defineExtension({
     }
 
     api.hooks.ready.tapPromise(async ({ mode }) => {
-      const { tracesWanted, startTracing } = await import('./tracing.ts')
-      if (tracesWanted(process.env)) {
+      if (traced) {
+        const { startTracing } = await import('./tracing.ts')
         try {
           tracing = await startTracing()
         } catch (error) {

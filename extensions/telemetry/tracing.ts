@@ -4,13 +4,7 @@
 
 import { agentVersion, errorCode, type SpanHandle, type SpanOptions } from 'agent/sdk'
 
-/** Whether the standard variables ask for traces: an OTLP endpoint, or OTEL_TRACES_EXPORTER=otlp. */
-export function tracesWanted(env: NodeJS.ProcessEnv): boolean {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false
-  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean)
-  if (exporters.length) return exporters.includes('otlp')
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim())
-}
+export { tracesWanted } from './traces-wanted.ts'
 
 export interface Tracing {
   span<T>(name: string, options: SpanOptions, work: (span: SpanHandle) => Promise<T>): Promise<T>
