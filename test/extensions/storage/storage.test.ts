@@ -114,6 +114,10 @@ describe('PostgreSQL service', { skip: backendSkip('postgres') }, () => {
     const rows = await pg.query<{ id: number; txid: string }>('SELECT id, txid FROM things ORDER BY id')
     assert.deepEqual(rows.map((r) => r.id), [1, 2, 3])
     assert.equal(new Set(rows.map((r) => r.txid)).size, 1, 'one transaction')
+    await assert.rejects(insert(2), /duplicate key/, 'a failing write alone in its batch is refused')
+    await assert.rejects(pg.write(async (c) => (await c.query('INSERT INTO things (id, txid) VALUES (9, 0)'), await c.query('NOT SQL'))), /syntax/)
+    assert.deepEqual((await pg.query<{ id: number }>('SELECT id FROM things ORDER BY id')).map((r) => r.id), [1, 2, 3], 'and leaves nothing of itself')
+    assert.deepEqual(await insert(4), [{ id: 4 }], 'the next write goes through')
   })
 
   test('migrations: applied once across instances racing; a failing version leaves nothing behind', async (t) => {
