@@ -54,6 +54,6 @@ async function checkMigrations(report: Report, pg: PostgresService, declared: Re
     const have = applied.get(owner) ?? 0
     if (have === latest) report.add(S, `schema ${owner}`, 'ok', `version ${latest}`)
     else if (have > latest) report.add(S, `schema ${owner}`, 'warn', `version ${have} in the database, this agent knows up to ${latest}`, 'a newer agent migrated it: update this one')
-    else report.add(S, `schema ${owner}`, 'info', `version ${have} of ${latest}: the rest is applied on first use`, 'or apply it now: agent storage migrate-to <url>')
+    else report.add(S, `schema ${owner}`, 'info', `version ${have} of ${latest}: the rest is applied on first use`)
   }
 }

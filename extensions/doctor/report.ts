@@ -29,7 +29,7 @@ export class Report {
     const mark: Record<Verdict, string> = color
       ? { ok: '\x1b[32m✓\x1b[0m', warn: '\x1b[33m!\x1b[0m', fail: '\x1b[31m✗\x1b[0m', info: '\x1b[2m·\x1b[0m' }
       : { ok: '✓', warn: '!', fail: '✗', info: '·' }
-    const width = Math.min(28, Math.max(...this.lines.map((l) => l.subject.length), 8))
+    const width = Math.min(30, Math.max(...this.lines.map((l) => l.subject.length), 8))
     let section = ''
     for (const line of this.lines) {
       if (line.section !== section) {
