@@ -50,6 +50,10 @@ export class Dispatcher implements ChatHost {
   private readonly opening = new Map<string, Promise<ChatState>>()
   /** Inbox rows queued by this process (a replay at start skips them). */
   private readonly queuedHere = new Set<number>()
+  /** Turns queued by this process and not finished (drain() waits for them). */
+  private readonly unfinished = new Set<Promise<void>>()
+  /** Draining: new prompts are recorded as pending, not run (the next holder or start runs them). */
+  private draining = false
   private readonly now: () => number
 
   constructor(private readonly options: DispatcherOptions) {
@@ -124,6 +128,7 @@ export class Dispatcher implements ChatHost {
       if (slash && slash.unknown === 'help') return settled('command', this.send(chat, helpText(this.options.commands(), 'gateway')))
       await this.options.store.markPending(inboxId, message.source, text)
       queued = true
+      if (this.draining) return settled('queued')
       return settled('queued', this.enqueue(chat, text, inboxId))
     } finally {
       if (!queued) await this.options.store.settle(inboxId)
@@ -132,7 +137,21 @@ export class Dispatcher implements ChatHost {
 
   private enqueue(chat: ChatState, text: string, inboxId: number): Promise<void> {
     this.queuedHere.add(inboxId)
-    return chat.enqueue(text, inboxId).done.finally(() => this.queuedHere.delete(inboxId))
+    const done = chat.enqueue(text, inboxId).done.finally(() => this.queuedHere.delete(inboxId))
+    this.unfinished.add(done)
+    const forget = () => void this.unfinished.delete(done)
+    done.then(forget, forget)
+    return done
+  }
+
+  /**
+   * Graceful drain (SIGTERM): stops starting turns and resolves when the turns already queued here
+   * have ended. A prompt arriving meanwhile stays pending in the inbox, so whoever runs the adapter
+   * next (another instance taking the lease over, or this one restarted) answers it.
+   */
+  async drain(): Promise<void> {
+    this.draining = true
+    while (this.unfinished.size > 0) await Promise.allSettled([...this.unfinished])
   }
 
   /**
@@ -141,6 +160,7 @@ export class Dispatcher implements ChatHost {
    * the adapters this one took over). Returns how many.
    */
   async replayPending(platforms?: readonly string[]): Promise<number> {
+    if (this.draining) return 0
     let count = 0
     for (const prompt of await this.options.store.pendingPrompts(platforms)) {
       if (this.queuedHere.has(prompt.id)) continue

@@ -4,7 +4,7 @@
 
 import { writeFileSync, renameSync } from 'node:fs'
 import {
-  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, DELIVERY_SERVICE, defineExtension, errorMessage, GATEWAY_SERVICE, redactPhonesIn, redactSecrets, shouldNotify, STORAGE_SERVICE,
+  BACKGROUND_NOTIFICATION_LEVELS, DATABASE_SERVICE, settleWithin, DELIVERY_SERVICE, defineExtension, errorMessage, GATEWAY_SERVICE, redactPhonesIn, redactSecrets, shouldNotify, STORAGE_SERVICE,
   type AdapterStatus, type BackgroundNotificationLevel, type DatabaseService, type DeliveryService, type GatewayAdapter, type GatewayService, type Logger, type StorageService,
 } from 'agent/sdk'
 import { gatewaySubcommands } from './cli.ts'
@@ -276,7 +276,9 @@ export default defineExtension<GatewayConfig>({
         },
         async drainAdapters() {
           draining = true
-          await lifecycle.drainAll((config.drain_timeout_seconds ?? 25) * 1000)
+          // Adapters' own work (API runs, webhook deliveries) and the chat turns under way end
+          // within the same bound; stopAll then interrupts what is left and releases the leases.
+          await Promise.all([lifecycle.drainAll((config.drain_timeout_seconds ?? 25) * 1000), settleWithin(dispatcher.drain(), (config.drain_timeout_seconds ?? 25) * 1000)])
         },
         stopAdapters: () => stopAdapters(),
         adapterNames: () => lifecycle.running(),
