@@ -1,7 +1,8 @@
 // The shared SQLite database <agent_home>/state.db (better-sqlite3, WAL): one file for sessions,
 // messages and their FTS index, stored API responses, gateway pairing, cron runs. Each extension
 // owns its tables and registers its own versioned migrations. Provided by the `state-db` extension.
-// Keep storage behind this small interface so a server database can replace it later.
+// When `storage.url` names PostgreSQL, the shared stores use it instead (StorageService below) and
+// each keeps one async interface over both backends.
 
 import type BetterSqlite3 from 'better-sqlite3'
 

@@ -15,6 +15,8 @@ if [ "${1:-start}" = stop ]; then
 fi
 
 if [ "$(id -u)" = 0 ] && command -v pg_ctlcluster >/dev/null 2>&1; then
+  # Debian's package makes a cluster when installed; an image that opted out gets one made here.
+  if [ -z "$(pg_lsclusters -h)" ]; then pg_createcluster "$(basename "$(dirname "$bin")")" main >/dev/null; fi
   read -r version cluster port status _ < <(pg_lsclusters -h | head -n 1)
   [ "$status" = online ] || pg_ctlcluster "$version" "$cluster" start
   for _ in $(seq 1 50); do "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" && break; sleep 0.2; done

@@ -1,5 +1,5 @@
-// The SessionStore over state.db. better-sqlite3 is synchronous; the methods are async to keep the
-// interface open to a server database, and because writes go through the database's group commit:
+// The SessionStore over state.db. better-sqlite3 is synchronous; the methods are async because the
+// PostgreSQL store (store-pg.ts) shares the interface, and because writes go through group commit:
 // each write is atomic (its own savepoint), and when its promise resolves it is committed (in the
 // WAL; fsynced too with state_db.synchronous full). Reads see every write already requested.
 // Statements are prepared once per database handle: preparing cost about as much as running them.
