@@ -59,14 +59,18 @@ export default defineExtension<StorageConfig>({
       cli: {
         subcommands: {
           'migrate-to': {
-            description: 'Copy state.db into a PostgreSQL database (idempotent, resumable, verified by counts)',
-            args: '<url>',
+            description: 'Copy state.db into a PostgreSQL database (idempotent, resumable, verified by counts); the URL as given, - from standard input, or AGENT_DATABASE_URL',
+            args: '[url]',
             options: {
               json: { type: 'boolean', describe: 'Print one JSON document' },
               'dry-run': { type: 'boolean', describe: 'Say what would be created and copied; write nothing' },
               timeout: { type: 'number', default: 10, describe: 'Seconds to wait for the server to answer' },
             },
-            examples: [['agent storage migrate-to postgres://agent:secret@db:5432/agent', 'copy sessions, responses, cron… into PostgreSQL']],
+            examples: [
+              ['agent storage migrate-to postgres://agent:secret@db:5432/agent', 'copy sessions, responses, cron… into PostgreSQL'],
+              ['agent storage migrate-to - < db-url.txt', 'the URL from standard input: no password in the process list or shell history'],
+              ['AGENT_DATABASE_URL=postgres://… agent storage migrate-to', 'no URL: the one the gateway will use'],
+            ],
             async run(ctx) {
               const { runMigrateTo } = await import('./migrate-cli.ts')
               return runMigrateTo(ctx, { database: api.services.require<DatabaseService>(DATABASE_SERVICE), schemas })

@@ -1,5 +1,6 @@
-// `agent storage migrate-to <url>`: opens the target (a postgres:// URL, shown only with its password
-// masked), checks it answers, runs the migration and prints a table (or --json). Exit 0 when every
+// `agent storage migrate-to [url]`: opens the target (a postgres:// URL, shown only with its password
+// masked; `-` reads it from standard input and no URL takes AGENT_DATABASE_URL, so the password
+// stays out of the process list and the shell history), checks it answers, runs the migration and prints a table (or --json). Exit 0 when every
 // table verified, 1 when the server cannot be used or a count falls short, 2 for a bad URL.
 
 import { existsSync } from 'node:fs'
@@ -24,12 +25,36 @@ export function connectionError(error: unknown, label: string): AgentError {
 export interface MigrateCliDeps {
   database: DatabaseService
   schemas: ReadonlyMap<string, readonly PgMigration[]>
+  /** Where `-` reads the URL from (default: process.stdin). */
+  stdin?: AsyncIterable<Buffer | string>
+}
+
+const MAX_STDIN_URL = 64 * 1024
+
+/** The target URL: as given, read from standard input (`-`), or AGENT_DATABASE_URL. */
+async function targetUrl(ctx: CliContext, deps: MigrateCliDeps): Promise<string> {
+  // yargs hands a lone `-` over as `true`.
+  const given = ctx.argv.url === true ? '-' : ctx.argv.url === undefined || ctx.argv.url === null ? '' : String(ctx.argv.url)
+  if (given && given !== '-') return given
+  if (given === '-') {
+    let text = ''
+    for await (const chunk of deps.stdin ?? process.stdin) {
+      text += String(chunk)
+      if (text.length > MAX_STDIN_URL) throw new UsageError('standard input is too long for a URL')
+    }
+    const url = text.trim()
+    if (!url) throw new UsageError('standard input held no URL (migrate-to - reads the target URL from it)')
+    return url
+  }
+  const fromEnv = ctx.settings.env('AGENT_DATABASE_URL')?.trim()
+  if (fromEnv) return fromEnv
+  throw new UsageError('no target: give the postgres:// URL, - to read it from standard input, or set AGENT_DATABASE_URL')
 }
 
 export async function runMigrateTo(ctx: CliContext, deps: MigrateCliDeps): Promise<number> {
   let target: { url: string }
   try {
-    target = parsePostgresUrl(String(ctx.argv.url ?? ''), 'the target URL')
+    target = parsePostgresUrl(await targetUrl(ctx, deps), 'the target URL')
   } catch (error) {
     throw new UsageError(errorMessage(error))
   }

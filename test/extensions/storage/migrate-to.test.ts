@@ -225,4 +225,31 @@ describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
     assert.match(r.stderr, /^agent: the target URL must be a postgres:\/\/ URL/m)
     assert.equal((r.stdout + r.stderr).includes('hunter22'), false)
   })
+
+  test('through the real bin: the URL from standard input (-) or AGENT_DATABASE_URL, never echoed', async (t) => {
+    const dir = makeTempHome('agent-migrate-')
+    t.after(() => rmSync(dir, { recursive: true, force: true }))
+    const piped = await runAgent(['storage', 'migrate-to', '-'], { home: dir, input: 'mysql://u:hunter22@h/d\n', timeoutMs: 60_000 })
+    assert.equal(piped.code, 2, piped.stderr)
+    assert.match(piped.stderr, /^agent: the target URL must be a postgres:\/\/ URL/m)
+    assert.equal((piped.stdout + piped.stderr).includes('hunter22'), false)
+
+    const empty = await runAgent(['storage', 'migrate-to', '-'], { home: dir, input: '\n', timeoutMs: 60_000 })
+    assert.equal(empty.code, 2, empty.stderr)
+    assert.match(empty.stderr, /standard input held no URL/)
+
+    const none = await runAgent(['storage', 'migrate-to'], { home: dir, timeoutMs: 60_000 })
+    assert.equal(none.code, 2, none.stderr)
+    assert.match(none.stderr, /no target: give the postgres:\/\/ URL, - to read it from standard input, or set AGENT_DATABASE_URL/)
+
+    // A real server from stdin: the URL is used (the empty home then has nothing to migrate).
+    const { url } = await target(t)
+    const real = await runAgent(['storage', 'migrate-to', '-'], { home: dir, input: `${url}\n`, timeoutMs: 60_000 })
+    assert.equal(real.code, 1, real.stderr)
+    assert.match(real.stderr, /state\.db: nothing to migrate/)
+    const fromEnv = await runAgent(['storage', 'migrate-to', '--json'], { home: dir, env: { AGENT_DATABASE_URL: url }, timeoutMs: 60_000 })
+    assert.equal(fromEnv.code, 1, fromEnv.stderr)
+    assert.match(fromEnv.stderr, /state\.db: nothing to migrate/)
+    assert.equal((fromEnv.stdout + fromEnv.stderr).includes(new URL(url).password || '\u0000'), false)
+  })
 })
