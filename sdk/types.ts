@@ -143,6 +143,11 @@ export interface Settings {
   secretEntries(options?: { fresh?: boolean }): SecretEntry[]
   /** The values of secretEntries(), for redaction in logs and errors. */
   secretValues(): string[]
+  /**
+   * A number that changes whenever what get() or env() answer may have changed (config.yaml, the
+   * project overlay, .env), for caches of values derived from settings. Absent: cache nothing.
+   */
+  revision?(): number
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 import { AgentError, defineExtension, errorMessage, MODELS_SERVICE, type ModelClient, type ModelResolveRequest, type ModelsService, type ProviderStatus, type RetryPolicy } from 'agent/sdk'
 import { FallbackClient, fallbackChain } from './fallback.ts'
 import { parseModelArg } from './model-arg.ts'
+import { RecentBuilds } from './recent.ts'
 import { canonicalName, findCustom, plan, timeoutMs, type SelectContext } from './select.ts'
 import { MODEL_SETTINGS } from './settings-schema.ts'
 import { validateArg } from './validate.ts'
@@ -34,7 +35,19 @@ export default defineExtension<ResolverConfig>({
     const ctx: SelectContext = { settings, getProvider: (name) => api.providers.get(name), listProviders: () => api.providers.list() }
     const retry: RetryPolicy = { retries: api.config.retries, baseDelayMs: api.config.retry_base_delay_ms, maxDelayMs: api.config.retry_max_delay_ms }
 
-    async function build(request: ModelResolveRequest): Promise<ModelClient> {
+    // A fallback client follows its own chain through a run: only plain clients are shared.
+    const recent = new RecentBuilds<ModelClient>()
+    api.onDispose(() => recent.clear())
+    // A provider loaded, reloaded or removed: nothing built before is reused.
+    api.providers.subscribe(() => recent.clear())
+    function build(request: ModelResolveRequest): Promise<ModelClient> {
+      const chain = !request.task && request.fallback !== false ? fallbackChain(settings) : []
+      const revision = settings.revision?.()
+      if (chain.length > 0 || revision === undefined) return buildNew(request, chain)
+      return recent.get(`${revision} ${JSON.stringify(request)}`, () => buildNew(request, chain))
+    }
+
+    async function buildNew(request: ModelResolveRequest, chain: ReturnType<typeof fallbackChain>): Promise<ModelClient> {
       const chosen = plan(ctx, request)
       const provider = api.providers.get(chosen.selection.provider)
       if (!provider) throw new AgentError('E_PROVIDER', `provider "${chosen.selection.provider}" is not loaded`)
@@ -53,7 +66,6 @@ export default defineExtension<ResolverConfig>({
           throw AgentError.isInstance(error) ? error : new AgentError('E_PROVIDER', `${provider.name}: ${errorMessage(error)}`, { cause: error })
         }
       }
-      const chain = !request.task && request.fallback !== false ? fallbackChain(settings) : []
       if (chain.length === 0) return create()
       return FallbackClient.start(
         create,

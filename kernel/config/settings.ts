@@ -117,6 +117,8 @@ export class FileSettings implements Settings {
   private merged: Record<string, unknown> = {}
   private dotenv: Record<string, string> | undefined
   private dotenvStamp = ''
+  /** See revision(). */
+  private changed = 0
   private dotenvCheckedAt = 0
   private secrets: { config: object; dotenv: object; at: number; entries: SecretEntry[]; values: string[] } | undefined
   private project: Record<string, unknown> = {}
@@ -143,6 +145,11 @@ export class FileSettings implements Settings {
     this.dotenv = undefined
   }
 
+  /** Bumped whenever what get() or env() answer may have changed (config, project overlay, .env). */
+  revision(): number {
+    return this.changed
+  }
+
   /** Filters the project config by the trust the user's own config gives it (re-done when config.yaml changes). */
   private applyProject(): void {
     if (this.projectRaw && this.projectStatus) {
@@ -153,6 +160,7 @@ export class FileSettings implements Settings {
       if (notice) this.projectStatus.notice = notice
     }
     this.merged = deepMerge(this.data, this.project)
+    this.changed++
   }
 
   private loadProject(dir: string): void {
@@ -223,6 +231,7 @@ export class FileSettings implements Settings {
     mkdirSync(dirname(this.envPath), { recursive: true })
     await writeEnvKey(this.envPath, name, value)
     this.dotenv = undefined
+    this.changed++
   }
 
   /** Every secret the agent knows, named (kernel/config/secrets.ts says which), for redaction. */
@@ -236,6 +245,7 @@ export class FileSettings implements Settings {
       const stamp = envFileStamp(this.envPath)
       if (stamp !== this.dotenvStamp) {
         this.dotenv = undefined
+        this.changed++
         this.dotenvStamp = stamp
       }
     }

@@ -242,3 +242,28 @@ test('another extension may answer resolveModel first; providers() reports crede
   assert.ok(byName.custom!.aliases.includes('ollama'))
   assert.equal(byName.openrouter!.owner, 'provider-openai-compat')
 })
+
+test('a client is reused between runs until config or .env changes, and a failed build is not kept', async (t) => {
+  const server = await fake(t)
+  const { tk, models } = await kernel(t, { config: { model: { provider: 'custom', base_url: server.url, default: 'scripted-model' } } })
+  const first = await models.resolve()
+  assert.equal(await models.resolve(), first, 'the same settings give the client built a moment ago')
+  assert.notEqual(await models.resolve({ model: 'other-model' }), first, 'another request is its own entry')
+
+  // A config change is seen by the very next resolution (no waiting out a cache).
+  await tk.kernel.settings.set('model.default', 'other-model')
+  const changed = await models.resolve()
+  assert.equal(changed.model, 'other-model')
+
+  // So is a key written to .env.
+  await tk.kernel.settings.set('model.api_key', undefined)
+  await tk.kernel.settings.setEnv('OPENAI_API_KEY', 'env-key-98765432')
+  await (await models.resolve()).complete({ messages: [{ role: 'user', content: 'hi' }] })
+  assert.equal(chatCalls(server).at(-1)!.headers.authorization, 'Bearer env-key-98765432')
+
+  // A build that fails is tried again next time, not answered from memory.
+  await tk.kernel.settings.set('model.base_url', undefined)
+  await rejects(models.resolve(), 'E_PROVIDER', /no endpoint configured/)
+  await tk.kernel.settings.set('model.base_url', server.url)
+  assert.equal((await models.resolve()).model, 'other-model')
+})
