@@ -16,10 +16,19 @@ const KNOWN: ReadonlyArray<[RegExp, readonly InputModality[]]> = [
   [/^(pixtral|llava|qwen[\d.]*-?vl|grok-[\d.]+-?vision|llama-3\.2-\d+b-vision|llama-4)/, ['text', 'image']],
 ]
 
+// Answers per model name: asked on every model call, and a process talks to a handful of models.
+const known = new Map<string, readonly InputModality[] | null>()
+
 /** The known-models table's answer for a model name, or undefined. */
 export function knownInputModalities(model: string): readonly InputModality[] | undefined {
-  const name = (model.split('/').pop() ?? '').toLowerCase()
-  return KNOWN.find(([pattern]) => pattern.test(name))?.[1]
+  let answer = known.get(model)
+  if (answer === undefined) {
+    const name = (model.split('/').pop() ?? '').toLowerCase()
+    answer = KNOWN.find(([pattern]) => pattern.test(name))?.[1] ?? null
+    if (known.size >= 256) known.clear()
+    known.set(model, answer)
+  }
+  return answer ?? undefined
 }
 
 /** A configured `input_modalities` value checked: a list of known modalities (text implied), else undefined. */

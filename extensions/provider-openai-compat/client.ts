@@ -9,7 +9,7 @@ import { callProvider, openAIClientOptions, parseRetryAfter, ProviderHttpError, 
 import type OpenAI from 'openai'
 import type { ReasoningStyle } from './catalog.ts'
 import type { JsonAnswer, NodeFetch } from './node-fetch.ts'
-import { fromCompletion, StreamAccumulator, toWireMessages, toWireToolJson, toWireTools } from './wire.ts'
+import { fromCompletion, StreamAccumulator, toWireMessages, toWireTools, toWireToolsJson } from './wire.ts'
 
 export interface CompatClientOptions {
   provider: string
@@ -114,7 +114,7 @@ class CompatClient implements ModelClient {
   bodyText(request: Omit<ModelRequest, 'model'> & { model?: string }): string {
     const json = JSON.stringify(this.body(request, false, false))
     if (!request.tools?.length) return json
-    return `${json.slice(0, -1)},"tools":[${request.tools.map(toWireToolJson).join(',')}]}`
+    return `${json.slice(0, -1)},"tools":[${toWireToolsJson(request.tools)}]}`
   }
 
   complete(request: Omit<ModelRequest, 'model'> & { model?: string }, options: ModelCallOptions = {}): Promise<ModelResponse> {

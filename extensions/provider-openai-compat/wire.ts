@@ -56,6 +56,18 @@ export function toWireTools(tools: readonly ToolSchema[] | undefined): Array<Rec
 const wireToolJson = new WeakMap<ToolSchema, string>()
 
 /** One tool as wire JSON, kept per schema object (the runtime hands the same ones to every call). */
+/** The last list joined (runs offer the same tools, in the same order, as a new array each time). */
+let lastTools: { list: readonly ToolSchema[]; json: string } | undefined
+
+/** `tools` as the JSON array's inner text: the per-tool JSON joined, reused while the same tools come. */
+export function toWireToolsJson(tools: readonly ToolSchema[]): string {
+  const last = lastTools
+  if (last && last.list.length === tools.length && last.list.every((tool, i) => tool === tools[i])) return last.json
+  const json = tools.map(toWireToolJson).join(',')
+  lastTools = { list: [...tools], json }
+  return json
+}
+
 export function toWireToolJson(tool: ToolSchema): string {
   let json = wireToolJson.get(tool)
   if (json === undefined) {

@@ -71,3 +71,23 @@ test('an answer that is not JSON, or a redirect, is named for what it is', async
   const empty = await endpoint(t, (_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"error"}'))
   await assert.rejects((await client(t, empty)).complete({ messages: [{ role: 'user', content: 'x' }] }), /without choices/)
 })
+
+test('non-ASCII text keeps its byte length, a base URL keeps its path, and a changed tool list is sent as changed', async (t) => {
+  const seen: Array<{ url?: string; length: string | undefined; bytes: number; body: any }> = []
+  const base = await endpoint(t, (req, body, res) => {
+    seen.push({ url: req.url, length: req.headers['content-length'], bytes: Buffer.byteLength(body), body: JSON.parse(body) })
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion))
+  })
+  const model = await client(t, `${base.replace(/\/v1$/, '')}/deploy`)
+  const read = { name: 'read_file', description: 'Read a file', parameters: { type: 'object' } }
+  const write = { name: 'write_file', description: 'Écrire un fichier — 書く', parameters: { type: 'object' } }
+  await model.complete({ messages: [{ role: 'user', content: 'héllo 👋 — 日本語' }], tools: [read, write] })
+  await model.complete({ messages: [{ role: 'user', content: 'again' }], tools: [read, write] })
+  await model.complete({ messages: [{ role: 'user', content: 'fewer' }], tools: [write] })
+  await model.complete({ messages: [{ role: 'user', content: 'none' }] })
+  assert.equal(seen[0]!.url, '/deploy/chat/completions')
+  for (const s of seen) assert.equal(Number(s.length), s.bytes, 'content-length counts bytes, not characters')
+  assert.equal(seen[0]!.body.messages[0].content, 'héllo 👋 — 日本語')
+  assert.deepEqual(seen.map((s) => (s.body.tools ?? []).map((tool: any) => tool.function.name)), [['read_file', 'write_file'], ['read_file', 'write_file'], ['write_file'], []])
+  assert.equal(seen[2]!.body.tools[0].function.description, 'Écrire un fichier — 書く')
+})
