@@ -175,9 +175,29 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
 const cache = new Map<string, SecretMatcher>()
 const CACHE_SIZE = 8
 
+// A frozen list of frozen entries (what Settings.secretEntries hands out, one per set) finds its
+// matcher without the key being built: the runtime asks for every model request and message, the
+// store for every row, the logger for every line.
+const byList = new WeakMap<readonly SecretEntry[], Map<(name: string) => string, SecretMatcher>>()
+
+const frozenList = (entries: Iterable<SecretEntry>): readonly SecretEntry[] | undefined =>
+  Array.isArray(entries) && Object.isFrozen(entries) && entries.every((e) => Object.isFrozen(e)) ? (entries as readonly SecretEntry[]) : undefined
+
 /** The matcher for this set of secrets, built once and cached until the set (or marker) changes. */
 export function secretMatcher(entries: Iterable<SecretEntry>, marker: (name: string) => string = secretMarker): SecretMatcher {
-  const list = [...entries]
+  const frozen = frozenList(entries)
+  const known = frozen && byList.get(frozen)?.get(marker)
+  if (known) return known
+  const matcher = matcherFor([...entries], marker)
+  if (frozen) {
+    let markers = byList.get(frozen)
+    if (!markers) byList.set(frozen, (markers = new Map()))
+    markers.set(marker, matcher)
+  }
+  return matcher
+}
+
+function matcherFor(list: SecretEntry[], marker: (name: string) => string): SecretMatcher {
   const key = `${marker('\0')}\u0001${list.map((e) => `${e.name}\0${e.value}`).join('\u0001')}`
   let matcher = cache.get(key)
   if (matcher) {

@@ -255,7 +255,7 @@ export class FileSettings implements Settings {
     // its own code — set-up, tests — and reading it whole costs more than the rest together).
     const cached = this.secrets
     if (cached && cached.config === this.merged && cached.dotenv === this.dotenv && Date.now() - cached.at < 1000) return cached.entries
-    const entries = Object.freeze(collectSecrets({ env: this.processEnv, dotenv: this.dotenv, config: this.merged })) as SecretEntry[]
+    const entries = Object.freeze(collectSecrets({ env: this.processEnv, dotenv: this.dotenv, config: this.merged }).map((e) => Object.freeze(e))) as SecretEntry[]
     this.secrets = { config: this.merged, dotenv: this.dotenv, at: Date.now(), entries, values: Object.freeze(entries.map((e) => e.value)) as string[] }
     return entries
   }

@@ -61,6 +61,20 @@ test('the matcher is cached per set of secrets and rebuilt when the set changes'
   assert.equal(secretMatcher(entries, () => '***').redact(KEY), '***')
 })
 
+test('a frozen set is looked up by identity; a list that can still change never is', () => {
+  const frozen = Object.freeze(entries.map((e) => Object.freeze({ ...e })))
+  assert.equal(secretMatcher(frozen), secretMatcher(frozen))
+  assert.equal(secretMatcher(frozen).redact(`key ${KEY}`), 'key [REDACTED:OPENAI_API_KEY]')
+  // A frozen array of entries that are not frozen: its entries could change under a cached matcher.
+  const loose = Object.freeze([{ name: 'TOKEN_A', value: 'first-secret-value-1' }])
+  assert.equal(secretMatcher(loose).redact('first-secret-value-1'), '[REDACTED:TOKEN_A]')
+  loose[0]!.value = 'second-secret-value-2'
+  assert.equal(secretMatcher(loose).redact('second-secret-value-2'), '[REDACTED:TOKEN_A]', 'a changed entry is matched as it is now')
+  // Another marker over the same frozen set gets its own matcher.
+  assert.equal(secretMatcher(frozen, () => '***').redact(KEY), '***')
+  assert.equal(secretMatcher(frozen).redact(KEY), '[REDACTED:OPENAI_API_KEY]')
+})
+
 test('secretForms lists the value and its URL, JSON, base64 and hex forms', () => {
   const forms = secretForms('a"b/c+d=e&f-0123456789')
   assert.ok(forms.includes('a"b/c+d=e&f-0123456789'))
