@@ -160,13 +160,11 @@ export function createNodeFetch(): NodeFetch {
   const postJson = (href: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<JsonAnswer> => {
     if (signal?.aborted) return Promise.reject(abortError(signal))
     const target = targetOf(href)
-    // Encoded once: its length and the bytes sent (a string body would be encoded twice).
-    const bytes = Buffer.from(body, 'utf8')
     return new Promise<JsonAnswer>((resolve, reject) => {
       const req = (target.https ? httpsRequest : httpRequest)({
         ...target.options,
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(bytes.length) },
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
         agent: target.https ? agents.https : agents.http,
       })
       let settled = false
@@ -188,7 +186,7 @@ export function createNodeFetch(): NodeFetch {
         res.once('aborted', () => settle(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })))
         stream.once('end', () => settle(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }))
       })
-      req.end(bytes)
+      req.end(body)
     })
   }
 
