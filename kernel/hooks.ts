@@ -51,6 +51,9 @@ function createHook(name: HookName): AnyHook {
   }
 }
 
+const DONE = Promise.resolve()
+const isThenable = (value: unknown): value is PromiseLike<unknown> => !!value && typeof (value as PromiseLike<unknown>).then === 'function'
+
 export class HookTable {
   private taps: TapRecord[] = []
   private built: BuiltHooks
@@ -100,22 +103,31 @@ export class HookTable {
     const options = { name: record.owner, stage: record.stage }
     const wrap = (error: unknown) =>
       new AgentError('E_HOOK', `hook ${record.hook}: tap of extension "${record.owner}" failed: ${errorMessage(error)}`, { cause: error })
+    // Plain functions, not async ones: a tap that answers at once (most do) costs one settled
+    // promise instead of an async frame and an await; these run several times per agent run.
     if (record.hook === 'observe') {
       // Observers must never disturb the run: report and swallow.
-      hook.tapPromise(options, async (...args) => {
+      const report = (error: unknown) => void this.log.warn(wrap(error).message)
+      hook.tapPromise(options, (...args) => {
         try {
-          await record.fn(...args)
+          const out = record.fn(...args)
+          return isThenable(out) ? Promise.resolve(out).then(undefined, report) : DONE
         } catch (error) {
-          this.log.warn(wrap(error).message)
+          report(error)
+          return DONE
         }
       })
       return
     }
-    hook.tapPromise(options, async (...args) => {
+    const rethrow = (error: unknown) => {
+      throw AgentError.isInstance(error) && error.code === 'E_HOOK' ? error : wrap(error)
+    }
+    hook.tapPromise(options, (...args) => {
       try {
-        return await record.fn(...args)
+        const out = record.fn(...args)
+        return isThenable(out) ? Promise.resolve(out).then(undefined, rethrow) : Promise.resolve(out)
       } catch (error) {
-        throw AgentError.isInstance(error) && error.code === 'E_HOOK' ? error : wrap(error)
+        return Promise.reject(AgentError.isInstance(error) && error.code === 'E_HOOK' ? error : wrap(error))
       }
     })
   }

@@ -43,6 +43,27 @@ test('observe errors are reported, never thrown', async () => {
   assert.match(lines.join('\n'), /bad observer/)
 })
 
+test('sync taps: a value passes on, a throw is wrapped (or reported for observe), a returned promise is awaited', async () => {
+  const lines: string[] = []
+  const hooks = table(lines)
+  hooks.add([normaliseTap('beforeModelRequest', 'plain', 'sync', (request: any) => ({ ...request, model: 'rewritten' }))])
+  assert.equal((await hooks.current().beforeModelRequest.promise({ model: 'm', messages: [] } as never, {}))?.model, 'rewritten')
+  hooks.add([normaliseTap('beforeModelRequest', 'late', 'sync', (request: any) => new Promise((resolve) => setTimeout(() => resolve({ ...request, model: 'later' }), 5)))])
+  assert.equal((await hooks.current().beforeModelRequest.promise({ model: 'm', messages: [] } as never, {}))?.model, 'later')
+  hooks.add([normaliseTap('beforeToolCall', 'thrower', 'sync', () => { throw new Error('sync boom') })])
+  await assert.rejects(hooks.current().beforeToolCall.promise({ tool: 'ls' } as never), /hook beforeToolCall: tap of extension "thrower" failed: sync boom/)
+  hooks.add([normaliseTap('beforeToolCall', 'rejecter', 'sync', () => Promise.reject(new Error('late boom')))])
+  hooks.removeOwner('thrower')
+  await assert.rejects(hooks.current().beforeToolCall.promise({ tool: 'ls' } as never), /tap of extension "rejecter" failed: late boom/)
+
+  let seen = 0
+  hooks.add([normaliseTap('observe', 'sync-noisy', 'sync', () => { throw new Error('sync observer') })])
+  hooks.add([normaliseTap('observe', 'counter', 'sync', () => void seen++)])
+  await hooks.current().observe.promise({ type: 'x', at: 0 })
+  assert.equal(seen, 1, 'the other observers still ran')
+  assert.match(lines.join('\n'), /tap of extension "sync-noisy" failed: sync observer/)
+})
+
 test('removing an owner rebuilds the table without its taps', async () => {
   const hooks = table()
   const calls: string[] = []
