@@ -65,7 +65,18 @@ function tracked<F extends (...args: any[]) => any>(record: StagedRecord, fn: F)
       throw error
     }
     if (result && typeof (result as Promise<unknown>).then === 'function') {
-      return (result as Promise<unknown>).finally(() => done(record))
+      // then with two handlers, not finally: finally chains two more promises per call, and every
+      // service call and endpoint request passes here.
+      return (result as Promise<unknown>).then(
+        (value) => {
+          done(record)
+          return value
+        },
+        (error: unknown) => {
+          done(record)
+          throw error
+        },
+      )
     }
     done(record)
     return result
