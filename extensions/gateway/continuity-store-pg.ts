@@ -8,6 +8,7 @@ import type { PgQuery, PostgresService } from 'agent/sdk'
 import { KEEP_MS, PG_MIGRATIONS, PRUNE_EVERY_MS, toOutboxRow, toPendingPrompt, type ContinuityStore, type OutboxRow, type PendingPrompt, type QueuedReply } from './continuity-store.ts'
 
 const SETTLE = "UPDATE gateway_inbox SET state = 'done', source = NULL, text = NULL, updated_at = $2 WHERE id = $1"
+const SETTLE_OPEN = `${SETTLE} AND state <> 'done' RETURNING id`
 
 export class PgContinuityStore implements ContinuityStore {
   #ready: Promise<void> | undefined
@@ -82,18 +83,19 @@ export class PgContinuityStore implements ContinuityStore {
     return rows.map(toPendingPrompt)
   }
 
-  async enqueue(reply: QueuedReply, settles?: number): Promise<OutboxRow> {
+  async enqueue(reply: QueuedReply, settles?: number): Promise<OutboxRow | undefined> {
     const now = this.now()
-    // One savepoint of the group commit: the reply is queued and its prompt settled together.
+    // One savepoint of the group commit: the prompt settled (only if no answer settled it first,
+    // see ContinuityStore.enqueue; the row lock orders two instances) and its reply queued together.
     const id = await this.write(async (c) => {
+      if (settles !== undefined && (await c.query(SETTLE_OPEN, [settles, now])).length === 0) return undefined
       const [row] = await c.query<{ id: string }>(
         "INSERT INTO gateway_outbox (platform, chat_id, thread_id, text, parts_sent, state, created_at, next_at) VALUES ($1, $2, $3, $4, $5, 'queued', $6, $6) RETURNING id",
         [reply.platform, reply.chatId, reply.threadId ?? null, reply.text, reply.partsSent ?? 0, now],
       )
-      if (settles !== undefined) await c.query(SETTLE, [settles, now])
       return Number(row!.id)
     })
-    return { id, ...reply, partsSent: reply.partsSent ?? 0, attempts: 0, createdAt: now, nextAt: now }
+    return id === undefined ? undefined : { id, ...reply, partsSent: reply.partsSent ?? 0, attempts: 0, createdAt: now, nextAt: now }
   }
 
   async queued(platform?: string): Promise<OutboxRow[]> {

@@ -4,6 +4,8 @@
 import type { DatabaseService, SqliteDatabase } from 'agent/sdk'
 import { KEEP_MS, MIGRATIONS, PRUNE_EVERY_MS, toOutboxRow, toPendingPrompt, type ContinuityStore, type OutboxRow, type PendingPrompt, type QueuedReply } from './continuity-store.ts'
 
+const SETTLE_OPEN = "UPDATE gateway_inbox SET state = 'done', source = NULL, text = NULL, updated_at = ? WHERE id = ? AND state <> 'done'"
+
 export class SqliteContinuityStore implements ContinuityStore {
   #migrated = new WeakSet<SqliteDatabase>()
   #prunedAt = 0
@@ -70,17 +72,19 @@ export class SqliteContinuityStore implements ContinuityStore {
     return rows.filter((r) => !platforms || platforms.includes(r.platform)).map(toPendingPrompt)
   }
 
-  async enqueue(reply: QueuedReply, settles?: number): Promise<OutboxRow> {
+  async enqueue(reply: QueuedReply, settles?: number): Promise<OutboxRow | undefined> {
     const db = this.db()
     const now = this.now()
-    const insert = db.transaction(() => {
+    const insert = db.transaction((): number | undefined => {
+      // The prompt is settled only if no answer settled it first (see ContinuityStore.enqueue).
+      if (settles !== undefined && db.prepare(SETTLE_OPEN).run(now, settles).changes === 0) return undefined
       const result = db
         .prepare("INSERT INTO gateway_outbox (platform, chat_id, thread_id, text, parts_sent, state, created_at, next_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)")
         .run(reply.platform, reply.chatId, reply.threadId ?? null, reply.text, reply.partsSent ?? 0, now, now)
-      if (settles !== undefined) this.settleNow(settles)
       return Number(result.lastInsertRowid)
     })
-    return { id: insert(), ...reply, partsSent: reply.partsSent ?? 0, attempts: 0, createdAt: now, nextAt: now }
+    const id = insert()
+    return id === undefined ? undefined : { id, ...reply, partsSent: reply.partsSent ?? 0, attempts: 0, createdAt: now, nextAt: now }
   }
 
   async queued(platform?: string): Promise<OutboxRow[]> {

@@ -97,8 +97,12 @@ export interface ContinuityStore {
   settle(id: number): Promise<void>
   /** Prompts queued by an earlier process whose answer never reached the outbox (oldest first), of `platforms` only when given. */
   pendingPrompts(platforms?: readonly string[]): Promise<PendingPrompt[]>
-  /** Queues a reply and, in the same transaction, settles the prompt it answers. */
-  enqueue(reply: QueuedReply, settles?: number): Promise<OutboxRow>
+  /**
+   * Queues a reply and, in the same transaction, settles the prompt it answers. Undefined when that
+   * prompt was answered already: an instance that lost the chat's adapter mid-turn and the one that
+   * took it over both ran the prompt, and only the first answer is sent.
+   */
+  enqueue(reply: QueuedReply, settles?: number): Promise<OutboxRow | undefined>
   queued(platform?: string): Promise<OutboxRow[]>
   /** Counts per platform and state ('queued', 'failed'). */
   counts(): Promise<Array<{ platform: string; state: string; count: number }>>

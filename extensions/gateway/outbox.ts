@@ -50,7 +50,10 @@ export class Outbox {
    * Rejects only when the reply cannot be queued (the database is unreachable); never for a send.
    */
   async deliver(reply: Reply, settles?: number): Promise<void> {
-    await this.options.store.enqueue(reply, settles)
+    if (!(await this.options.store.enqueue(reply, settles))) {
+      this.options.log.info(`a reply on ${reply.platform} was not queued: its prompt was answered already (by the instance that took the chat over)`)
+      return
+    }
     await this.flush(reply.platform)
   }
 

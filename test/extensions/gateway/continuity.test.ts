@@ -9,9 +9,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeEach, describe, test, type TestContext } from 'node:test'
-import { AgentError, boundBacklog, STORAGE_SERVICE, type StorageBackend, type StorageService, DeliveryDeferred, DELIVERY_SERVICE, GATEWAY_SERVICE, isRetryableDelivery, type DeliveryService, type GatewayService } from '../../../sdk/index.ts'
+import { AgentError, boundBacklog, DATABASE_SERVICE, type DatabaseService, STORAGE_SERVICE, type StorageBackend, type StorageService, DeliveryDeferred, DELIVERY_SERVICE, GATEWAY_SERVICE, isRetryableDelivery, type DeliveryService, type GatewayService } from '../../../sdk/index.ts'
 import { backendSkip, createTestKernel, fakeAdapter, recordingRuntime, runGateway, STORAGE_BACKENDS, testStorage, type TestKernel, type TestStorage } from '../../../sdk/testing/index.ts'
 import { PgContinuityStore } from '../../../extensions/gateway/continuity-store-pg.ts'
+import { SqliteContinuityStore } from '../../../extensions/gateway/continuity-store-sqlite.ts'
 import { Outbox } from '../../../extensions/gateway/outbox.ts'
 import { until } from '../../helpers/until.ts'
 
@@ -65,6 +66,27 @@ test('retryable delivery errors: DeliveryDeferred, retryable codes on the error 
   assert.ok(isRetryableDelivery(new AgentError('E_DELIVERY', 'wrapped', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) })))
   assert.ok(!isRetryableDelivery(new AgentError('E_DELIVERY', 'room is encrypted')))
   assert.ok(!isRetryableDelivery(new Error('plain')))
+})
+
+test('state.db: an answer to a prompt answered already is dropped; the outbox says so once', async (t) => {
+  const k = await createTestKernel({ builtins: ['state-db'] })
+  t.after(() => k.close())
+  const store = new SqliteContinuityStore(() => k.kernel.services.require<DatabaseService>(DATABASE_SERVICE))
+  const id = (await store.claim('telegram', 'm-1'))!
+  await store.markPending(id, { platform: 'telegram', userId: 'u1', chatId: 'c1' }, 'hello')
+  assert.ok(await store.enqueue({ platform: 'telegram', chatId: 'c1', text: 'first' }, id))
+  assert.equal(await store.enqueue({ platform: 'telegram', chatId: 'c1', text: 'second' }, id), undefined)
+  assert.deepEqual((await store.queued('telegram')).map((r) => r.text), ['first'])
+  const lines: string[] = []
+  const sent: string[] = []
+  const adapter = { name: 'telegram', enabled: () => true, start: async () => {}, stop: async () => {}, send: async (_chat: string, text: string) => void sent.push(text) }
+  const log = { debug() {}, info: (l: string) => void lines.push(l), warn() {}, error() {} }
+  const outbox = new Outbox({ store, adapter: () => adapter, available: () => true, log, safe: (s) => s, describe: (p, c) => `${p}:${c}`, maxAttempts: 3, maxAgeMs: 60_000 })
+  t.after(() => outbox.close())
+  await outbox.deliver({ platform: 'telegram', chatId: 'c1', text: 'third' }, id)
+  await outbox.flush('telegram', true)
+  assert.deepEqual(sent, ['first'])
+  assert.match(lines.join('\n'), /a reply on telegram was not queued: its prompt was answered already/)
 })
 
 for (const each of STORAGE_BACKENDS) {
@@ -208,6 +230,17 @@ describe('two instances on one PostgreSQL database', { skip: backendSkip('postgr
     await a!.markPending(other, { platform: 'sms', userId: 'u2', chatId: 'c2' }, 'hi')
     assert.deepEqual((await b!.pendingPrompts(['telegram'])).map((p) => [p.id, p.text]), [[id, 'hello']], 'only the platforms asked for')
     assert.equal((await b!.pendingPrompts()).length, 2)
+  })
+
+  test('a prompt both instances ran (its adapter moved mid-turn) gets the first answer only', async (t) => {
+    const [a, b] = await twoStores(t)
+    const id = (await a!.claim('telegram', 'm-9'))!
+    await a!.markPending(id, { platform: 'telegram', userId: 'u1', chatId: 'c1' }, 'hello')
+    const answers = await Promise.all([a!.enqueue({ platform: 'telegram', chatId: 'c1', text: 'from a' }, id), b!.enqueue({ platform: 'telegram', chatId: 'c1', text: 'from b' }, id)])
+    assert.equal(answers.filter(Boolean).length, 1, 'one answer queued, the other dropped')
+    assert.deepEqual((await a!.queued('telegram')).map((r) => r.text), [answers[0] ? 'from a' : 'from b'])
+    assert.deepEqual(await b!.pendingPrompts(), [])
+    assert.ok(await a!.enqueue({ platform: 'telegram', chatId: 'c1', text: 'a second part' }), 'replies that settle nothing are queued as always')
   })
 
   test('outbox drains of two instances send every row once', async (t) => {

@@ -31,7 +31,7 @@ test('resume points, seen messages, pending prompts, queued replies and webhook 
   await a.kernel.services.require<GatewayService>(GATEWAY_SERVICE).resumePoint('fake').set('42:1001')
   await sqlite.settle((await sqlite.claim('fake', 'seen-1'))!)
   await sqlite.markPending((await sqlite.claim('fake', 'cut-1'))!, chat, 'left unanswered')
-  const queued = await sqlite.enqueue({ platform: 'fake', chatId: 'c1', text: 'waiting reply' })
+  const queued = (await sqlite.enqueue({ platform: 'fake', chatId: 'c1', text: 'waiting reply' }))!
   assert.deepEqual(await new SqliteDeliveryLedger(database).claim({ route: 'ci', signedKey: 'k1', headerId: 'gh-1', deliveryId: 'gh-1' }), { duplicate: false })
 
   const out: string[] = []
@@ -54,7 +54,7 @@ test('resume points, seen messages, pending prompts, queued replies and webhook 
   const store = new PgContinuityStore(() => b.kernel.services.require<StorageService>(STORAGE_SERVICE).postgres())
   assert.deepEqual((await store.pendingPrompts()).map((p) => [p.source, p.text]), [[chat, 'left unanswered']])
   assert.deepEqual((await store.queued('fake')).map((r) => [r.id, r.text]), [[queued.id, 'waiting reply']])
-  assert.ok((await store.enqueue({ platform: 'fake', chatId: 'c1', text: 'new' })).id > queued.id, 'the identity continues past the copied ids')
+  assert.ok((await store.enqueue({ platform: 'fake', chatId: 'c1', text: 'new' }))!.id > queued.id, 'the identity continues past the copied ids')
   const ledger = new PgDeliveryLedger(() => b.kernel.services.require<StorageService>(STORAGE_SERVICE).postgres())
   assert.deepEqual(await ledger.claim({ route: 'ci', signedKey: 'k1', deliveryId: 'k1' }), { duplicate: true, deliveryId: 'gh-1' })
   assert.deepEqual(await ledger.claim({ route: 'ci', signedKey: 'k2', deliveryId: 'k2' }), { duplicate: false }, 'a new delivery is new')
