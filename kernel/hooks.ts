@@ -119,15 +119,17 @@ export class HookTable {
       })
       return
     }
+    // A tap's failure names the hook and the extension (once: a nested hook's error is kept).
+    const failure = (error: unknown) => (AgentError.isInstance(error) && error.code === 'E_HOOK' ? error : wrap(error))
     const rethrow = (error: unknown) => {
-      throw AgentError.isInstance(error) && error.code === 'E_HOOK' ? error : wrap(error)
+      throw failure(error)
     }
     hook.tapPromise(options, (...args) => {
       try {
         const out = record.fn(...args)
         return isThenable(out) ? Promise.resolve(out).then(undefined, rethrow) : Promise.resolve(out)
       } catch (error) {
-        return Promise.reject(AgentError.isInstance(error) && error.code === 'E_HOOK' ? error : wrap(error))
+        return Promise.reject(failure(error))
       }
     })
   }

@@ -15,11 +15,9 @@ interface Entry<T> {
 export class RecentBuilds<T> {
   readonly #entries = new Map<string, Entry<T>>()
 
-  constructor(private readonly now: () => number = Date.now) {}
-
   /** `build()`'s promise for `key`, shared with calls within REUSE_MS of the first. */
   get(key: string, build: () => Promise<T>): Promise<T> {
-    const now = this.now()
+    const now = Date.now()
     const hit = this.#entries.get(key)
     if (hit && now - hit.at < REUSE_MS) return hit.value
     const value = build()

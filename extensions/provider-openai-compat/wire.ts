@@ -55,7 +55,6 @@ export function toWireTools(tools: readonly ToolSchema[] | undefined): Array<Rec
 
 const wireToolJson = new WeakMap<ToolSchema, string>()
 
-/** One tool as wire JSON, kept per schema object (the runtime hands the same ones to every call). */
 /** The last list joined (runs offer the same tools, in the same order, as a new array each time). */
 let lastTools: { list: readonly ToolSchema[]; json: string } | undefined
 
@@ -68,6 +67,7 @@ export function toWireToolsJson(tools: readonly ToolSchema[]): string {
   return json
 }
 
+/** One tool as wire JSON, kept per schema object (the runtime hands the same ones to every call). */
 export function toWireToolJson(tool: ToolSchema): string {
   let json = wireToolJson.get(tool)
   if (json === undefined) {

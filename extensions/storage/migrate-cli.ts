@@ -1,7 +1,8 @@
 // `agent storage migrate-to [url]`: opens the target (a postgres:// URL, shown only with its password
 // masked; `-` reads it from standard input and no URL takes AGENT_DATABASE_URL, so the password
-// stays out of the process list and the shell history), checks it answers, runs the migration and prints a table (or --json). Exit 0 when every
-// table verified, 1 when the server cannot be used or a count falls short, 2 for a bad URL.
+// stays out of the process list and the shell history), checks it answers, runs the migration and
+// prints a table (or --json). Exit 0 when every table verified, 1 when the server cannot be used or
+// a count falls short, 2 for a bad URL.
 
 import { existsSync } from 'node:fs'
 import { AgentError, errorMessage, UsageError, type CliContext, type DatabaseService, type PgMigration } from 'agent/sdk'
@@ -25,21 +26,20 @@ export function connectionError(error: unknown, label: string): AgentError {
 export interface MigrateCliDeps {
   database: DatabaseService
   schemas: ReadonlyMap<string, readonly PgMigration[]>
-  /** Where `-` reads the URL from (default: process.stdin). */
-  stdin?: AsyncIterable<Buffer | string>
 }
 
 const MAX_STDIN_URL = 64 * 1024
 
 /** The target URL: as given, read from standard input (`-`), or AGENT_DATABASE_URL. */
-async function targetUrl(ctx: CliContext, deps: MigrateCliDeps): Promise<string> {
+async function targetUrl(ctx: CliContext): Promise<string> {
   // yargs hands a lone `-` over as `true`.
   const given = ctx.argv.url === true ? '-' : ctx.argv.url === undefined || ctx.argv.url === null ? '' : String(ctx.argv.url)
   if (given && given !== '-') return given
   if (given === '-') {
     let text = ''
-    for await (const chunk of deps.stdin ?? process.stdin) {
-      text += String(chunk)
+    process.stdin.setEncoding('utf8')
+    for await (const chunk of process.stdin) {
+      text += chunk as string
       if (text.length > MAX_STDIN_URL) throw new UsageError('standard input is too long for a URL')
     }
     const url = text.trim()
@@ -54,7 +54,7 @@ async function targetUrl(ctx: CliContext, deps: MigrateCliDeps): Promise<string>
 export async function runMigrateTo(ctx: CliContext, deps: MigrateCliDeps): Promise<number> {
   let target: { url: string }
   try {
-    target = parsePostgresUrl(await targetUrl(ctx, deps), 'the target URL')
+    target = parsePostgresUrl(await targetUrl(ctx), 'the target URL')
   } catch (error) {
     throw new UsageError(errorMessage(error))
   }

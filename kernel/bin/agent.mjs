@@ -23,7 +23,8 @@ const version = () => JSON.parse(readFileSync(new URL('../../package.json', impo
 // (measured: +24 MiB RSS over the first 1,000 API requests, none of it live data). 8 MiB is the
 // balance (api-server bench): against 4 MiB, about 8 % less CPU per request (fewer scavenges, fewer
 // short-lived request objects promoted) for a similar RSS once warm (~150 MiB after 2,000 requests
-// either way). The cap must be given at process start, so `gateway run` starts itself once more with it.
+// either way). The cap must be given at process start, so `gateway run` starts itself once more
+// with it.
 const GATEWAY_V8_FLAGS = ['--max-semi-space-size=8']
 
 function respawnWithFlags() {
