@@ -3,7 +3,8 @@
 // into `content`, so full-text search sees them too. PostgreSQL answers BIGINT columns as strings
 // (they may exceed 2^53); the counters and epoch milliseconds here never do, so they become numbers.
 
-import { UsageError, type ChatMessage, type ContentPart, type NewSession, type SessionRecord, type StoredMessage, type ToolCall, type Usage } from 'agent/sdk'
+import { newSessionId, UsageError, type ChatMessage, type ContentPart, type NewSession, type SessionRecord, type StoredMessage, type ToolCall, type Usage } from 'agent/sdk'
+import { sanitizeTitle } from './titles.ts'
 
 const ID = /^[A-Za-z0-9_.:-]{1,128}$/
 const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
@@ -67,8 +68,17 @@ function opt<T extends object, K extends string, V>(target: T, key: K, value: V 
   if (value !== null && value !== undefined) (target as Record<string, unknown>)[key] = value
 }
 
-/** The row of a new session (validated by the caller), as both stores insert it. */
-export function newSessionRow(input: NewSession, id: string, title: string | undefined, now: number): SessionRow {
+/** A new session checked (id, title, message roles) and its row, as both stores insert it. */
+export function newSession(input: NewSession): { row: SessionRow; title: string | undefined; messages: readonly ChatMessage[] } {
+  const id = input.id ?? newSessionId()
+  assertSessionId(id)
+  const title = sanitizeTitle(input.title)
+  const messages = input.messages ?? []
+  assertRoles(messages)
+  return { row: newSessionRow(input, id, title, Date.now()), title, messages }
+}
+
+function newSessionRow(input: NewSession, id: string, title: string | undefined, now: number): SessionRow {
   return {
     id,
     title: title ?? null,

@@ -8,7 +8,6 @@
 
 import {
   AgentError,
-  newSessionId,
   redactDeep,
   UsageError,
   type AppendOptions,
@@ -25,7 +24,7 @@ import {
   type Usage,
 } from 'agent/sdk'
 import { PG_MIGRATIONS } from './schema-pg.ts'
-import { assertRoles, assertSessionId, messageColumns, newSessionRow, storedMessage, toMessage, toSession, usageDelta, type MessageColumns, type MessageRow, type SessionRow } from './rows.ts'
+import { assertRoles, messageColumns, newSession, storedMessage, toMessage, toSession, usageDelta, type MessageColumns, type MessageRow, type SessionRow } from './rows.ts'
 import { searchMessagesPg } from './search-pg.ts'
 import { ANCESTOR_HOLDING, APPEND, CREATE, MESSAGE_COLUMNS, pgErrorOf, SESSION_COLUMNS, TIP } from './pg-queries.ts'
 import { automaticTitleBase, counted, escapeLike, nextNumbered, numberedHit, sanitizeTitle, splitNumber } from './titles.ts'
@@ -129,13 +128,8 @@ export class PgSessionStore implements SessionStore {
   }
 
   async create(input: NewSession = {}): Promise<SessionRecord> {
-    const id = input.id ?? newSessionId()
-    assertSessionId(id)
-    const title = sanitizeTitle(input.title)
-    const messages = input.messages ?? []
-    assertRoles(messages)
-    const now = Date.now()
-    const row = newSessionRow(input, id, title, now)
+    const { row, title, messages } = newSession(input)
+    const { id, started_at: now } = row
     const { arrays } = this.messageParams(messages)
     try {
       // The session and its first messages in one write: atomic, and one commit for a new conversation.

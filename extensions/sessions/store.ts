@@ -7,7 +7,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import {
   AgentError,
-  newSessionId,
   redactDeep,
   UsageError,
   type AppendOptions,
@@ -24,7 +23,7 @@ import {
   type Usage,
 } from 'agent/sdk'
 import { MIGRATIONS } from './schema.ts'
-import { assertRoles, assertSessionId, messageColumns, newSessionRow, storedMessage, toMessage, toSession, usageDelta, type MessageRow, type SessionRow } from './rows.ts'
+import { assertRoles, messageColumns, newSession, storedMessage, toMessage, toSession, usageDelta, type MessageRow, type SessionRow } from './rows.ts'
 import { HAS_PENDING, INDEX_DELAY_MS, indexPending } from './fts-queue.ts'
 import { searchMessages } from './search.ts'
 import { automaticTitleBase, counted, escapeLike, MAX_HOPS, nextNumbered, numberedHit, sanitizeTitle, splitNumber } from './titles.ts'
@@ -125,13 +124,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async create(input: NewSession = {}): Promise<SessionRecord> {
-    const id = input.id ?? newSessionId()
-    assertSessionId(id)
-    const title = sanitizeTitle(input.title)
-    const messages = input.messages ?? []
-    assertRoles(messages)
-    const now = Date.now()
-    const row = newSessionRow(input, id, title, now)
+    const { row, title, messages } = newSession(input)
+    const { id, started_at: now } = row
     try {
       // The session and its first messages in one write: atomic, and one commit for a new conversation.
       await this.write((db) => {

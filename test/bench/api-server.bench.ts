@@ -12,7 +12,7 @@
 
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs'
-import { Agent, createServer, request } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,6 +21,7 @@ import YAML from 'yaml'
 import { defineExtension, type AgentRuntime, type HttpService } from '../../sdk/index.ts'
 import { createTestKernel, startScriptedModel } from '../../sdk/testing/index.ts'
 import { startAgent } from '../helpers/agent-process.ts'
+import { jsonLoad, percentile } from './http-load.ts'
 
 if (process.argv.includes('--stub-host')) {
   // The API server over an instant runtime: everything of the HTTP layer, none of the agent run.
@@ -75,50 +76,12 @@ const ROUNDS = 3
 const ROUND_REQUESTS = 2000
 const MiB = 1024 * 1024
 
-const agentPool = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-const body = JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'hello' }] })
-
-/** One POST over a kept-alive connection; resolves with the milliseconds it took. */
-function call(url: URL): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now()
-    const req = request(url, { method: 'POST', agent: agentPool, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`${url} answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 300)}`))
-        resolve(performance.now() - started)
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
-}
+const load = jsonLoad(JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'hello' }] }), CONCURRENCY)
+const { sequential, throughput } = load
 
 async function warmUp(url: URL): Promise<void> {
   await sequential(url, WARMUP / 2)
   await throughput(url, WARMUP / 2)
-}
-
-async function sequential(url: URL, n: number): Promise<number[]> {
-  const times: number[] = []
-  for (let i = 0; i < n; i++) times.push(await call(url))
-  return times
-}
-
-/** Requests per second with CONCURRENCY clients in a loop. */
-async function throughput(url: URL, n: number): Promise<number> {
-  let next = 0
-  const started = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < n) await call(url)
-  }))
-  return n / ((performance.now() - started) / 1000)
 }
 
 /** CPU time (user + system) a process has used, in ms (clock ticks of 10 ms). */
@@ -245,7 +208,7 @@ try {
   ]
   console.log(lines.join('\n'))
 } finally {
-  agentPool.destroy()
+  load.close()
   await proxyHost?.stop()
   await agent.stop('SIGINT')
   await model.close()

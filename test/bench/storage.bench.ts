@@ -14,12 +14,12 @@
 
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import YAML from 'yaml'
 import { createTestDatabase, startScriptedModel } from '../../sdk/testing/index.ts'
 import { startAgent, type RunningAgent } from '../helpers/agent-process.ts'
+import { jsonLoad, percentile } from './http-load.ts'
 
 const WARMUP = 600
 const SEQUENTIAL = 300
@@ -27,42 +27,7 @@ const CONCURRENCY = 16
 const ROUNDS = 3
 const ROUND_REQUESTS = 1000
 
-const pool = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-const body = JSON.stringify({ model: 'agent', input: 'hello', store: true })
-
-function call(url: URL): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now()
-    const req = request(url, { method: 'POST', agent: pool, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`${url} answered ${res.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 300)}`))
-        resolve(performance.now() - started)
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
-
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!
-
-/** Round robin over `urls`: request i goes to urls[i % n]. */
-async function sequential(urls: URL[], n: number): Promise<number[]> {
-  const times: number[] = []
-  for (let i = 0; i < n; i++) times.push(await call(urls[i % urls.length]!))
-  return times
-}
-
-async function throughput(urls: URL[], n: number): Promise<number> {
-  let next = 0
-  const started = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    for (let i = next++; i < n; i = next++) await call(urls[i % urls.length]!)
-  }))
-  return n / ((performance.now() - started) / 1000)
-}
+const { sequential, throughput, close: closeLoad } = jsonLoad(JSON.stringify({ model: 'agent', input: 'hello', store: true }), CONCURRENCY)
 
 interface Figures { p50: number; p99: number; rps: number; rounds: number[] }
 
@@ -138,7 +103,7 @@ try {
   for (const g of gateways) console.error(g.stderr().split('\n').slice(-15).join('\n'))
   throw error
 } finally {
-  pool.destroy()
+  closeLoad()
   await stopAll()
   await model.close()
   await database.drop()

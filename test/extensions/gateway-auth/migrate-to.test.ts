@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import { DATABASE_SERVICE, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, VOICE_MODES_SERVICE, type CliContext, type CommandDefinition, type DatabaseService, type GatewayAuthService, type GatewayService, type VoiceModes } from 'agent/sdk'
-import { backendSkip, createTestKernel, makeTempHome, testStorage } from 'agent/sdk/testing'
+import { DATABASE_SERVICE, GATEWAY_AUTH_SERVICE, GATEWAY_SERVICE, VOICE_MODES_SERVICE, type DatabaseService, type GatewayAuthService, type GatewayService, type VoiceModes } from 'agent/sdk'
+import { backendSkip, createTestKernel, makeTempHome, runSubcommand, testStorage } from 'agent/sdk/testing'
 import { openRoutingStore } from '../../../extensions/gateway/routing.ts'
 
 const BUILTINS = ['state-db', 'storage', 'http', 'gateway', 'gateway-auth', 'delivery', 'tts']
@@ -29,12 +29,9 @@ test('pairings, chat routes and /voice modes round-trip from state.db into Postg
   await a.kernel.services.require<VoiceModes>(VOICE_MODES_SERVICE).set(chat, 'voice_only')
 
   // Copied with the stores' schemas declared by their extensions.
-  const out: string[] = []
-  const err: string[] = []
-  const ctx = { argv: { _: ['storage', 'migrate-to'], url: pg.url, json: true }, out: (s: string) => void out.push(s), err: (s: string) => void err.push(s), json: (v: unknown) => void out.push(JSON.stringify(v)), settings: a.kernel.settings, services: a.kernel.services, signal: new AbortController().signal } as unknown as CliContext
-  const code = (await (a.kernel.registries.commands.get('storage') as CommandDefinition).cli!.subcommands!['migrate-to']!.run!(ctx)) ?? 0
-  assert.equal(code, 0, err.join('\n'))
-  const report = JSON.parse(out.join('\n'))
+  const migrated = await runSubcommand(a, ['storage', 'migrate-to'], { url: pg.url, json: true })
+  assert.equal(migrated.code, 0, migrated.stderr)
+  const report = JSON.parse(migrated.stdout)
   assert.equal(report.verified, true)
   const copied = Object.fromEntries(report.tables.map((r: any) => [r.table, r.copied]))
   for (const table of ['gateway_pairing_approved', 'gateway_pairing_pending', 'gateway_pairing_requests', 'gateway_pairing_failures', 'gateway_routing', 'voice_modes']) {

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import { DATABASE_SERVICE, GATEWAY_SERVICE, STORAGE_SERVICE, type CliContext, type CommandDefinition, type DatabaseService, type GatewayService, type StorageService } from 'agent/sdk'
-import { backendSkip, createTestKernel, fakeAdapter, makeTempHome, recordingRuntime, testStorage } from 'agent/sdk/testing'
+import { DATABASE_SERVICE, GATEWAY_SERVICE, STORAGE_SERVICE, type DatabaseService, type GatewayService, type StorageService } from 'agent/sdk'
+import { backendSkip, createTestKernel, fakeAdapter, makeTempHome, recordingRuntime, runSubcommand, testStorage } from 'agent/sdk/testing'
 import { PgContinuityStore } from '../../../extensions/gateway/continuity-store-pg.ts'
 import { SqliteContinuityStore } from '../../../extensions/gateway/continuity-store-sqlite.ts'
 import { PgDeliveryLedger } from '../../../extensions/webhook/ledger-pg.ts'
@@ -34,12 +34,9 @@ test('resume points, seen messages, pending prompts, queued replies and webhook 
   const queued = (await sqlite.enqueue({ platform: 'fake', chatId: 'c1', text: 'waiting reply' }))!
   assert.deepEqual(await new SqliteDeliveryLedger(database).claim({ route: 'ci', signedKey: 'k1', headerId: 'gh-1', deliveryId: 'gh-1' }), { duplicate: false })
 
-  const out: string[] = []
-  const err: string[] = []
-  const ctx = { argv: { _: ['storage', 'migrate-to'], url: pg.url, json: true }, out: (s: string) => void out.push(s), err: (s: string) => void err.push(s), json: (v: unknown) => void out.push(JSON.stringify(v)), settings: a.kernel.settings, services: a.kernel.services, signal: new AbortController().signal } as unknown as CliContext
-  const code = (await (a.kernel.registries.commands.get('storage') as CommandDefinition).cli!.subcommands!['migrate-to']!.run!(ctx)) ?? 0
-  assert.equal(code, 0, err.join('\n'))
-  const report = JSON.parse(out.join('\n'))
+  const migrated = await runSubcommand(a, ['storage', 'migrate-to'], { url: pg.url, json: true })
+  assert.equal(migrated.code, 0, migrated.stderr)
+  const report = JSON.parse(migrated.stdout)
   assert.equal(report.verified, true)
   const copied = Object.fromEntries(report.tables.map((r: any) => [r.table, r.copied]))
   for (const table of ['gateway_resume', 'gateway_inbox', 'gateway_outbox', 'webhook_deliveries']) assert.ok(copied[table] >= 1, `${table} copied: ${JSON.stringify(report.tables)}`)

@@ -7,18 +7,9 @@
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import { SESSIONS_SERVICE, type CliContext, type CommandDefinition, type SessionStore } from 'agent/sdk'
-import { backendSkip, createTestKernel, makeTempHome, testStorage } from 'agent/sdk/testing'
+import { SESSIONS_SERVICE, type SessionStore } from 'agent/sdk'
+import { backendSkip, createTestKernel, makeTempHome, runSubcommand, testStorage } from 'agent/sdk/testing'
 import { startServer } from '../api-server/harness.ts'
-
-/** Runs `agent <command> <sub>` in-process on a kernel: exit code and stdout. */
-async function command(kernel: any, name: string, sub: string, argv: Record<string, unknown>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const ctx = { argv: { _: [name, sub], ...argv }, out: (s: string) => void out.push(s), err: (s: string) => void err.push(s), json: (v: unknown) => void out.push(JSON.stringify(v)), settings: kernel.settings, services: kernel.services, signal: new AbortController().signal } as unknown as CliContext
-  const code = (await (kernel.registries.commands.get(name) as CommandDefinition).cli!.subcommands![sub]!.run!(ctx)) ?? 0
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') }
-}
 
 const STORES = ['state-db', 'storage', 'sessions', 'cron']
 
@@ -37,7 +28,7 @@ test('a populated SQLite home round-trips through PostgreSQL; a second run copie
   await sessionsA.append(session.id, [{ role: 'assistant', content: 'hi there' }, { role: 'user', content: 'bye' }])
   await a.stop()
   const cronA = await createTestKernel({ home: homeA, builtins: STORES })
-  const added = await command(cronA.kernel, 'cron', 'add', { schedule: 'every 2h', prompt: 'Check the build', name: 'build-check', deliver: 'local', json: true })
+  const added = await runSubcommand(cronA, ['cron', 'add'], { schedule: 'every 2h', prompt: 'Check the build', name: 'build-check', deliver: 'local', json: true })
   assert.equal(added.code, 0, added.stderr)
   const job = JSON.parse(added.stdout)
   await cronA.close()
@@ -45,7 +36,7 @@ test('a populated SQLite home round-trips through PostgreSQL; a second run copie
   // 2. Migrate, from a kernel on home A with every store loaded (each declares its schema).
   const m = await createTestKernel({ home: homeA, builtins: [...STORES, 'http', 'model-resolver', 'provider-openai-compat', 'runtime', 'api-server'] })
   t.after(() => m.close())
-  const first = await command(m.kernel, 'storage', 'migrate-to', { url: pg.url, json: true })
+  const first = await runSubcommand(m, ['storage', 'migrate-to'], { url: pg.url, json: true })
   assert.equal(first.code, 0, first.stderr)
   const report = JSON.parse(first.stdout)
   assert.equal(report.verified, true, first.stdout)
@@ -66,11 +57,11 @@ test('a populated SQLite home round-trips through PostgreSQL; a second run copie
   await b.stop()
   const cronB = await createTestKernel({ home: homeB, builtins: STORES, config: pg.config })
   t.after(() => cronB.close())
-  const listed = await command(cronB.kernel, 'cron', 'list', { json: true })
+  const listed = await runSubcommand(cronB, ['cron', 'list'], { json: true })
   assert.deepEqual(JSON.parse(listed.stdout).map((j: any) => [j.id, j.name, j.schedule_display]), [[job.id, 'build-check', job.schedule_display]])
 
   // 4. Again: nothing left to copy, and what home B added is still there.
-  const second = await command(m.kernel, 'storage', 'migrate-to', { url: pg.url, json: true })
+  const second = await runSubcommand(m, ['storage', 'migrate-to'], { url: pg.url, json: true })
   assert.equal(second.code, 0, second.stderr)
   const again = JSON.parse(second.stdout)
   assert.equal(again.verified, true)

@@ -10,8 +10,8 @@ import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { describe, test, type TestContext } from 'node:test'
-import { DATABASE_SERVICE, defineExtension, STORAGE_SERVICE, type CliContext, type CommandDefinition, type DatabaseService, type StorageService } from 'agent/sdk'
-import { backendSkip, createTestDatabase, createTestKernel, makeTempHome } from 'agent/sdk/testing'
+import { DATABASE_SERVICE, defineExtension, STORAGE_SERVICE, type DatabaseService, type StorageService } from 'agent/sdk'
+import { backendSkip, createTestDatabase, createTestKernel, makeTempHome, runSubcommand } from 'agent/sdk/testing'
 import { runAgent } from '../../helpers/agent-process.ts'
 import { migrateTo } from '../../../extensions/storage/migrate-run.ts'
 import { openPostgres } from '../../../extensions/storage/postgres.ts'
@@ -67,18 +67,7 @@ async function target(t: TestContext) {
 }
 
 /** The registered command, run in-process: its exit code, stdout and stderr. */
-async function run(k: { kernel: any }, argv: Record<string, unknown>) {
-  const out: string[] = []
-  const err: string[] = []
-  const ctx = { argv: { _: ['storage', 'migrate-to'], ...argv }, out: (s: string) => void out.push(s), err: (s: string) => void err.push(s), json: (v: unknown) => void out.push(JSON.stringify(v)), settings: k.kernel.settings, services: k.kernel.services } as unknown as CliContext
-  const command = k.kernel.registries.commands.get('storage') as CommandDefinition
-  try {
-    const code = (await command.cli!.subcommands!['migrate-to']!.run!(ctx)) ?? 0
-    return { code, stdout: out.join('\n'), stderr: err.join('\n') }
-  } catch (error: any) {
-    return { code: error.exitCode ?? 1, stdout: out.join('\n'), stderr: `${err.join('\n')}\nagent: ${error.message}` }
-  }
-}
+const run = (k: { kernel: any }, argv: Record<string, unknown>) => runSubcommand(k, ['storage', 'migrate-to'], argv)
 
 describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
   test('copies paired tables, verifies by counts, and a second run copies nothing', async (t) => {
@@ -237,6 +226,11 @@ describe('agent storage migrate-to', { skip: backendSkip('postgres') }, () => {
     const empty = await runAgent(['storage', 'migrate-to', '-'], { home: dir, input: '\n', timeoutMs: 60_000 })
     assert.equal(empty.code, 2, empty.stderr)
     assert.match(empty.stderr, /standard input held no URL/)
+
+    const flood = await runAgent(['storage', 'migrate-to', '-'], { home: dir, input: `postgres://u:hunter22@h/${'d'.repeat(70_000)}`, timeoutMs: 60_000 })
+    assert.equal(flood.code, 2, flood.stderr)
+    assert.match(flood.stderr, /standard input is too long for a URL/)
+    assert.equal(flood.stderr.includes('hunter22'), false)
 
     const none = await runAgent(['storage', 'migrate-to'], { home: dir, timeoutMs: 60_000 })
     assert.equal(none.code, 2, none.stderr)
