@@ -69,7 +69,11 @@ export interface PostgresService extends PgQuery {
    * Resolves once the commit holding it is done.
    */
   write<T>(fn: (client: PgQuery) => Promise<T>): Promise<T>
-  /** Applies `owner`'s pending migrations under an advisory lock (two instances starting at once apply each once). */
+  /**
+   * Applies `owner`'s pending migrations under an advisory lock (two instances starting at once apply
+   * each once). Call it before every use: once applied it answers at once, callers arriving while it
+   * runs share the run, and a failed run is tried again by the next call.
+   */
   migrate(owner: string, migrations: readonly PgMigration[]): Promise<void>
   /**
    * Runs `fn` in a transaction holding the transaction-level advisory lock of `key`: a second

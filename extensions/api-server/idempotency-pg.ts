@@ -47,7 +47,6 @@ interface Row {
 }
 
 export class PgIdempotencyStore implements IdempotencyStore {
-  #ready: Promise<void> | undefined
   /** Renewal timers of the keys this instance runs. */
   readonly #renewals = new Map<string, NodeJS.Timeout>()
   /**
@@ -61,11 +60,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   async #db(): Promise<PostgresService> {
     const pg = this.pg()
-    this.#ready ??= pg.migrate('api-server-idempotency', PG_MIGRATIONS).catch((error) => {
-      this.#ready = undefined
-      throw error
-    })
-    await this.#ready
+    await pg.migrate('api-server-idempotency', PG_MIGRATIONS)
     return pg
   }
 

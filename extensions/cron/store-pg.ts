@@ -63,7 +63,6 @@ const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`
 
 export class PgCronStore implements CronStore {
   private readonly postgres: () => PostgresService
-  private migrated: Promise<void> | undefined
 
   constructor(postgres: () => PostgresService) {
     this.postgres = postgres
@@ -72,11 +71,7 @@ export class PgCronStore implements CronStore {
   /** The service once cron's schema is in place (migrated on first use; retried after a failure). */
   private async pg(): Promise<PostgresService> {
     const pg = this.postgres()
-    this.migrated ??= pg.migrate('cron', PG_MIGRATIONS).catch((error) => {
-      this.migrated = undefined
-      throw error
-    })
-    await this.migrated
+    await pg.migrate('cron', PG_MIGRATIONS)
     return pg
   }
 

@@ -31,8 +31,6 @@ const LOCK = 'gateway-auth:pairing'
 const PENDING = `SELECT p.*, ${lockedAtSql('$2', '$3')} FROM gateway_pairing_pending p WHERE p.expires_at > $1 ORDER BY p.created_at`
 
 export class PgPairingStore implements PairingStore {
-  private ready: Promise<void> | undefined
-
   constructor(
     private readonly postgres: () => PostgresService,
     private readonly limits: PairingLimits = DEFAULT_LIMITS,
@@ -41,11 +39,7 @@ export class PgPairingStore implements PairingStore {
 
   private async pg(): Promise<PostgresService> {
     const pg = this.postgres()
-    this.ready ??= pg.migrate('gateway-auth', PG_MIGRATIONS).catch((error) => {
-      this.ready = undefined
-      throw error
-    })
-    await this.ready
+    await pg.migrate('gateway-auth', PG_MIGRATIONS)
     return pg
   }
 

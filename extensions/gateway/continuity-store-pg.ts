@@ -11,7 +11,6 @@ const SETTLE = "UPDATE gateway_inbox SET state = 'done', source = NULL, text = N
 const SETTLE_OPEN = `${SETTLE} AND state <> 'done' RETURNING id`
 
 export class PgContinuityStore implements ContinuityStore {
-  #ready: Promise<void> | undefined
   #prunedAt = 0
 
   constructor(
@@ -22,11 +21,7 @@ export class PgContinuityStore implements ContinuityStore {
   /** The pool, once the schema is migrated (first use; a failed migration is tried again next time). */
   private async pg(): Promise<PostgresService> {
     const pg = this.postgres()
-    this.#ready ??= pg.migrate('gateway', PG_MIGRATIONS).catch((error) => {
-      this.#ready = undefined
-      throw error
-    })
-    await this.#ready
+    await pg.migrate('gateway', PG_MIGRATIONS)
     return pg
   }
 

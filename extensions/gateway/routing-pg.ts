@@ -13,17 +13,11 @@ export const ROUTING_PG_MIGRATIONS: PgMigration[] = [
 ]
 
 export class PgRoutingStore implements RoutingStore {
-  private ready: Promise<void> | undefined
-
   constructor(private readonly postgres: () => PostgresService) {}
 
   private async pg(): Promise<PostgresService> {
     const pg = this.postgres()
-    this.ready ??= pg.migrate(ROUTING_PG_OWNER, ROUTING_PG_MIGRATIONS).catch((error) => {
-      this.ready = undefined
-      throw error
-    })
-    await this.ready
+    await pg.migrate(ROUTING_PG_OWNER, ROUTING_PG_MIGRATIONS)
     return pg
   }
 

@@ -36,10 +36,7 @@ export function deadLocalHolder(holder: string): boolean {
 }
 
 export function postgresLeases(pg: () => PostgresService, holder: string): LeaseService {
-  const ready = (() => {
-    let done: Promise<void> | undefined
-    return () => (done ??= pg().migrate('storage', PG_MIGRATIONS).catch((error) => ((done = undefined), Promise.reject(error))))
-  })()
+  const ready = () => pg().migrate('storage', PG_MIGRATIONS)
   const NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`
   return {
     holder,

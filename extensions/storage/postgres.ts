@@ -31,6 +31,7 @@ export function openPostgres(options: PostgresOptions): OpenPostgres {
   let pool: pg.Pool | undefined
   let closed = false
   const migrated = new Map<string, number>()
+  const migrating = new Map<string, Promise<void>>()
 
   const getPool = (): pg.Pool => {
     if (closed) throw new AgentError('E_STATE', 'the database is closed (the agent is shutting down)')
@@ -88,12 +89,21 @@ export function openPostgres(options: PostgresOptions): OpenPostgres {
     query,
     transaction,
     write: (fn) => group.write(fn),
-    async migrate(owner: string, migrations: readonly PgMigration[]) {
+    migrate(owner: string, migrations: readonly PgMigration[]) {
       const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0)
-      if ((migrated.get(owner) ?? -1) >= latest) return
-      const applied = await transaction((client) => applyPgMigrations(client, owner, migrations))
-      if (applied.length > 0) options.log.debug(`applied migrations of ${owner}: ${applied.join(', ')}`)
-      migrated.set(owner, latest)
+      if ((migrated.get(owner) ?? -1) >= latest) return Promise.resolve()
+      // Callers arriving while it runs share the run; a failure is forgotten, so the next call tries again.
+      let running = migrating.get(owner)
+      if (!running) {
+        running = transaction((client) => applyPgMigrations(client, owner, migrations))
+          .then((applied) => {
+            if (applied.length > 0) options.log.debug(`applied migrations of ${owner}: ${applied.join(', ')}`)
+            migrated.set(owner, latest)
+          })
+          .finally(() => migrating.delete(owner))
+        migrating.set(owner, running)
+      }
+      return running
     },
     async locked(key, fn, { wait = true } = {}) {
       return transaction(async (client) => {

@@ -12,17 +12,11 @@ export const VOICE_MODES_PG_MIGRATIONS: PgMigration[] = [
 ]
 
 export class PgVoiceModeRows implements VoiceModeRows {
-  private ready: Promise<void> | undefined
-
   constructor(private readonly postgres: () => PostgresService) {}
 
   private async pg(): Promise<PostgresService> {
     const pg = this.postgres()
-    this.ready ??= pg.migrate(VOICE_MODES_PG_OWNER, VOICE_MODES_PG_MIGRATIONS).catch((error) => {
-      this.ready = undefined
-      throw error
-    })
-    await this.ready
+    await pg.migrate(VOICE_MODES_PG_OWNER, VOICE_MODES_PG_MIGRATIONS)
     return pg
   }
 

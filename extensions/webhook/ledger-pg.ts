@@ -6,16 +6,11 @@
 import type { PostgresService } from 'agent/sdk'
 import { PG_MIGRATIONS, PRUNE_EVERY_MS, REPLAY_WINDOW_MS, type Claim, type ClaimResult, type DeliveryLedger, type DeliveryStatus } from './ledger.ts'
 
-/** The pool once `webhook`'s schema is migrated (first use; a failed migration is tried again next time). */
+/** The pool once `webhook`'s schema is migrated. */
 export function migratedPostgres(postgres: () => PostgresService): () => Promise<PostgresService> {
-  let ready: Promise<void> | undefined
   return async () => {
     const pg = postgres()
-    ready ??= pg.migrate('webhook', PG_MIGRATIONS).catch((error) => {
-      ready = undefined
-      throw error
-    })
-    await ready
+    await pg.migrate('webhook', PG_MIGRATIONS)
     return pg
   }
 }

@@ -135,6 +135,18 @@ describe('PostgreSQL service', { skip: backendSkip('postgres') }, () => {
     assert.deepEqual(await services[0]!.query(`SELECT to_regclass('half') AS t`), [{ t: null }], 'rolled back whole')
   })
 
+  test('migrations in one process: callers while it runs share the run; a failed run is tried again', async (t) => {
+    const pg = await postgres(t)
+    const migrations = [{ version: 1, up: 'CREATE TABLE shared_run (n INTEGER)' }]
+    const first = pg.migrate('sharer', migrations)
+    assert.equal(pg.migrate('sharer', migrations), first, 'one run for callers arriving meanwhile')
+    await first
+    await pg.migrate('sharer', migrations)
+    await assert.rejects(pg.migrate('retried', [{ version: 1, up: 'CREATE TABL retried (n INTEGER)' }]), /retried@1 failed/)
+    await pg.migrate('retried', [{ version: 1, up: 'CREATE TABLE retried (n INTEGER)' }])
+    assert.deepEqual(await pg.query(`SELECT to_regclass('retried') AS t`), [{ t: 'retried' }], 'the failure was not kept')
+  })
+
   test('locked: a second holder of the key waits, or with wait false gets nothing', async (t) => {
     const pg = await postgres(t)
     const order: string[] = []
