@@ -186,7 +186,9 @@ export interface RunRequest {
    * RunResult.stored settles when it is committed, in the same turn of the event loop. For a caller
    * whose client does not read the stored session back (the API server: chat clients resend their
    * history, responses are chained from the API server's own store, written before it answers), so
-   * the answer does not wait for a commit. Every earlier write is still committed before the run goes on.
+   * the answer does not wait for a commit. A new untitled session is created with that write, in the
+   * same commit (none before the model call); anything that needs the stored session first (a tool
+   * run, compression, a failure) commits what came before it, as a run without this flag does.
    */
   storeBehind?: boolean
 }

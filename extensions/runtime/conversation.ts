@@ -21,6 +21,22 @@ export interface Conversation {
    * happens while the model call is on its way instead of before it.
    */
   creating?: Promise<unknown>
+  /**
+   * A new session's create not queued yet (RunRequest.storeBehind): the run's first write queues it
+   * (queueCreate), so that a run answered without tools commits its session, input and answer in
+   * one transaction behind the answer, and nothing waits for a commit before the model call.
+   */
+  deferredCreate?: () => Promise<unknown>
+}
+
+/** Queues a deferred create, if any; `creating` then follows it as it does any new session's. */
+export function queueCreate(conversation: Conversation): void {
+  const create = conversation.deferredCreate
+  if (!create) return
+  conversation.deferredCreate = undefined
+  conversation.creating = create()
+  // Awaited by the run (or its stored promise); until then a failure must not count as unhandled.
+  conversation.creating.catch(() => undefined)
 }
 
 /** A stored transcript as the model must see it: every tool call answered, no orphan results. */
@@ -119,14 +135,14 @@ export async function openConversation(api: ExtensionApi<any>, request: RunReque
         conversation.sessionId = created.id
       } else {
         // Nothing else can refuse a new untitled session but the database itself: its commit
-        // (about a tenth of a millisecond) overlaps the model call rather than preceding it.
+        // (about a tenth of a millisecond) overlaps the model call rather than preceding it, or
+        // joins the run's last write behind the answer.
         const id = newSessionId()
         conversation.sessionId = id
-        conversation.creating = store.create({ ...create, id }).then((created) => {
+        conversation.deferredCreate = () => store.create({ ...create, id }).then((created) => {
           conversation.session = created
         })
-        // Awaited by the run; until then a failure must not count as unhandled.
-        conversation.creating.catch(() => undefined)
+        if (!request.storeBehind) queueCreate(conversation)
       }
       if (defaults.input) conversation.messages.push(defaults.input)
       conversation.inputStored = true

@@ -20,6 +20,7 @@ import {
   type RunEvent,
   type RunRequest,
   type RunResult,
+  type SessionStore,
   type ToolCall,
   type ToolChoice,
   type ToolSchema,
@@ -29,7 +30,7 @@ import {
 } from 'agent/sdk'
 import { compressConversation } from './compaction.ts'
 import { estimateTokens, compressionSettings } from './context.ts'
-import { openConversation, type Conversation } from './conversation.ts'
+import { openConversation, queueCreate, type Conversation } from './conversation.ts'
 import { resolveClient } from './models.ts'
 import { buildSystemPrompt, personalityPrompt } from './prompt.ts'
 import { runRedaction } from './redaction.ts'
@@ -117,7 +118,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const store = conv.store
 
   // Personality: asked for now (and remembered by the session), else the session's, else config's.
-  if (request.personality && store && !conv.creating && conv.session?.personality !== request.personality) {
+  if (request.personality && store && !conv.creating && !conv.deferredCreate && conv.session?.personality !== request.personality) {
     await store.update(conv.sessionId, { personality: request.personality })
   }
   // A continued session records the model it now runs on (after `/model`).
@@ -142,18 +143,28 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   /** The last write when it is stored behind the answer (RunRequest.storeBehind). */
   let stored: Promise<void> | undefined
   const settle = async (write: Promise<unknown>, last: boolean) => {
+    const behind = last && request.storeBehind
     // Queued behind a create still to commit (group commit keeps the order): its failure is the one to report.
     if (conv.creating) {
       write.catch(() => undefined)
+      if (behind) {
+        stored = Promise.all([conv.creating, write]).then(() => undefined)
+        return
+      }
       await conv.creating
     }
-    if (last && request.storeBehind) stored = write.then(() => undefined)
+    if (behind) stored = write.then(() => undefined)
     else await write
+  }
+  /** A write of the run's session: a deferred create is queued first, into the same commit. */
+  const write = <T>(op: (store: SessionStore) => Promise<T>): Promise<T> => {
+    queueCreate(conv)
+    return op(store!)
   }
   const persist = async (messages: ChatMessage[], usage?: Usage, apiCalls?: number, lastExitReason?: RunResult['exitReason']) => {
     conv.messages.push(...messages)
     if (!store) return
-    await settle(store.append(conv.sessionId, messages, usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined), lastExitReason !== undefined)
+    await settle(write((s) => s.append(conv.sessionId, messages, usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined)), lastExitReason !== undefined)
     if (lastExitReason) exitRecorded = true
   }
 
@@ -182,6 +193,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
     if (estimate < compression.threshold * window) return
     try {
       // Compression continues the stored session: it must exist first.
+      queueCreate(conv)
       await conv.creating
       const outcome = await compressConversation(api, conv, { settings: compression, signal, primary: client })
       if (outcome.compressed) {
@@ -285,12 +297,12 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
       }
     }
   } catch (error) {
-    if (store) await store.update(conv.sessionId, { lastExitReason: 'error' }).catch(() => undefined)
+    if (store) await write((s) => s.update(conv.sessionId, { lastExitReason: 'error' })).catch(() => undefined)
     observe({ type: 'run.error', sessionId: conv.sessionId, error: errorMessage(error) })
     throw AgentError.isInstance(error) ? error : new AgentError('E_RUNTIME', errorMessage(error), { cause: error })
   }
 
-  if (store && !exitRecorded) await settle(store.update(conv.sessionId, { lastExitReason: exitReason }), true)
+  if (store && !exitRecorded) await settle(write((s) => s.update(conv.sessionId, { lastExitReason: exitReason })), true)
   observe({ type: 'run.end', sessionId: conv.sessionId, exitReason, apiCalls, usage, ...(source ? { source: source.platform } : {}) })
   const result: RunResult = { sessionId: conv.sessionId, answer, exitReason, usage, apiCalls, model: client.model, provider: client.provider, toolTrace: trace }
   if (lastReasoning !== undefined) result.lastReasoning = lastReasoning
