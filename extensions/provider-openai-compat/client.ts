@@ -9,7 +9,9 @@ import { callProvider, openAIClientOptions, parseRetryAfter, ProviderHttpError, 
 import type OpenAI from 'openai'
 import type { ReasoningStyle } from './catalog.ts'
 import type { JsonAnswer, NodeFetch } from './node-fetch.ts'
-import { fromCompletion, StreamAccumulator, toWireMessages, toWireTools, toWireToolsJson } from './wire.ts'
+import { fromCompletion, StreamAccumulator, toWireMessages, toWireTools, toWireToolsBytes } from './wire.ts'
+
+const END_OF_TOOLS = Buffer.from(']}')
 
 export interface CompatClientOptions {
   provider: string
@@ -107,22 +109,26 @@ class CompatClient implements ModelClient {
   }
 
   /**
-   * The non-streamed body as JSON. The tools are most of it (the agent offers the same ones on every
-   * call): each tool's JSON is kept per schema object (the runtime reuses them) instead of being
-   * serialised again on every call.
+   * The non-streamed body as JSON bytes. The tools are most of it (the agent offers the same ones on
+   * every call): each tool's JSON is kept per schema object (the runtime reuses them) and the list's
+   * bytes per list, instead of being serialised and encoded again on every call. Bytes, not text:
+   * about 9 KB a call (the default tools) that would otherwise be a string joined, flattened, prefixed
+   * with the headers and encoded (about 30 KB of garbage a call, measured).
    */
-  bodyText(request: Omit<ModelRequest, 'model'> & { model?: string }): string {
+  bodyBytes(request: Omit<ModelRequest, 'model'> & { model?: string }): Buffer {
     const json = JSON.stringify(this.body(request, false, false))
-    if (!request.tools?.length) return json
-    return `${json.slice(0, -1)},"tools":[${toWireToolsJson(request.tools)}]}`
+    if (!request.tools?.length) return Buffer.from(json)
+    const head = Buffer.from(`${json.slice(0, -1)},"tools":[`)
+    const tools = toWireToolsBytes(request.tools)
+    return Buffer.concat([head, tools, END_OF_TOOLS], head.length + tools.length + END_OF_TOOLS.length)
   }
 
   complete(request: Omit<ModelRequest, 'model'> & { model?: string }, options: ModelCallOptions = {}): Promise<ModelResponse> {
     const streaming = typeof options.onDelta === 'function'
-    const body = streaming ? this.body(request, true) : this.bodyText(request)
+    const body = streaming ? this.body(request, true) : this.bodyBytes(request)
     return this.call(options.signal, async (attempt) => {
       if (!streaming) {
-        const completion = await this.post('/chat/completions', body as string, attempt.signal)
+        const completion = await this.post('/chat/completions', body as Buffer, attempt.signal)
         if (!completion || typeof completion !== 'object' || !Array.isArray((completion as any).choices)) throw new ProviderProtocolError('the endpoint answered without choices (is this an OpenAI-compatible /chat/completions?)', false)
         return fromCompletion(completion)
       }
@@ -138,7 +144,7 @@ class CompatClient implements ModelClient {
   }
 
   /** One JSON POST; a failure status becomes the ProviderHttpError the provider kit classifies. */
-  private async post(path: string, body: string, signal: AbortSignal): Promise<any> {
+  private async post(path: string, body: Buffer, signal: AbortSignal): Promise<any> {
     const answer = await this.transport.postJson(`${this.options.baseUrl}${path}`, this.postHeaders, body, signal)
     if (answer.status >= 400) throw new ProviderHttpError(answer.status, errorText(answer), parseRetryAfter(String(answer.headers['retry-after'] ?? '') || undefined))
     if (answer.status >= 300) throw new ProviderProtocolError(`the endpoint answered ${answer.status}${answer.headers.location ? ` (redirect to ${answer.headers.location})` : ''}: set the base URL to the final address`, false)

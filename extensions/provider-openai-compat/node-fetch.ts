@@ -22,8 +22,8 @@ export interface JsonAnswer {
 
 export interface NodeFetch {
   fetch: typeof fetch
-  /** POSTs `body` (JSON text) and buffers the answer, whatever its status; rejects on network failure or abort. */
-  postJson(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<JsonAnswer>
+  /** POSTs `body` (JSON bytes) and buffers the answer, whatever its status; rejects on network failure or abort. */
+  postJson(url: string, headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<JsonAnswer>
   /** Closes the kept-alive connections. */
   close(): void
 }
@@ -157,14 +157,14 @@ export function createNodeFetch(): NodeFetch {
     })
   }
 
-  const postJson = (href: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<JsonAnswer> => {
+  const postJson = (href: string, headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<JsonAnswer> => {
     if (signal?.aborted) return Promise.reject(abortError(signal))
     const target = targetOf(href)
     return new Promise<JsonAnswer>((resolve, reject) => {
       const req = (target.https ? httpsRequest : httpRequest)({
         ...target.options,
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) },
         agent: target.https ? agents.https : agents.http,
       })
       let settled = false

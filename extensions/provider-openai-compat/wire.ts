@@ -55,16 +55,15 @@ export function toWireTools(tools: readonly ToolSchema[] | undefined): Array<Rec
 
 const wireToolJson = new WeakMap<ToolSchema, string>()
 
-/** The last list joined (runs offer the same tools, in the same order, as a new array each time). */
-let lastTools: { list: readonly ToolSchema[]; json: string } | undefined
+/** The last list sent (runs offer the same tools, in the same order, as a new array each time). */
+let lastTools: { list: readonly ToolSchema[]; bytes: Buffer } | undefined
 
-/** `tools` as the JSON array's inner text: the per-tool JSON joined, reused while the same tools come. */
-export function toWireToolsJson(tools: readonly ToolSchema[]): string {
+/** The tools as wire JSON (comma-separated, no brackets) in UTF-8, joined and encoded once per list. */
+export function toWireToolsBytes(tools: readonly ToolSchema[]): Buffer {
   const last = lastTools
-  if (last && last.list.length === tools.length && last.list.every((tool, i) => tool === tools[i])) return last.json
-  const json = tools.map(toWireToolJson).join(',')
-  lastTools = { list: [...tools], json }
-  return json
+  if (last && last.list.length === tools.length && last.list.every((tool, i) => tool === tools[i])) return last.bytes
+  lastTools = { list: [...tools], bytes: Buffer.from(tools.map(toWireToolJson).join(',')) }
+  return lastTools.bytes
 }
 
 /** One tool as wire JSON, kept per schema object (the runtime hands the same ones to every call). */
