@@ -2,7 +2,7 @@
 // conversation it resends is hashed, and the hash of "history + input + our answer" is remembered
 // for the session, so the next request (whose history is exactly that) finds it again.
 
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { randomHex, type ChatMessage } from 'agent/sdk'
 import { textOf } from './messages.ts'
 
@@ -12,18 +12,18 @@ import { textOf } from './messages.ts'
  * frontends template the date and similar into it, which would split one conversation into many.
  */
 export function conversationKey(messages: readonly ChatMessage[]): string {
-  const hash = createHash('sha256')
+  // One string hashed in one call (each update() is a call into C++; every request hashes its
+  // conversation). The same bytes as a hash fed piece by piece: keys stored earlier still match.
+  let text = ''
   for (const message of messages) {
-    hash.update(message.role)
-    hash.update('\u0000')
-    hash.update(textOf(message.content).replace(/\s+/g, ' ').trim())
-    if (Array.isArray(message.content)) for (const part of message.content) if (part.type === 'image_url') hash.update(`\u0002${part.image_url.url}`)
+    text += `${message.role}\u0000${textOf(message.content).replace(/\s+/g, ' ').trim()}`
+    if (Array.isArray(message.content)) for (const part of message.content) if (part.type === 'image_url') text += `\u0002${part.image_url.url}`
     // Client tool calls and their results, exactly as sent back (ids and argument text).
-    if (message.toolCalls) for (const call of message.toolCalls) hash.update(`\u0003${call.id}\u0000${call.name}\u0000${call.arguments}`)
-    if (message.toolCallId) hash.update(`\u0004${message.toolCallId}`)
-    hash.update('\u0001')
+    if (message.toolCalls) for (const call of message.toolCalls) text += `\u0003${call.id}\u0000${call.name}\u0000${call.arguments}`
+    if (message.toolCallId) text += `\u0004${message.toolCallId}`
+    text += '\u0001'
   }
-  return hash.digest('base64url')
+  return hash('sha256', text, 'base64url')
 }
 
 export function newId(prefix: string, bytes = 14): string {
