@@ -15,6 +15,8 @@ export class Registry<T> {
   readonly keyOf: (item: T) => string
   private readonly aliasesOf: (item: T) => readonly string[]
   private readonly listeners = new Set<() => void>()
+  /** entries() as of the last change: every run asks for the tools, so they are not copied each time. */
+  private snapshot: ReadonlyArray<Readonly<Entry<T>>> | undefined
 
   constructor(kind: string, keyOf: (item: T) => string, aliasesOf: (item: T) => readonly string[] = () => []) {
     this.kind = kind
@@ -44,6 +46,7 @@ export class Registry<T> {
     const previous = this.byName.get(key)
     if (previous) this.removeKey(key)
     this.byName.set(key, { owner, value: item })
+    this.snapshot = undefined
     for (const alias of this.aliasesOf(item)) this.aliasOf.set(alias, key)
     this.changed()
   }
@@ -56,8 +59,10 @@ export class Registry<T> {
     return [...this.byName.values()].map((e) => e.value)
   }
 
+  /** A new array each call (callers may sort it); the entries in it are shared and frozen. */
   entries(): Array<{ owner: string; value: T }> {
-    return [...this.byName.values()].map((e) => ({ owner: e.owner, value: e.value }))
+    this.snapshot ??= [...this.byName.values()].map((e) => Object.freeze({ owner: e.owner, value: e.value }))
+    return [...this.snapshot]
   }
 
   /** Removes everything an owner registered; returns how many entries went. */
@@ -97,5 +102,6 @@ export class Registry<T> {
     if (!entry) return
     for (const alias of this.aliasesOf(entry.value)) this.aliasOf.delete(alias)
     this.byName.delete(key)
+    this.snapshot = undefined
   }
 }

@@ -219,19 +219,23 @@ function matcherFor(list: SecretEntry[], marker: (name: string) => string): Secr
 export function redactDeep<T>(value: T, redact: (text: string) => string, depth = 0): T {
   if (typeof value === 'string') return redact(value) as T
   if (depth > 64 || value === null || typeof value !== 'object') return value
+  // Nothing is allocated until something changes: every stored message and model request comes here.
   if (Array.isArray(value)) {
-    let changed = false
-    const out = value.map((item) => {
+    let out: unknown[] | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
       const next = redactDeep(item, redact, depth + 1)
-      if (next !== item) changed = true
-      return next
-    })
-    return (changed ? out : value) as T
+      if (next !== item) (out ??= [...value])[i] = next
+    }
+    return (out ?? value) as T
   }
+  const record = value as Record<string, unknown>
   let copy: Record<string, unknown> | undefined
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue
+    const item = record[key]
     const next = redactDeep(item, redact, depth + 1)
-    if (next !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = next
+    if (next !== item) (copy ??= { ...record })[key] = next
   }
   return (copy ?? value) as T
 }

@@ -28,3 +28,17 @@ test('deleteByOwner removes only that owner and notifies subscribers', () => {
   assert.equal(notified, 1)
   assert.equal(r.ownerOf('y'), 'b')
 })
+
+test('entries() follows every change, and what a caller does to its array stays with it', () => {
+  const registry = new Registry<{ name: string }>('tool', (t) => t.name)
+  registry.add('a', { name: 'one' })
+  const first = registry.entries()
+  first.sort(() => -1).push({ owner: 'x', value: { name: 'intruder' } })
+  assert.deepEqual(registry.entries().map((e) => e.value.name), ['one'], 'a sorted or extended copy changes nothing')
+  assert.throws(() => ((registry.entries()[0] as { owner: string }).owner = 'b'), TypeError, 'the shared entries are frozen')
+  registry.add('b', { name: 'two' })
+  assert.deepEqual(registry.entries().map((e) => `${e.owner}:${e.value.name}`), ['a:one', 'b:two'])
+  registry.add('b', { name: 'three' })
+  registry.deleteByOwner('a')
+  assert.deepEqual(registry.entries().map((e) => `${e.owner}:${e.value.name}`), ['b:two', 'b:three'])
+})
