@@ -3,7 +3,7 @@
 // rebuild is seen at the next call. Errors from a tap are wrapped with the hook and extension names;
 // `observe` taps never throw into the caller.
 
-import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable'
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable'
 import { AgentError, errorMessage } from '../sdk/errors.ts'
 import { HOOK_KINDS, type HookName, type HookSignatures, type TapOptions } from '../sdk/hooks.ts'
 import type { Logger } from '../sdk/types.ts'
@@ -47,12 +47,42 @@ function createHook(name: HookName): AnyHook {
     case 'waterfall':
       return new AsyncSeriesWaterfallHook(args) as unknown as AnyHook
     case 'parallel':
-      return new AsyncParallelHook(args) as unknown as AnyHook
+      return new ParallelHook()
   }
 }
 
 const DONE = Promise.resolve()
 const isThenable = (value: unknown): value is PromiseLike<unknown> => !!value && typeof (value as PromiseLike<unknown>).then === 'function'
+
+/**
+ * tapable's AsyncParallelHook, for the one parallel hook (`observe`, several calls per agent run):
+ * every tap is called, and the call settles once all have. tapable's generated code makes a promise
+ * and a closure per tap on every call; here taps that answer at once (the wrapped observers return
+ * DONE) cost nothing, and only a call with a tap still running waits on Promise.all.
+ */
+class ParallelHook implements AnyHook {
+  readonly #taps: Array<{ stage: number; fn: (...args: any[]) => unknown }> = []
+
+  tap(options: { stage?: number }, fn: (...args: any[]) => unknown): void {
+    // By stage, then in the order tapped (as tapable orders them).
+    const stage = options.stage ?? 0
+    const at = this.#taps.findIndex((t) => t.stage > stage)
+    this.#taps.splice(at === -1 ? this.#taps.length : at, 0, { stage, fn })
+  }
+
+  tapPromise(options: { stage?: number }, fn: (...args: any[]) => Promise<unknown>): void {
+    this.tap(options, fn)
+  }
+
+  promise(...args: any[]): Promise<void> {
+    let running: unknown[] | undefined
+    for (const { fn } of this.#taps) {
+      const out = fn(...args)
+      if (out !== DONE) (running ??= []).push(out)
+    }
+    return running ? Promise.all(running).then(() => undefined) : DONE
+  }
+}
 
 export class HookTable {
   private taps: TapRecord[] = []

@@ -82,3 +82,24 @@ test('log lines never carry secrets or phone numbers', async () => {
   log.info('reply to +15551234567 with token hunter2-secret and key sk-abcdefghijklmnop at 1732212345678')
   assert.equal(lines[0], '[sms] info: reply to +155****4567 with token *** and key *** at 1732212345678')
 })
+
+test('observe calls every observer by stage, and settles once the slow ones have', async () => {
+  const hooks = table()
+  const seen: string[] = []
+  let finish!: () => void
+  const slow = new Promise<void>((resolve) => (finish = resolve))
+  hooks.add([normaliseTap('observe', 'late', 'sync', { stage: 5 }, () => void seen.push('late'))])
+  hooks.add([normaliseTap('observe', 'slow', 'promise', async () => { await slow; seen.push('slow done') })])
+  hooks.add([normaliseTap('observe', 'early', 'sync', { stage: -5 }, () => void seen.push('early'))])
+  let settled = false
+  const call = hooks.current().observe.promise({ type: 'x', at: 0 }).then(() => (settled = true))
+  assert.deepEqual(seen, ['early', 'late'], 'called at once, in stage order')
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(settled, false, 'a running observer is waited for')
+  finish()
+  await call
+  assert.deepEqual(seen, ['early', 'late', 'slow done'])
+  hooks.removeOwner('slow')
+  assert.equal(await hooks.current().observe.promise({ type: 'y', at: 0 }), undefined)
+  assert.deepEqual(seen.slice(3), ['early', 'late'])
+})
