@@ -102,7 +102,7 @@ test('gateway run starts itself with a capped young generation; signals reach it
   await gateway.waitFor(/gateway running/)
   assert.match(gateway.stderr(), /^agent: no adapter is enabled \(only cron jobs and extension endpoints run\): API_SERVER_ENABLED=true serves .*`agent gateway setup` lists the others/m, 'nothing enabled: one line says how to enable an adapter')
   const child = childOf(gateway.child.pid!)
-  assert.match(readFileSync(`/proc/${child}/cmdline`, 'utf8'), /--max-semi-space-size=8/)
+  assert.match(readFileSync(`/proc/${child}/cmdline`, 'utf8'), /--max-semi-space-size=8\0--heap-growing-percent=60\0/)
   assert.equal(await gateway.stop('SIGINT'), 0, 'one SIGINT to the parent stops the gateway cleanly')
   assert.equal(alive(child), false)
 
