@@ -113,7 +113,11 @@ export function sharedJiti() {
   shared ??= createJiti(import.meta.url, {
     fsCache: process.env.AGENT_JITI_CACHE === 'false' ? false : CACHE_DIR,
     moduleCache: true,
-    interopDefault: true,
+    // Off: with it, every module jiti hands out is a Proxy, so each use of an imported function in
+    // transformed code (`(0, import_x.f)(…)`) went through a `get` trap and a Map lookup, and V8
+    // could not inline across it. esbuild's output does its own ESM interop, the loader takes an
+    // entry's default export itself (version.ts), and packages get Node's (esmInterop above).
+    interopDefault: false,
     alias: SDK_ALIASES,
     transform: esbuildTransform,
     sourceMaps: false,

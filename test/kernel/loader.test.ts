@@ -211,3 +211,23 @@ test('services resolve at call time and disposers run LIFO on shutdown', async (
   await kernel.shutdown()
   assert.deepEqual(order, ['consumer-2', 'consumer-1', 'provider'])
 })
+
+test('modules the loader hands an extension are its exports, not proxies around them', async (t) => {
+  // jiti's interopDefault wrapped every module in a Proxy: each call of an imported function in
+  // transformed code went through a trap, on every request's path.
+  const home = tempDir(t)
+  userExtension(home, 'probe', `
+import { types } from 'node:util'
+import { defineExtension } from 'agent/sdk'
+import { helper } from './helper.ts'
+export default defineExtension({ name: 'probe', setup(api) {
+  api.tools.register({ name: 'probe_tool', description: 'd', parameters: { type: 'object' }, execute: () => JSON.stringify([helper(), types.isProxy(require('agent/sdk')), types.isProxy(require('./helper.ts'))]) })
+} })
+`)
+  writeFileSync(join(home, 'extensions', 'probe', 'helper.ts'), `export const helper = () => 'helped'\nexport default 'the default'\n`)
+  const kernel = kernelFor(home)
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  assert.equal(kernel.extensions().find((e) => e.name === 'probe')?.state, 'loaded')
+  assert.deepEqual(JSON.parse(await kernel.registries.tools.get('probe_tool').execute({})), ['helped', false, false])
+})
