@@ -85,7 +85,7 @@ function tracked<F extends (...args: any[]) => any>(record: StagedRecord, fn: F)
 
 function done(record: StagedRecord): void {
   record.inflight--
-  if (record.inflight === 0) for (const resolve of record.settled.splice(0)) resolve()
+  if (record.inflight === 0 && record.settled.length) for (const resolve of record.settled.splice(0)) resolve()
 }
 
 /** Resolves when no call into this version is running, or after `timeoutMs`. */
@@ -128,6 +128,10 @@ function trackedService(record: StagedRecord, value: unknown): unknown {
       // Only the service's own methods are calls into the extension; `constructor` and what every
       // object inherits stay as they are (identity checks and deep equality rely on them).
       if (typeof member !== 'function' || property === 'constructor' || (Object.prototype as Record<PropertyKey, unknown>)[property] === member) return member
+      // A class's methods (on its prototype) face no proxy invariant: the wrapper made once is
+      // handed out without asking for a descriptor on every call.
+      const known = wrapped.get(member)
+      if (known !== undefined && !Object.hasOwn(target, property)) return known
       const own = Reflect.getOwnPropertyDescriptor(target, property)
       if (own && !own.configurable && own.writable === false) return member
       // Keyed by the method itself, so a service that swaps a method is never served the old one.

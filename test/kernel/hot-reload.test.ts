@@ -122,6 +122,8 @@ export default defineExtension({ name: 'svc', setup(api) { api.services.provide(
   await kernel.load()
   const runner = kernel.services.require<{ run(ms: number): Promise<string>; version: number }>('runner')
   assert.equal(runner.version, 1, 'getters and private fields work through the tracking proxy')
+  assert.equal(await runner.run(1), 'finished on 1')
+  // The second call takes the wrapper the first one made: still counted, still drained.
   const running = runner.run(300)
   writeFileSync(join(dir, 'index.ts'), source(2))
   assert.equal((await kernel.reload('svc')).ok, true)

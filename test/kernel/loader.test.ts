@@ -212,6 +212,20 @@ test('services resolve at call time and disposers run LIFO on shutdown', async (
   assert.deepEqual(order, ['consumer-2', 'consumer-1', 'provider'])
 })
 
+test('a service frozen after it was provided still answers, through its own method', async (t) => {
+  const home = tempDir(t)
+  const service = { twice: (n: number) => n * 2 }
+  const kernel = kernelFor(home, { inline: [{ definition: defineExtension({ name: 'freezer', setup(api) { api.services.provide('twice', service) } }) }] })
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  const seen = kernel.services.require<typeof service>('twice')
+  assert.equal(seen.twice(2), 4, 'the first call makes the counting wrapper')
+  // Now a proxy may only answer with the property itself (a wrapper would make the access throw).
+  Object.freeze(service)
+  assert.equal(seen.twice, service.twice)
+  assert.equal(seen.twice(3), 6)
+})
+
 test('modules the loader hands an extension are its exports, not proxies around them', async (t) => {
   // jiti's interopDefault wrapped every module in a Proxy: each call of an imported function in
   // transformed code went through a trap, on every request's path.
