@@ -185,9 +185,10 @@ const frozenList = (entries: Iterable<SecretEntry>): readonly SecretEntry[] | un
 
 /** The matcher for this set of secrets, built once and cached until the set (or marker) changes. */
 export function secretMatcher(entries: Iterable<SecretEntry>, marker: (name: string) => string = secretMarker): SecretMatcher {
-  const frozen = frozenList(entries)
-  const known = frozen && byList.get(frozen)?.get(marker)
+  // Only lists found frozen are ever kept, and frozen stays frozen: a kept list needs no new check.
+  const known = byList.get(entries as readonly SecretEntry[])?.get(marker)
   if (known) return known
+  const frozen = frozenList(entries)
   const matcher = matcherFor([...entries], marker)
   if (frozen) {
     let markers = byList.get(frozen)

@@ -233,9 +233,9 @@ test('modules the loader hands an extension are its exports, not proxies around 
   userExtension(home, 'probe', `
 import { types } from 'node:util'
 import { defineExtension } from 'agent/sdk'
-import { helper } from './helper.ts'
+import byDefault, { helper } from './helper.ts'
 export default defineExtension({ name: 'probe', setup(api) {
-  api.tools.register({ name: 'probe_tool', description: 'd', parameters: { type: 'object' }, execute: () => JSON.stringify([helper(), types.isProxy(require('agent/sdk')), types.isProxy(require('./helper.ts'))]) })
+  api.tools.register({ name: 'probe_tool', description: 'd', parameters: { type: 'object' }, execute: () => JSON.stringify([helper(), byDefault, types.isProxy(require('agent/sdk')), types.isProxy(require('./helper.ts'))]) })
 } })
 `)
   writeFileSync(join(home, 'extensions', 'probe', 'helper.ts'), `export const helper = () => 'helped'\nexport default 'the default'\n`)
@@ -243,5 +243,5 @@ export default defineExtension({ name: 'probe', setup(api) {
   t.after(() => kernel.shutdown())
   await kernel.load()
   assert.equal(kernel.extensions().find((e) => e.name === 'probe')?.state, 'loaded')
-  assert.deepEqual(JSON.parse(await kernel.registries.tools.get('probe_tool').execute({})), ['helped', false, false])
+  assert.deepEqual(JSON.parse(await kernel.registries.tools.get('probe_tool').execute({})), ['helped', 'the default', false, false], 'named and default imports still resolve')
 })
