@@ -267,3 +267,30 @@ test('a client is reused between runs until config or .env changes, and a failed
   await tk.kernel.settings.set('model.base_url', server.url)
   assert.equal((await models.resolve()).model, 'other-model')
 })
+
+test('a provider loaded again or removed: the clients built by the old one are not reused', async (t) => {
+  // A provider extension that stamps its clients with its own version, as a hot reload would replace it.
+  const provider = (version: number) =>
+    defineExtension({
+      name: 'test-provider',
+      setup(api) {
+        api.providers.register({
+          specificationVersion: 1,
+          name: 'stamped',
+          create: ({ model }) => ({ provider: 'stamped', model: `${model}@v${version}`, complete: async () => ({ content: `v${version}`, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }) }),
+        })
+      },
+    })
+  const { tk, models } = await kernel(t, { extensions: [provider(1)] })
+  const first = await models.resolve({ provider: 'stamped', model: 'm' })
+  assert.equal(first.model, 'm@v1')
+  assert.equal(await models.resolve({ provider: 'stamped', model: 'm' }), first, 'kept while the provider stays')
+
+  await tk.kernel.unload('test-provider')
+  await rejects(models.resolve({ provider: 'stamped', model: 'm' }), 'E_USAGE', /stamped/)
+
+  await tk.kernel.add({ definition: provider(2) })
+  const second = await models.resolve({ provider: 'stamped', model: 'm' })
+  assert.equal(second.model, 'm@v2', 'the new version builds the client, not a memory of the old one')
+  assert.equal((await second.complete({ messages: [{ role: 'user', content: 'hi' }] })).content, 'v2')
+})
