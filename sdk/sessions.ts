@@ -64,7 +64,11 @@ export interface SessionRecord {
   apiCalls: number
 }
 
-export interface NewSession {
+/**
+ * A new session. Its first messages may come with their totals and exit reason (AppendOptions), so
+ * that a conversation answered in one call is stored without updating the row it just inserted.
+ */
+export interface NewSession extends AppendOptions {
   /** Caller-chosen id (1-128 characters of [A-Za-z0-9_.:-]); generated when omitted. */
   id?: string
   title?: string

@@ -2,7 +2,7 @@
 // messages sent to the model. Opening it loads a stored session (following a compressed one to its
 // continuation), repairs a transcript cut short by a crash, or creates the session.
 
-import { AgentError, newSessionId, randomHex, SESSIONS_SERVICE, type ChatMessage, type ExtensionApi, type RunRequest, type SessionRecord, type SessionStore } from 'agent/sdk'
+import { AgentError, newSessionId, randomHex, SESSIONS_SERVICE, type AppendOptions, type ChatMessage, type ExtensionApi, type RunRequest, type SessionRecord, type SessionStore } from 'agent/sdk'
 
 export interface Conversation {
   sessionId: string
@@ -25,16 +25,21 @@ export interface Conversation {
    * A new session's create not queued yet (RunRequest.storeBehind): the run's first write queues it
    * (queueCreate), so that a run answered without tools commits its session, input and answer in
    * one transaction behind the answer, and nothing waits for a commit before the model call.
+   * Given `first` (the run's first write is also its last), the session is created with those
+   * messages and totals in the same insert.
    */
-  deferredCreate?: () => Promise<unknown>
+  deferredCreate?: (first?: FirstWrite) => Promise<unknown>
 }
 
-/** Queues a deferred create, if any; `creating` then follows it as it does any new session's. */
-export function queueCreate(conversation: Conversation): void {
+/** Messages written with a session's create, and their totals. */
+export type FirstWrite = AppendOptions & { messages: readonly ChatMessage[] }
+
+/** Queues a deferred create, if any (holding `first`); `creating` then follows it as it does any new session's. */
+export function queueCreate(conversation: Conversation, first?: FirstWrite): void {
   const create = conversation.deferredCreate
   if (!create) return
   conversation.deferredCreate = undefined
-  conversation.creating = create()
+  conversation.creating = create(first)
   // Awaited by the run (or its stored promise); until then a failure must not count as unhandled.
   conversation.creating.catch(() => undefined)
 }
@@ -139,7 +144,7 @@ export async function openConversation(api: ExtensionApi<any>, request: RunReque
         // joins the run's last write behind the answer.
         const id = newSessionId()
         conversation.sessionId = id
-        conversation.deferredCreate = () => store.create({ ...create, id }).then((created) => {
+        conversation.deferredCreate = (first) => store.create({ ...create, id, ...first, messages: first ? [...create.messages, ...first.messages] : create.messages }).then((created) => {
           conversation.session = created
         })
         if (!request.storeBehind) queueCreate(conversation)

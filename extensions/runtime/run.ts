@@ -164,7 +164,15 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const persist = async (messages: ChatMessage[], usage?: Usage, apiCalls?: number, lastExitReason?: RunResult['exitReason']) => {
     conv.messages.push(...messages)
     if (!store) return
-    await settle(write((s) => s.append(conv.sessionId, messages, usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined)), lastExitReason !== undefined)
+    const totals = usage || apiCalls || lastExitReason ? { usage, apiCalls, lastExitReason } : undefined
+    if (lastExitReason !== undefined && conv.deferredCreate) {
+      // The run's first write is its last (answered in one call, stored behind): the session is
+      // created with its input, the answer and the totals, instead of created and then updated.
+      queueCreate(conv, { messages, ...totals })
+      await settle(conv.creating!, true)
+    } else {
+      await settle(write((s) => s.append(conv.sessionId, messages, totals)), lastExitReason !== undefined)
+    }
     if (lastExitReason) exitRecorded = true
   }
 

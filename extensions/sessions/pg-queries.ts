@@ -21,9 +21,10 @@ const messagesFrom = (session: string, first: number) => `INSERT INTO messages (
     RETURNING id`
 const IDS = `coalesce((SELECT array_agg(id ORDER BY id) FROM ins), '{}') AS ids`
 export const CREATE = `WITH created AS (
-    INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13) RETURNING id, started_at AS started),
-  ins AS (${messagesFrom('created', 14)})
+    INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count,
+      input_tokens, output_tokens, reasoning_tokens, cost_usd, api_calls, last_exit_reason)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id, started_at AS started),
+  ins AS (${messagesFrom('created', 20)})
   SELECT ${IDS}`
 // The session's row first: the insert draws ids only once the update holds the row's lock, so the
 // ids of one session's messages follow commit order, whichever instance wrote them.

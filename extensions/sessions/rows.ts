@@ -79,6 +79,7 @@ export function newSession(input: NewSession): { row: SessionRow; title: string 
 }
 
 function newSessionRow(input: NewSession, id: string, title: string | undefined, now: number): SessionRow {
+  const totals = usageDelta(input.usage, input.apiCalls)
   return {
     id,
     title: title ?? null,
@@ -95,13 +96,13 @@ function newSessionRow(input: NewSession, id: string, title: string | undefined,
     updated_at: now,
     ended_at: null,
     end_reason: null,
-    last_exit_reason: null,
+    last_exit_reason: input.lastExitReason ?? null,
     message_count: input.messages?.length ?? 0,
-    input_tokens: 0,
-    output_tokens: 0,
-    reasoning_tokens: 0,
-    cost_usd: 0,
-    api_calls: 0,
+    input_tokens: totals.input,
+    output_tokens: totals.output,
+    reasoning_tokens: totals.reasoning,
+    cost_usd: totals.cost,
+    api_calls: totals.calls,
   }
 }
 

@@ -136,7 +136,7 @@ export class PgSessionStore implements SessionStore {
       await this.write(async (c) => {
         if (input.parentId && !(await this.row(c, input.parentId))) throw new AgentError('E_NOT_FOUND', `no parent session "${input.parentId}"`)
         if (title) await this.titleHolder(c, title, id)
-        await c.query(CREATE, [id, row.title, row.parent_id, row.lineage, row.source, row.user_id, row.chat_id, row.model, row.provider, row.personality, row.cwd, now, messages.length, ...arrays])
+        await c.query(CREATE, [id, row.title, row.parent_id, row.lineage, row.source, row.user_id, row.chat_id, row.model, row.provider, row.personality, row.cwd, now, messages.length, row.input_tokens, row.output_tokens, row.reasoning_tokens, row.cost_usd, row.api_calls, row.last_exit_reason, ...arrays])
       })
     } catch (error) {
       const constraint = pgErrorOf(error)?.constraint

@@ -30,8 +30,10 @@ import { automaticTitleBase, counted, escapeLike, MAX_HOPS, nextNumbered, number
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>
 
-const INSERT_SESSION = `INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count)
-  VALUES (@id, @title, @parent_id, @lineage, @source, @user_id, @chat_id, @model, @provider, @personality, @cwd, @now, @now, @count)`
+const INSERT_SESSION = `INSERT INTO sessions (id, title, parent_id, lineage, source, user_id, chat_id, model, provider, personality, cwd, started_at, updated_at, message_count,
+    input_tokens, output_tokens, reasoning_tokens, cost_usd, api_calls, last_exit_reason)
+  VALUES (@id, @title, @parent_id, @lineage, @source, @user_id, @chat_id, @model, @provider, @personality, @cwd, @now, @now, @count,
+    @input_tokens, @output_tokens, @reasoning_tokens, @cost_usd, @api_calls, @last_exit_reason)`
 const INSERT_MESSAGE = `INSERT INTO messages (session_id, role, content, parts, tool_calls, tool_call_id, name, reasoning, created_at)
   VALUES (@session_id, @role, @content, @parts, @tool_calls, @tool_call_id, @name, @reasoning, @created_at)`
 const BUMP = `UPDATE sessions SET message_count = message_count + @count, updated_at = @now,

@@ -29,6 +29,18 @@ test('storeBehind: nothing is committed before the model answers; session, input
   assert.equal((await sessions.get(result.sessionId))!.lastExitReason, 'completed')
 })
 
+test('storeBehind: a session created with its answer holds the totals a run stored as it goes would', async (t) => {
+  const { runtime, sessions, model } = await runtimeFixture(t)
+  model.respond(() => ({ text: 'ok', usage: { prompt_tokens: 12, completion_tokens: 6 } }))
+  const behind = await runtime.run({ input: 'hi', storeBehind: true })
+  await behind.stored
+  const asItGoes = await runtime.run({ input: 'hi' })
+  const [a, b] = [(await sessions.get(behind.sessionId))!, (await sessions.get(asItGoes.sessionId))!]
+  for (const field of ['messageCount', 'usage', 'apiCalls', 'lastExitReason', 'model', 'provider', 'source'] as const) assert.deepEqual(a[field], b[field], field)
+  assert.equal(a.messageCount, 2)
+  assert.equal(a.usage.inputTokens, 12)
+})
+
 test('without storeBehind the session and its input are stored while the model answers', async (t) => {
   let seenByModel: Array<[string, unknown]> | undefined
   const { runtime, sessions, model } = await runtimeFixture(t)

@@ -83,6 +83,20 @@ for (const backend of STORAGE_BACKENDS) {
       assert.equal(await count('messages'), 2)
     })
 
+    test('a session created with its first messages and their totals holds what create then append would', async (t) => {
+      const { store: s } = await store(t)
+      const messages = [{ role: 'user' as const, content: 'hi' }, { role: 'assistant' as const, content: 'hello' }]
+      const totals = { usage: { inputTokens: 12, outputTokens: 6, reasoningTokens: 2, costUsd: 0.5 }, apiCalls: 1, lastExitReason: 'completed' }
+      const once = await s.create({ source: 'api_server', messages, ...totals })
+      const twice = await s.create({ source: 'api_server', messages: messages.slice(0, 1) })
+      await s.append(twice.id, messages.slice(1), totals)
+      const [a, b] = [(await s.get(once.id))!, (await s.get(twice.id))!]
+      assert.deepEqual(await s.get(once.id), once, 'the answered record is what is stored')
+      for (const field of ['messageCount', 'usage', 'apiCalls', 'lastExitReason'] as const) assert.deepEqual(a[field], b[field], field)
+      assert.deepEqual(a.usage, { inputTokens: 12, outputTokens: 6, reasoningTokens: 2, totalTokens: 18, costUsd: 0.5 })
+      assert.deepEqual((await s.messages(once.id)).map((m) => [m.role, m.content]), [['user', 'hi'], ['assistant', 'hello']])
+    })
+
     test('titles are sanitised, unique and at most 100 characters', async (t) => {
       const { store: s } = await store(t)
       const a = await s.create()
