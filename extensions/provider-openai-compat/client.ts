@@ -32,11 +32,7 @@ export interface CompatClientOptions {
 
 /** `transport`: the keep-alive HTTP transport (node-fetch.ts), shared by the clients of one extension. */
 export async function createCompatClient(options: CompatClientOptions, transport: NodeFetch): Promise<ModelClient> {
-  const { default: OpenAIClass } = await import('openai')
-  const sdk = new OpenAIClass(
-    openAIClientOptions({ apiKey: options.apiKey || 'no-key', baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, headers: options.headers, fetch: transport.fetch }) as ConstructorParameters<typeof OpenAIClass>[0],
-  )
-  return new CompatClient(sdk, transport, options)
+  return new CompatClient(transport, options)
 }
 
 /** The server's own message from an error body (`{"error": {"message"}}`, `{"message"}`, text). */
@@ -60,8 +56,13 @@ class CompatClient implements ModelClient {
   /** Headers of the direct POST: what the openai client sends that a server may look at. */
   private readonly postHeaders: Record<string, string>
 
+  /**
+   * The openai client, for streamed answers and the model list only: imported on first use, so a
+   * process that serves non-streamed calls alone (the hot path, postJson) does without its ~10 MiB.
+   */
+  #sdk?: Promise<OpenAI>
+
   constructor(
-    private readonly sdk: OpenAI,
     private readonly transport: NodeFetch,
     private readonly options: CompatClientOptions,
   ) {
@@ -70,6 +71,12 @@ class CompatClient implements ModelClient {
     this.model = options.model
     this.contextLength = options.contextLength
     this.inputModalities = options.inputModalities
+  }
+
+  private sdk(): Promise<OpenAI> {
+    const { apiKey, baseUrl, timeoutMs, headers } = this.options
+    this.#sdk ??= import('openai').then(({ default: OpenAIClass }) => new OpenAIClass(openAIClientOptions({ apiKey: apiKey || 'no-key', baseUrl, timeoutMs, headers, fetch: this.transport.fetch }) as ConstructorParameters<typeof OpenAIClass>[0]))
+    return this.#sdk
   }
 
   private call<T>(signal: AbortSignal | undefined, fn: Parameters<typeof callProvider<T>>[1], retries?: number): Promise<T> {
@@ -132,7 +139,7 @@ class CompatClient implements ModelClient {
         if (!completion || typeof completion !== 'object' || !Array.isArray((completion as any).choices)) throw new ProviderProtocolError('the endpoint answered without choices (is this an OpenAI-compatible /chat/completions?)', false)
         return fromCompletion(completion)
       }
-      const stream = (await this.sdk.chat.completions.create(body as any, { signal: attempt.signal })) as unknown as AsyncIterable<any>
+      const stream = (await (await this.sdk()).chat.completions.create(body as any, { signal: attempt.signal })) as unknown as AsyncIterable<any>
       const acc = new StreamAccumulator((delta) => {
         attempt.markDelivered()
         options.onDelta!(delta)
@@ -160,7 +167,8 @@ class CompatClient implements ModelClient {
       signal,
       async (attempt) => {
         const ids: string[] = []
-        for await (const model of this.sdk.models.list({ signal: attempt.signal })) {
+        const sdk = await this.sdk()
+        for await (const model of sdk.models.list({ signal: attempt.signal })) {
           if (model?.id) ids.push(String(model.id))
           if (ids.length >= 5000) break
         }

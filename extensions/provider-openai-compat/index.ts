@@ -1,6 +1,7 @@
 // OpenAI-compatible provider family: the aggregator, custom endpoints (unnamed, and named ones
 // passed in by the model resolver), and each direct API-key vendor. One registry entry per provider;
-// the openai client is imported only when a client is built, and built clients are reused.
+// the openai client is imported only when a client first streams or lists models, and built
+// clients are reused.
 
 import { AgentError, defineExtension, type InputModality, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
 import { COMPAT_PROVIDERS, type CompatProviderSpec } from './catalog.ts'
