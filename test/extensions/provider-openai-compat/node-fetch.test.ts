@@ -41,6 +41,14 @@ function poster(t: TestContext) {
   return nf
 }
 
+/** `/drop` starts an answer and drops the connection mid-way; `/hang` never answers. */
+const dropOrHang: Handler = (req, _body, res) => {
+  if (req.url !== '/drop') return
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+  res.write('{"partial":')
+  setTimeout(() => res.socket!.destroy(), 20)
+}
+
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
   const closed = createServer()
@@ -134,14 +142,7 @@ test('SSE is streamed as it arrives; an abort ends it', async (t) => {
 })
 
 test('aborts before the answer, and a connection dropped mid-answer, fail like fetch', async (t) => {
-  const server = await serve(t, (req, _body, res) => {
-    if (req.url === '/drop') {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
-      res.write('{"partial":')
-      setTimeout(() => res.socket!.destroy(), 20)
-    }
-    // '/hang' never answers.
-  })
+  const server = await serve(t, dropOrHang)
   const fetch = transport(t)
   const controller = new AbortController()
   setTimeout(() => controller.abort(), 50)
@@ -183,14 +184,7 @@ test('postJson: the body and headers as given, the answer whole (decompressed), 
 })
 
 test('postJson: an abort rejects with the caller\'s AbortError; a dropped or refused connection with its code', async (t) => {
-  const server = await serve(t, (req, _body, res) => {
-    if (req.url === '/drop') {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
-      res.write('{"partial":')
-      setTimeout(() => res.socket!.destroy(), 20)
-    }
-    // '/hang' never answers.
-  })
+  const server = await serve(t, dropOrHang)
   const nf = poster(t)
   const body = Buffer.from('{}')
   const controller = new AbortController()
