@@ -75,7 +75,13 @@ class CompatClient implements ModelClient {
 
   private sdk(): Promise<OpenAI> {
     const { apiKey, baseUrl, timeoutMs, headers } = this.options
-    this.#sdk ??= import('openai').then(({ default: OpenAIClass }) => new OpenAIClass(openAIClientOptions({ apiKey: apiKey || 'no-key', baseUrl, timeoutMs, headers, fetch: this.transport.fetch }) as ConstructorParameters<typeof OpenAIClass>[0]))
+    this.#sdk ??= import('openai')
+      .then(({ default: OpenAIClass }) => new OpenAIClass(openAIClientOptions({ apiKey: apiKey || 'no-key', baseUrl, timeoutMs, headers, fetch: this.transport.fetch }) as ConstructorParameters<typeof OpenAIClass>[0]))
+      // A failure is tried again next time, as a failed build is (the client itself stays cached).
+      .catch((error: unknown) => {
+        this.#sdk = undefined
+        throw error
+      })
     return this.#sdk
   }
 

@@ -103,8 +103,8 @@ function targetOf(href: string): Target {
 
 // undici's dispatcher and its `request` alone, not the package's entry: that also loads its fetch,
 // WebSocket, EventSource, cache and mock layers (19 against 11 MiB of resident memory in a fresh
-// process), for nothing here. These paths are the package's own layout, not exports it promises: the version is
-// pinned exactly in package.json, and the tests call through them.
+// process), for nothing here. These paths are the package's own layout, not exports it promises:
+// the version is pinned exactly in package.json, and the tests call through them.
 const undiciFile = createRequire(import.meta.url)
 const Dispatcher = undiciFile('undici/lib/dispatcher/agent.js') as typeof UndiciAgent
 // The entry assigns it to every dispatcher's prototype; called on ours here instead.
