@@ -3,7 +3,7 @@
 // template — never the raw path, which may carry ids — status, duration) for metrics.
 
 import { performance } from 'node:perf_hooks'
-import { withSpan, type ExtensionApi } from 'agent/sdk'
+import { observeLater, withSpan, type ExtensionApi } from 'agent/sdk'
 import type { RequestInstrument } from './server.ts'
 
 export function requestInstrument(api: ExtensionApi<any>, listener: string): RequestInstrument {
@@ -21,8 +21,7 @@ export function requestInstrument(api: ExtensionApi<any>, listener: string): Req
         }
       })
     } finally {
-      const event = { type: 'http.request', at: Date.now(), listener, method: ctx.method, route: route() ?? '(unmatched)', status: ctx.status, durationMs: performance.now() - started }
-      api.hooks.observe.promise(event).catch(() => undefined)
+      observeLater(api, { type: 'http.request', listener, method: ctx.method, route: route() ?? '(unmatched)', status: ctx.status, durationMs: performance.now() - started })
     }
   }
 }

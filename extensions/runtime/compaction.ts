@@ -4,7 +4,7 @@
 // old session ends with reason `compression`. Used by the loop near the context limit and by
 // runtime.compress() for `/compress`.
 
-import { AgentError, errorMessage, SESSIONS_SERVICE, type ChatMessage, type CompressionOutcome, type ExtensionApi, type ModelClient, type SessionStore } from 'agent/sdk'
+import { AgentError, errorMessage, observeLater, SESSIONS_SERVICE, type ChatMessage, type CompressionOutcome, type ExtensionApi, type ModelClient, type SessionStore } from 'agent/sdk'
 import { splitForCompression, summarise, summaryMessage } from './compress.ts'
 import { compressionSettings, estimateTokens, type CompressionSettings } from './context.ts'
 import { repairTranscript, type Conversation } from './conversation.ts'
@@ -68,7 +68,7 @@ export async function compressConversation(api: ExtensionApi<any>, conv: Convers
   }
   conv.summaries = [text]
   conv.messages = tail
-  api.hooks.observe.promise({ type: 'session.compressed', at: Date.now(), sessionId: conv.sessionId, parentSessionId: parentId, beforeMessages, afterMessages: tail.length }).catch(() => undefined)
+  observeLater(api, { type: 'session.compressed', sessionId: conv.sessionId, parentSessionId: parentId, beforeMessages, afterMessages: tail.length })
   return {
     compressed: true,
     sessionId: conv.sessionId,

@@ -11,6 +11,7 @@ import {
   errorMessage,
   gateToolMedia,
   linkAbort,
+  observeLater,
   UsageError,
   type ChatMessage,
   type ExtensionApi,
@@ -40,9 +41,7 @@ import { ensureCallIds, offeredTools, runBatch, schemaChars, toolSchemas, type O
 import { addUsage, emptyUsage, pricedUsage } from './usage.ts'
 
 function observeFn(api: ExtensionApi<any>) {
-  return (event: Record<string, unknown> & { type: string }) => {
-    api.hooks.observe.promise({ at: Date.now(), ...event }).catch(() => undefined)
-  }
+  return (event: Record<string, unknown> & { type: string }) => observeLater(api, event)
 }
 
 function emitFn(api: ExtensionApi<any>, request: RunRequest) {

@@ -3,7 +3,7 @@
 // the user's message. In the background: a run's answer never waits for it, and shutdown waits at
 // most `exit_wait` seconds before writing the fallback instead. A title set by hand is never replaced.
 
-import { defineExtension, errorMessage, linkAbortWithTimeout, MODELS_SERVICE, SESSIONS_SERVICE, type ModelsService, type SessionStore } from 'agent/sdk'
+import { defineExtension, errorMessage, linkAbortWithTimeout, MODELS_SERVICE, observeLater, SESSIONS_SERVICE, type ModelsService, type SessionStore } from 'agent/sdk'
 import { fallbackTitle, messageText, modelTitle } from './title.ts'
 
 interface TitlesConfig {
@@ -88,7 +88,7 @@ export default defineExtension<TitlesConfig>({
       // The title is the user's words: the log says only that it happened.
       if (stored) api.log.debug(`session ${sessionId} titled (${by === 'model' ? 'by the auxiliary model' : 'from the first words'})`)
       // title null: a title set by hand meanwhile was kept.
-      api.hooks.observe.promise({ type: 'session.titled', at: Date.now(), sessionId, title: stored ?? null, by }).catch(() => undefined)
+      observeLater(api, { type: 'session.titled', sessionId, title: stored ?? null, by })
     }
 
     function start(sessionId: string): void {

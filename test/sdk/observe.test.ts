@@ -1,0 +1,43 @@
+// observeLater: events reach the observe hook's taps after the current turn of the event loop, in
+// the order raised, stamped when raised; a failing observer reaches nobody's caller.
+
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { observeLater, type ObservedEvent } from 'agent/sdk'
+
+function observing(tap: (event: ObservedEvent) => Promise<void> | void) {
+  return { hooks: { observe: { promise: async (event: ObservedEvent) => tap(event) } } } as never
+}
+
+test('events are delivered after this turn, in order, with the time they were raised', async () => {
+  const seen: ObservedEvent[] = []
+  const api = observing((event) => void seen.push(event))
+  const before = Date.now()
+  observeLater(api, { type: 'run.start', sessionId: 's1' })
+  observeLater(api, { type: 'run.end', sessionId: 's1' })
+  await Promise.resolve()
+  assert.deepEqual(seen, [], 'nothing is delivered within the turn that raised it')
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.deepEqual(seen.map((e) => e.type), ['run.start', 'run.end'])
+  assert.ok(seen[0]!.at >= before && seen[0]!.at <= Date.now())
+  observeLater(api, { type: 'given', at: 42 })
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(seen.at(-1)!.at, 42, 'a time the event carries is kept')
+})
+
+test('an observer that fails does not stop the others or reach the caller', async () => {
+  const seen: string[] = []
+  observeLater(observing(() => Promise.reject(new Error('observer broke'))), { type: 'a' })
+  observeLater(observing((event) => void seen.push(event.type)), { type: 'b' })
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.deepEqual(seen, ['b'])
+})
+
+test('hooks that are gone by delivery cost that event only', async () => {
+  const seen: string[] = []
+  const gone = { get hooks(): never { throw new Error('extension unloaded') } } as never
+  observeLater(gone, { type: 'lost' })
+  observeLater(observing((event) => void seen.push(event.type)), { type: 'kept' })
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.deepEqual(seen, ['kept'])
+})
