@@ -123,18 +123,22 @@ function rememberChat(deps: HandlerDeps, turn: Turn, result: RunResult, delivere
   const pending = result.pendingToolCalls
   if (!result.sessionId || (result.exitReason !== 'completed' && !pending) || (!delivered && !pending)) return
   const answer: ChatMessage = { role: 'assistant', content: delivered, ...(pending ? { toolCalls: pending } : {}) }
-  rememberHead(deps, chatHead([...turn.history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), answer]), result)
+  rememberHead(deps, () => chatHead([...turn.history, ...turn.results, ...(turn.inputMessage ? [turn.inputMessage] : []), answer]), result)
 }
 
 /**
  * Records the run's session's new head once the session holds the answer (its last write is stored
  * behind the answer); a failure costs continuity (the next turn seeds a new session), never the answer.
+ * The head (a hash of the whole conversation) is made after this turn of the event loop, once the
+ * answer is on its way: the client's next turn is read in a later turn, and the head is recorded
+ * only when the session's commit (queued in this turn) is done either way.
  */
-export function rememberHead(deps: HandlerDeps, head: string, result: RunResult): void {
-  deps
-    .store()
-    .setHead(head, result.sessionId, result.stored)
-    .catch((error: unknown) => deps.warn(`session head not recorded: ${errorMessage(error)}`))
+export function rememberHead(deps: HandlerDeps, head: () => string, result: RunResult): void {
+  setImmediate(() => {
+    Promise.resolve()
+      .then(() => deps.store().setHead(head(), result.sessionId, result.stored))
+      .catch((error: unknown) => deps.warn(`session head not recorded: ${errorMessage(error)}`))
+  })
 }
 
 /** Streams the run; resolves with its result and the text sent, or undefined when the stream failed. */

@@ -188,7 +188,7 @@ function respondTo(deps: HandlerDeps) {
           await deps.store().put({ id, response, transcript, instructions, sessionId: result.sessionId, conversation, input: inputItems(id, body.input) }, createdAt)
           await hold.release(deps)
           // The session's transcript now ends at this response: chaining from it continues the session.
-          if (continuable && status === 'completed' && answer.length) rememberHead(deps, keyed ? chatHead(transcript) : id, result)
+          if (continuable && status === 'completed' && answer.length) rememberHead(deps, () => (keyed ? chatHead(transcript) : id), result)
         }
         return response
       }
