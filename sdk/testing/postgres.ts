@@ -64,6 +64,31 @@ export interface TestStorage {
 export async function testStorage(t: Pick<TestContext, 'after'>, backend: StorageBackend): Promise<TestStorage> {
   if (backend === 'sqlite') return { backend, config: {} }
   const database = await createTestDatabase()
-  t.after(() => database.drop())
+  t.after(() => void dropOnceIdle(database))
   return { backend, config: { storage: { url: database.url } }, url: database.url }
+}
+
+const IDLE_POLL_MS = 25
+const IDLE_WAIT_MS = 10_000
+
+/**
+ * Drops the database once nothing is connected to it (or, at the latest, after IDLE_WAIT_MS, by
+ * force). node:test runs a test's after-hooks in the order they were added, and the servers a test
+ * starts on this storage add theirs later: dropped at once, the database went away under servers
+ * still running, whose connections the server then terminated (an uncaught 57P01 now and then).
+ * The test process stays up until the drop is done.
+ */
+async function dropOnceIdle(database: TestDatabase): Promise<void> {
+  try {
+    await admin(async (c) => {
+      for (const until = Date.now() + IDLE_WAIT_MS; Date.now() < until; ) {
+        const { rows } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database.name])
+        if (rows[0]!.n === 0) break
+        await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS))
+      }
+    })
+    await database.drop()
+  } catch (error) {
+    process.stderr.write(`test database ${database.name} not dropped: ${String(error)}\n`)
+  }
 }
