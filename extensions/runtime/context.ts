@@ -3,6 +3,7 @@
 // tokens correct them after every call.
 
 import { ConfigError, type ChatMessage, type Settings } from 'agent/sdk'
+import { perRevision } from './per-revision.ts'
 
 export function messageChars(message: ChatMessage): number {
   let chars = 16
@@ -48,8 +49,8 @@ const isString = (v: unknown): v is string => typeof v === 'string' && v.trim() 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0
 
-/** The `compression.*` keys (config-only: never from the environment). */
-export function compressionSettings(settings: Settings): CompressionSettings {
+/** The `compression.*` keys (config-only: never from the environment); reused while unchanged. */
+export const compressionSettings = perRevision(function compressionSettings(settings: Settings): CompressionSettings {
   const threshold = pick(settings, 'compression.threshold', isNumber, 'a number between 0.1 and 0.95') ?? 0.8
   if (threshold < 0.1 || threshold > 0.95) throw new ConfigError(`${settings.configPath}: compression.threshold must be a number between 0.1 and 0.95`)
   const baseUrl = pick(settings, 'compression.summary_base_url', isString, 'a URL')
@@ -65,4 +66,4 @@ export function compressionSettings(settings: Settings): CompressionSettings {
     summaryApiKey: pick(settings, 'compression.summary_api_key', isString, 'a string'),
     summaryMaxTokens: pick(settings, 'compression.summary_max_tokens', isPositiveInt, 'a positive integer') ?? 2000,
   }
-}
+})

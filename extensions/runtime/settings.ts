@@ -3,6 +3,7 @@
 // `agent.personality`, `agent.tool_result_max_chars`, `agent.tool_abort_grace_ms`.
 
 import { ConfigError, REASONING_EFFORTS, type ReasoningEffort, type Settings } from 'agent/sdk'
+import { perRevision } from './per-revision.ts'
 import { DEFAULT_SYSTEM_PROMPT } from './prompt.ts'
 
 export interface RuntimeSettings {
@@ -21,7 +22,8 @@ function positiveInt(value: unknown, what: string): number | undefined {
   return n
 }
 
-export function runtimeSettings(settings: Settings): RuntimeSettings {
+/** The runtime's settings, validated (ConfigError for a bad value); reused while they are unchanged. */
+export const runtimeSettings = perRevision(function runtimeSettings(settings: Settings): RuntimeSettings {
   const where = settings.configPath
   const prompt = settings.get<unknown>('agent.system_prompt')
   if (prompt !== undefined && prompt !== null && typeof prompt !== 'string') throw new ConfigError(`${where}: agent.system_prompt must be text`)
@@ -39,4 +41,4 @@ export function runtimeSettings(settings: Settings): RuntimeSettings {
     toolResultMaxChars: positiveInt(settings.get('agent.tool_result_max_chars'), `${where}: agent.tool_result_max_chars`) ?? 50_000,
     toolAbortGraceMs: positiveInt(settings.get('agent.tool_abort_grace_ms'), `${where}: agent.tool_abort_grace_ms`) ?? 3_000,
   }
-}
+})
