@@ -126,21 +126,25 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async create(input: NewSession = {}): Promise<SessionRecord> {
-    const { row, title, messages } = newSession(input)
-    const { id, started_at: now } = row
+    // The row is made (and checked) in the write: a create queued behind an answer costs the
+    // answer nothing but the queueing.
+    let made: ReturnType<typeof newSession> | undefined
     try {
       // The session and its first messages in one write: atomic, and one commit for a new conversation.
       await this.write((db) => {
+        made = newSession(input)
+        const { row, title, messages } = made
+        const { id, started_at: now } = row
         if (input.parentId && !this.row(input.parentId)) throw new AgentError('E_NOT_FOUND', `no parent session "${input.parentId}"`)
         if (title) this.assertTitleFree(title, id)
         this.sql(INSERT_SESSION, false, db).run({ ...row, now, count: messages.length })
         this.insertMessages(db, id, messages, now)
       })
     } catch (error) {
-      if (/UNIQUE constraint failed: sessions\.id/.test(String(error))) throw new UsageError(`a session "${id}" already exists`, { cause: error })
+      if (made && /UNIQUE constraint failed: sessions\.id/.test(String(error))) throw new UsageError(`a session "${made.row.id}" already exists`, { cause: error })
       throw error
     }
-    return toSession(row)
+    return toSession(made!.row)
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
