@@ -22,7 +22,7 @@ import YAML from 'yaml'
 import { defineExtension, type AgentRuntime, type HttpService } from '../../sdk/index.ts'
 import { createTestKernel, startScriptedModel } from '../../sdk/testing/index.ts'
 import { startAgent } from '../helpers/agent-process.ts'
-import { jsonLoad, percentile } from './http-load.ts'
+import { jsonLoad, percentile, type JsonLoad } from './http-load.ts'
 
 if (process.argv.includes('--stub-host')) {
   // The API server over an instant runtime: everything of the HTTP layer, none of the agent run.
@@ -49,7 +49,12 @@ if (process.argv.includes('--model')) {
   // directly crosses into another process, as it does through the server or the proxy. In the
   // client's own process the baseline would skip that wake-up, and every hop through a server would
   // be charged for it.
-  const model = await startScriptedModel({ record: false, respond: () => ({ text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
+  // SIGUSR2 writes the last request body it received to the file named after `--model`: the
+  // request the agent sends, for the baseline of the model answering that request directly.
+  let last: unknown
+  const model = await startScriptedModel({ record: false, respond: (body) => ((last = body), { text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
+  const lastFile = process.argv[process.argv.indexOf('--model') + 1]
+  if (lastFile) process.on('SIGUSR2', () => writeFileSync(lastFile, JSON.stringify(last)))
   console.log(`listening: model on ${model.url}`)
   process.on('SIGINT', () => void model.close().then(() => process.exit(0)))
   await new Promise(() => {})
@@ -128,17 +133,35 @@ async function spawnSelf(args: string[]): Promise<{ pid: number, url: string, st
   return { pid: child.pid!, url, stop }
 }
 
+/** The last request body the model child received (it writes it on SIGUSR2). */
+async function agentRequest(modelPid: number): Promise<string> {
+  rmSync(agentBodyFile, { force: true })
+  process.kill(modelPid, 'SIGUSR2')
+  for (let waited = 0; waited < 5000; waited += 20) {
+    try {
+      const text = readFileSync(agentBodyFile, 'utf8')
+      if (text) return text
+    } catch {
+      // not written yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error('the model child did not write the last request it received')
+}
+
 function rss(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!
   return (Number(/(\d+)/.exec(line)![1]) * 1024) / MiB
 }
 
-const modelHost = await spawnSelf(['--model'])
-const model = { url: modelHost.url }
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-api-'))
+const agentBodyFile = join(home, 'agent-request.json')
+const modelHost = await spawnSelf(['--model', agentBodyFile])
+const model = { url: modelHost.url }
 const sync = process.env.BENCH_SYNC === 'full' ? 'full' : 'normal'
 writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64 } } }, state_db: { synchronous: sync } }))
 let proxyHost: Awaited<ReturnType<typeof spawnSelf>> | undefined
+let agentLoad: JsonLoad | undefined
 const agent = startAgent(['gateway', 'run'], { home, env: { API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'bench-key', AGENT_MODEL: 'scripted-model' } })
 try {
   const [, base] = await agent.waitFor(/listening: api on (http:\/\/\S+)/, 30_000)
@@ -155,14 +178,21 @@ try {
   await warmUp(proxy)
   await warmUp(server)
   const rssWarm = rss(pid)
+  // The request the agent sent the model last (its system prompt and tool schemas): sent straight to
+  // the model, it times the model reading what the agent asks, which the first baseline counts as
+  // the server's.
+  agentLoad = jsonLoad(await agentRequest(modelHost.pid), CONCURRENCY)
+  await agentLoad.sequential(direct, WARMUP / 4)
 
   // Latency in rounds taking direct, proxy and server in turn, so that a slow spell of the shared
   // machine (it comes and goes over seconds) falls on all three alike, not on whichever ran then.
   const directTimes: number[] = []
+  const directAgentTimes: number[] = []
   const proxyTimes: number[] = []
   const serverTimes: number[] = []
   for (let round = 0; round < LATENCY_ROUNDS; round++) {
     directTimes.push(...(await sequential(direct, LATENCY_REQUESTS / LATENCY_ROUNDS)))
+    directAgentTimes.push(...(await agentLoad.sequential(direct, LATENCY_REQUESTS / LATENCY_ROUNDS)))
     proxyTimes.push(...(await sequential(proxy, LATENCY_REQUESTS / LATENCY_ROUNDS)))
     serverTimes.push(...(await sequential(server, LATENCY_REQUESTS / LATENCY_ROUNDS)))
   }
@@ -219,6 +249,8 @@ try {
 
   const added50 = percentile(serverTimes, 50) - percentile(directTimes, 50)
   const proxyAdded50 = percentile(proxyTimes, 50) - percentile(directTimes, 50)
+  const agentRequestBytes = Buffer.byteLength(readFileSync(agentBodyFile))
+  const overAgentRequest50 = percentile(serverTimes, 50) - percentile(directAgentTimes, 50)
   const cpuRatio = cpuPerRequestUs / proxyCpuPerRequestUs
   const added99 = percentile(serverTimes, 99) - percentile(directTimes, 99)
   const ratio = serverRps / directRps
@@ -234,11 +266,13 @@ try {
     `  against the bare Node proxy (node:http + fetch, same model, same load): proxy p50 ${percentile(proxyTimes, 50).toFixed(2)} ms, p99 ${percentile(proxyTimes, 99).toFixed(2)} ms, ${Math.round(proxyRps)} req/s (rounds ${proxyRounds.map(Math.round).join(', ')})`,
     `    CPU per request: proxy ${Math.round(proxyCpuPerRequestUs)} µs, server ${Math.round(cpuPerRequestUs)} µs, ratio ${cpuRatio.toFixed(2)} × (target ≤ 1.3: ${verdict(cpuRatio <= 1.3)})`,
     `    added p50 latency over the model: proxy ${proxyAdded50.toFixed(2)} ms, server ${added50.toFixed(2)} ms (target ≤ 0.6 ms: ${verdict(added50 <= 0.6)})`,
+    `    (not a target) the model given the agent's own request (${(agentRequestBytes / 1024).toFixed(1)} KB: system prompt and tool schemas) directly: p50 ${percentile(directAgentTimes, 50).toFixed(2)} ms, ${(percentile(directAgentTimes, 50) - percentile(directTimes, 50)).toFixed(2)} ms more than the client's; the server adds ${overAgentRequest50.toFixed(2)} ms over that`,
     `  server RSS: warm ${rssWarm.toFixed(1)} MiB (target ≤ 150: ${verdict(rssWarm <= 150)}), over the ${SEQUENTIAL + CONCURRENT_REQUESTS} requests after the latency rounds ${rssBefore.toFixed(1)} → ${rssAfter.toFixed(1)} MiB, growth ${growth.toFixed(1)} MiB (target ≤ 20: ${verdict(growth <= 20)}); after another 1,000: ${rssAfter2000.toFixed(1)} MiB`,
   ]
   console.log(lines.join('\n'))
 } finally {
   load.close()
+  agentLoad?.close()
   await proxyHost?.stop()
   await agent.stop('SIGINT')
   await modelHost.stop()
