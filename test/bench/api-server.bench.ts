@@ -156,7 +156,10 @@ function rss(pid: number): number {
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-api-'))
 const agentBodyFile = join(home, 'agent-request.json')
-const modelHost = await spawnSelf(['--model', agentBodyFile])
+const modelHost = await spawnSelf(['--model', agentBodyFile]).catch((error: unknown) => {
+  rmSync(home, { recursive: true, force: true })
+  throw error
+})
 const model = { url: modelHost.url }
 const sync = process.env.BENCH_SYNC === 'full' ? 'full' : 'normal'
 writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, platforms: { api_server: { enabled: true, extra: { max_concurrent_runs: 64 } } }, state_db: { synchronous: sync } }))
