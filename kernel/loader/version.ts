@@ -30,7 +30,12 @@ export interface ExtensionVersion {
 type ModuleCache = Record<string, Module | undefined>
 const processCache = (): ModuleCache => createRequire(import.meta.url).cache as ModuleCache
 
-/** Module files below `dir` (not node_modules or dot folders), sorted for a stable first error. */
+/**
+ * Module files below `dir` (not node_modules or dot folders), sorted for a stable first error. A
+ * folder with a package.json of its own is a program or package apart (WhatsApp's bridge runs as a
+ * process of its own, with top-level await CommonJS cannot hold): it is not compiled with the
+ * extension, and what the extension imports from it loads as any package file does.
+ */
 function moduleFiles(dir: string): string[] {
   const out: string[] = []
   const walk = (folder: string) => {
@@ -38,6 +43,7 @@ function moduleFiles(dir: string): string[] {
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue
       const path = join(folder, entry.name)
       const isDir = entry.isDirectory() || (entry.isSymbolicLink() && statSync(path, { throwIfNoEntry: false })?.isDirectory())
+      if (isDir && existsSync(join(path, 'package.json'))) continue
       if (isDir) walk(path)
       else if (MODULE_EXTENSIONS.some((ext) => entry.name.endsWith(ext)) && !entry.name.endsWith('.d.ts')) out.push(path)
       if (out.length > MAX_FILES) throw new AgentError('E_EXTENSION', `${dir}: more than ${MAX_FILES} module files; not an extension folder`)

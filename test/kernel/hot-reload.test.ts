@@ -57,6 +57,30 @@ test('kernel.reload swaps versions; a broken version keeps the old one; in-fligh
   assert.match(kernel.extensions().find((e) => e.name === 'live')!.reason!, /previous version still running/)
 })
 
+test('a package of its own inside an extension is not built with it, and the extension still imports from it', async (t) => {
+  const home = tempDir(t)
+  const dir = join(home, 'extensions', 'bridged')
+  mkdirSync(join(dir, 'bridge'), { recursive: true })
+  writeFileSync(join(dir, 'bridge', 'package.json'), '{ "name": "bridge", "type": "module", "private": true }\n')
+  // A program run on its own: top-level await, which the extension's CommonJS build cannot hold.
+  writeFileSync(join(dir, 'bridge', 'main.mjs'), 'await new Promise((resolve) => setTimeout(resolve, 1))\nexport {}\n')
+  writeFileSync(join(dir, 'bridge', 'shared.mjs'), 'export const label = (n) => `v${n}`\n')
+  const entry = (n: number) => `import { defineExtension } from 'agent/sdk'
+import { label } from './bridge/shared.mjs'
+export default defineExtension({ name: 'bridged', setup(api) {
+  api.tools.register({ name: 'bridged_tool', description: 'd', parameters: {}, execute: async () => label(${n}) })
+} })
+`
+  writeFileSync(join(dir, 'index.ts'), entry(1))
+  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'silent' })
+  t.after(() => kernel.shutdown())
+  await kernel.load()
+  assert.equal(await kernel.registries.tools.get('bridged_tool').execute({}), 'v1')
+  writeFileSync(join(dir, 'index.ts'), entry(2))
+  assert.deepEqual(await kernel.reload('bridged'), { name: 'bridged', ok: true })
+  assert.equal(await kernel.registries.tools.get('bridged_tool').execute({}), 'v2')
+})
+
 test('the watcher reloads a changed user extension, loads a new one and unloads a removed one', async (t) => {
   const home = tempDir(t)
   const dir = join(home, 'extensions', 'live')
