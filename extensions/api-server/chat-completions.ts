@@ -4,7 +4,7 @@
 // SSE stream of chunks (tool progress as `event: agent.tool.progress`) ending with a chunk carrying
 // usage and `data: [DONE]`. A resent conversation stays in one session.
 
-import { errorMessage, HttpError, readJson, RUNTIME_SERVICE, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type RuntimeService, type Services, type ToolCall, type Usage } from 'agent/sdk'
+import { errorMessage, HttpError, readJson, RUNTIME_SERVICE, sendJson, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type RuntimeService, type Services, type ToolCall, type Usage } from 'agent/sdk'
 import { flag, parseChatBody, type Turn } from './messages.ts'
 import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
 import type { ApiStoreService } from './store.ts'
@@ -94,7 +94,7 @@ export function chatCompletions(deps: HandlerDeps) {
       if (result.exitReason === 'completed') await checkStructuredAnswer(format, result.answer)
       ctx.set('X-Agent-Session-Id', result.sessionId)
       const pending = result.pendingToolCalls ?? []
-      ctx.body = {
+      sendJson(ctx, {
         id: newId('chatcmpl-', 15),
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
@@ -108,7 +108,7 @@ export function chatCompletions(deps: HandlerDeps) {
           },
         ],
         usage: chatUsage(result.usage),
-      }
+      })
     } finally {
       run.finish()
     }

@@ -7,7 +7,7 @@
 // (idempotency-pg.ts, in-flight keys in the database, so every instance sees them).
 
 import { createHash } from 'node:crypto'
-import { DATABASE_SERVICE, HttpError, readBody, STORAGE_SERVICE, type DatabaseService, type HttpContext, type Services, type StorageService } from 'agent/sdk'
+import { DATABASE_SERVICE, holdAnswer, HttpError, readBody, STORAGE_SERVICE, type DatabaseService, type HttpContext, type Services, type StorageService } from 'agent/sdk'
 
 /** How long a stored answer is replayed (OpenAI's and Stripe's clients retry well within it). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -75,6 +75,8 @@ export function idempotent(store: IdempotencyStore, maxRequestBytes: () => numbe
 
     const record: string[] = []
     ;(ctx.state as { sseRecord?: string[] }).sseRecord = record
+    // The answer is kept before it goes out: a client resending at once finds it to replay.
+    holdAnswer(ctx)
     let answer: IdempotentAnswer | undefined
     try {
       await handler(ctx)

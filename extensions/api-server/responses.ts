@@ -3,7 +3,7 @@
 // 400); it continues the stored transcript, inherits `instructions`, and is one agent session.
 // `store` (default true) keeps the response in state.db for retrieval and chaining.
 
-import { errorMessage, HttpError, readJson, type ChatMessage, type HttpContext, type RunResult } from 'agent/sdk'
+import { errorMessage, HttpError, readJson, sendJson, type ChatMessage, type HttpContext, type RunResult } from 'agent/sdk'
 import { agentToolNames, chatHead, planSession, rememberHead, runRequest, type HandlerDeps } from './chat-completions.ts'
 import { inputItems, itemResolver } from './items.ts'
 import { BUSY } from './background.ts'
@@ -218,8 +218,9 @@ function respondTo(deps: HandlerDeps) {
         const builder = new OutputBuilder(id)
         request.onEvent = (event) => builder.on(event)
         const result = await deps.runs().execute(run, request)
-        ctx.body = await conclude(result, builder)
+        const answer = await conclude(result, builder)
         ctx.set('X-Agent-Session-Id', result.sessionId)
+        sendJson(ctx, answer)
         return
       }
 
