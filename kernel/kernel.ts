@@ -5,6 +5,7 @@
 import { join } from 'node:path'
 import { AgentError, errorMessage } from '../sdk/errors.ts'
 import type { HookHandles } from '../sdk/hooks.ts'
+import { deliverObservations } from '../sdk/observe.ts'
 import { CONFIG_MIGRATION_SERVICE, EXTENSIONS_SERVICE, PROJECT_CONFIG_SERVICE, type ConfigMigrationService, type ExtensionsService, type ProjectConfigService } from '../sdk/services.ts'
 import type { ExtensionDefinition, ExtensionInfo, ExtensionSource, Logger, RunMode, Services } from '../sdk/types.ts'
 import { resolveAgentHome, homePaths } from './config/home.ts'
@@ -467,6 +468,10 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       sealLoaded([...records.values()].flatMap((r) => (r.staged && r.candidate ? [r.candidate.dir] : [])), () => stopWatching !== undefined)
     },
     async shutdown(reason = 'shutdown') {
+      // Observations raised just before wait for the end of their turn (sdk/observe.ts): delivered
+      // now, they reach their observers (a run's end starts its session's title) before the
+      // shutdown hooks wait for what those started.
+      deliverObservations()
       await stopWatching?.()
       stopWatching = undefined
       if (startedMode) {

@@ -9,11 +9,19 @@ interface Observing {
   readonly hooks: HookHandles
 }
 
-let queue: Array<{ api: Observing; event: ObservedEvent }> = []
+interface Pending {
+  queue: Array<{ api: Observing; event: ObservedEvent }>
+}
 
-function deliver(): void {
-  const batch = queue
-  queue = []
+// One queue per process, whichever copy of this module raised or delivers (the kernel and the
+// extensions may load the sdk through different loaders).
+const pending: Pending = ((globalThis as Record<symbol, Pending | undefined>)[Symbol.for('agent.observations')] ??= { queue: [] })
+
+/** Delivers every event raised so far, now (the kernel does before its shutdown hooks run). */
+export function deliverObservations(): void {
+  const batch = pending.queue
+  if (batch.length === 0) return
+  pending.queue = []
   // The taps of the moment of delivery (an extension reloaded meanwhile gets its new ones);
   // observers never throw into the caller (the kernel reports them).
   for (const { api, event } of batch) {
@@ -27,5 +35,5 @@ function deliver(): void {
 
 /** Raises `event` (stamped `at` now unless it has a time) for the `observe` hook's taps, after this turn. */
 export function observeLater(api: Observing, event: Omit<ObservedEvent, 'at'> & { at?: number }): void {
-  if (queue.push({ api, event: { at: Date.now(), ...event } as ObservedEvent }) === 1) setImmediate(deliver)
+  if (pending.queue.push({ api, event: { at: Date.now(), ...event } as ObservedEvent }) === 1) setImmediate(deliverObservations)
 }

@@ -41,3 +41,28 @@ test('hooks that are gone by delivery cost that event only', async () => {
   await new Promise((resolve) => setImmediate(resolve))
   assert.deepEqual(seen, ['kept'])
 })
+
+test('events raised right before a shutdown reach their observers before the shutdown hooks run', async () => {
+  const { defineExtension } = await import('agent/sdk')
+  const { createTestKernel } = await import('agent/sdk/testing')
+  const seen: string[] = []
+  let atShutdown: string[] | undefined
+  let raise!: (type: string) => void
+  const watcher = defineExtension({
+    name: 'watcher',
+    setup(api) {
+      raise = (type) => observeLater(api, { type })
+      api.hooks.observe.tap((event) => void seen.push(event.type))
+      api.hooks.shutdown.tapPromise(async () => void (atShutdown = [...seen]))
+    },
+  })
+  const host = await createTestKernel({ extensions: [watcher] })
+  try {
+    await host.kernel.start('command')
+    raise('run.end')
+    await host.kernel.shutdown()
+    assert.deepEqual(atShutdown, ['run.end'])
+  } finally {
+    await host.close()
+  }
+})
