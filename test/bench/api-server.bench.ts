@@ -12,7 +12,7 @@
 // BENCH_SYNC=full runs the gateway with state_db.synchronous: full (fsync per commit; default normal).
 
 import { spawn } from 'node:child_process'
-import { readFileSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { readFileSync, renameSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -54,7 +54,8 @@ if (process.argv.includes('--model')) {
   let last: unknown
   const model = await startScriptedModel({ record: false, respond: (body) => ((last = body), { text: 'Hello! How can I help?', usage: { prompt_tokens: 12, completion_tokens: 6 } }) })
   const lastFile = process.argv[process.argv.indexOf('--model') + 1]
-  if (lastFile) process.on('SIGUSR2', () => writeFileSync(lastFile, JSON.stringify(last)))
+  // Written whole, then renamed: the bench reads it as soon as it exists.
+  if (lastFile) process.on('SIGUSR2', () => (writeFileSync(`${lastFile}.part`, JSON.stringify(last)), renameSync(`${lastFile}.part`, lastFile)))
   console.log(`listening: model on ${model.url}`)
   process.on('SIGINT', () => void model.close().then(() => process.exit(0)))
   await new Promise(() => {})
