@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { observeLater, type ObservedEvent } from 'agent/sdk'
+import { defineExtension, observeLater, type ObservedEvent } from 'agent/sdk'
+import { createTestKernel } from 'agent/sdk/testing'
 
 function observing(tap: (event: ObservedEvent) => Promise<void> | void) {
   return { hooks: { observe: { promise: async (event: ObservedEvent) => tap(event) } } } as never
@@ -43,8 +44,6 @@ test('hooks that are gone by delivery cost that event only', async () => {
 })
 
 test('events raised right before a shutdown reach their observers before the shutdown hooks run', async () => {
-  const { defineExtension } = await import('agent/sdk')
-  const { createTestKernel } = await import('agent/sdk/testing')
   const seen: string[] = []
   let atShutdown: string[] | undefined
   let raise!: (type: string) => void
