@@ -40,10 +40,6 @@ import { skillsPrompt } from './skills-prompt.ts'
 import { ensureCallIds, offeredTools, runBatch, schemaChars, toolSchemas, type OfferedTool } from './tools.ts'
 import { addUsage, emptyUsage, pricedUsage } from './usage.ts'
 
-function observeFn(api: ExtensionApi<any>) {
-  return (event: Record<string, unknown> & { type: string }) => observeLater(api, event)
-}
-
 function emitFn(api: ExtensionApi<any>, request: RunRequest) {
   return (event: RunEvent) => {
     if (!request.onEvent) return
@@ -90,7 +86,7 @@ async function converse(api: ExtensionApi<any>, request: RunRequest, signal: Abo
   const maxIterations = request.maxIterations ?? config.maxIterations
   if (!Number.isInteger(maxIterations) || maxIterations < 1) throw new UsageError(`maxIterations must be a positive integer (got ${String(request.maxIterations)})`)
   const emit = emitFn(api, request)
-  const observe = observeFn(api)
+  const observe = (event: Record<string, unknown> & { type: string }) => observeLater(api, event)
 
   const client: ModelClient = await resolveClient(api, { provider: request.provider, model: request.model })
   // Bad input fails here, before a session is created or anything is stored.

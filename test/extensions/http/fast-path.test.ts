@@ -5,10 +5,10 @@
 // and both count in the http.request metrics events.
 
 import assert from 'node:assert/strict'
-import { request } from 'node:http'
 import { test } from 'node:test'
 import { defineExtension, HttpError, readJson, type EndpointDefinition, type HttpContext, type HttpService } from '../../../sdk/index.ts'
 import { createTestKernel } from '../../../sdk/testing/index.ts'
+import { send, type Answer } from './raw-request.ts'
 
 type Handler = (ctx: HttpContext) => unknown
 const behaviours: Record<string, Handler> = {
@@ -29,28 +29,6 @@ function endpoints(): EndpointDefinition[] {
     { listener: 'api', method: 'POST', path: `/fixed/${name}`, auth: 'api-key', handler: handler as EndpointDefinition['handler'] },
     { listener: 'api', method: 'POST', path: `/param/${name}/:x`, auth: 'api-key', handler: handler as EndpointDefinition['handler'] },
   ])
-}
-
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
-
-/** A raw request (fetch cannot send a foreign Host or leave it out). */
-function send(url: string, path: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, headers, agent: false, setHost: !('host' in headers) }, (res) => {
-      let text = ''
-      res.on('data', (d) => (text += d))
-      res.on('end', () => {
-        const { date, ...rest } = res.headers
-        resolve({ status: res.statusCode!, headers: rest, body: text })
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
 }
 
 async function start(t: import('node:test').TestContext, env: Record<string, string>) {

@@ -7,29 +7,9 @@ import { request } from 'node:http'
 import { test } from 'node:test'
 import { defineExtension, holdAnswer, sendJson, type EndpointDefinition, type HttpContext, type HttpService } from '../../../sdk/index.ts'
 import { createTestKernel } from '../../../sdk/testing/index.ts'
+import { send } from './raw-request.ts'
 
 const ANSWER = { id: 'x-1', object: 'thing', items: [1, 2, 3], note: 'é' }
-
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
-
-function send(url: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', headers, agent: false }, (res) => {
-      let text = ''
-      res.on('data', (d) => (text += d))
-      res.on('end', () => {
-        const { date, ...rest } = res.headers
-        resolve({ status: res.statusCode!, headers: rest, body: text })
-      })
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
 
 async function start(t: import('node:test').TestContext, handlers: Record<string, (ctx: HttpContext) => unknown>) {
   const routes = defineExtension({
@@ -62,12 +42,12 @@ test('the answer is what Koa sends for the same body: status, headers, CORS and 
     created: (ctx) => sendJson(ctx, ANSWER, 201),
   })
   for (const headers of [{}, { origin: 'https://app.example' }] as Array<Record<string, string>>) {
-    const viaKoa = await send(url, '/assigned', headers)
-    const sent = await send(url, '/sent', headers)
+    const viaKoa = await send(url, '/assigned', 'POST', headers)
+    const sent = await send(url, '/sent', 'POST', headers)
     assert.deepEqual(sent, viaKoa)
     assert.deepEqual(JSON.parse(sent.body), ANSWER)
   }
-  assert.equal((await send(url, '/created')).status, 201)
+  assert.equal((await send(url, '/created', 'POST')).status, 201)
 })
 
 test('it goes out before the handler returns; held, only once the handler and its layers are done', async (t) => {
@@ -87,11 +67,11 @@ test('it goes out before the handler returns; held, only once the handler and it
       heldHandlerDone = true
     },
   })
-  const answer = await send(url, '/early')
+  const answer = await send(url, '/early', 'POST')
   early.open()
   assert.deepEqual(JSON.parse(answer.body), ANSWER)
 
-  const held = send(url, '/held')
+  const held = send(url, '/held', 'POST')
   await new Promise((resolve) => setTimeout(resolve, 50))
   late.open()
   const heldAnswer = await held
@@ -123,5 +103,5 @@ test('a client gone before the answer costs nothing: the server goes on answerin
   await gone.opened
   await new Promise((resolve) => setTimeout(resolve, 20))
   assert.equal(sentToNobody, undefined, 'sendJson did not throw')
-  assert.equal((await send(url, '/sent')).status, 200)
+  assert.equal((await send(url, '/sent', 'POST')).status, 200)
 })
