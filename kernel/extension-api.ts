@@ -2,7 +2,7 @@
 // committed to the live registries only if the whole setup succeeded. Registered functions are
 // wrapped so the kernel knows when calls into an old version have settled after a hot reload.
 
-import { AgentError } from '../sdk/errors.ts'
+import { AgentError, errorMessage } from '../sdk/errors.ts'
 import { HOOK_KINDS, type HookHandles, type HookName } from '../sdk/hooks.ts'
 import type { Dispose, ExtensionApi, ExtensionInfo, Logger, RegistryHandle, Services, Settings } from '../sdk/types.ts'
 import { normaliseTap, type HookTable, type TapRecord } from './hooks.ts'
@@ -239,6 +239,14 @@ export function createExtensionApi(ctx: ApiContext, record: StagedRecord): Exten
     log: ctx.log,
     signal: record.controller.signal,
     onDispose(fn: Dispose) {
+      // Registered once this version was torn down (set-up work still under way when it was unloaded
+      // or the process stopped, such as a watcher opened by a ready hook): nothing would run it later.
+      if (record.controller.signal.aborted) {
+        Promise.resolve()
+          .then(fn)
+          .catch((error: unknown) => ctx.log.warn(`a disposer failed: ${errorMessage(error)}`))
+        return
+      }
       record.disposers.push(fn)
     },
     settings: ctx.settings,

@@ -142,6 +142,12 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   const loadOrder: string[] = []
   let queue: Promise<unknown> = Promise.resolve()
   let stopWatching: (() => Promise<void>) | undefined
+  // The watcher's set-up takes turns of the event loop (chokidar scans the folders). A shutdown
+  // meanwhile must still close it, or its file watches keep the process alive: the set-up is
+  // awaited by shutdown, and one that a shutdown overtook (`shutdowns` moved) closes itself.
+  let watchSetup: Promise<void> | undefined
+  let shutdowns = 0
+  let shuttingDown = false
   let startedMode: RunMode | undefined
   let removeProcessGuard: (() => void) | undefined
 
@@ -448,6 +454,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     unload: (name) => serialized(() => unloadNow(name)),
     isolate: (name, reason) => serialized(() => isolateNow(name, reason)),
     async start(mode) {
+      const generation = shutdowns
       if (options.processGuard && mode !== 'command' && !removeProcessGuard) {
         removeProcessGuard = installProcessGuard({ log, extensions, isolate: kernel.isolate })
       }
@@ -457,37 +464,60 @@ export function createKernel(options: KernelOptions = {}): Kernel {
         startedMode = mode
         await kernelHooks.ready.promise({ mode })
       }
-      if (mode !== 'command') await kernel.watch()
+      // Not if a shutdown came while the ready hooks ran: nothing would close the watcher.
+      if (mode !== 'command' && generation === shutdowns) await kernel.watch()
     },
     routeLogs: (sink, level) => logRoute.take(sink, level),
-    async watch() {
-      if (stopWatching) return
-      const { watchExtensions } = await import('./watcher.ts')
-      stopWatching = await watchExtensions(kernel, { userRoot: paths.extensions, log })
-      // The running versions' files not loaded yet are taken now, so a later broken save cannot reach them.
-      sealLoaded([...records.values()].flatMap((r) => (r.staged && r.candidate ? [r.candidate.dir] : [])), () => stopWatching !== undefined)
+    watch() {
+      if (shuttingDown) return Promise.resolve()
+      const generation = shutdowns
+      watchSetup ??= (async () => {
+        const { watchExtensions } = await import('./watcher.ts')
+        const stop = await watchExtensions(kernel, { userRoot: paths.extensions, log })
+        if (generation !== shutdowns) return stop()
+        stopWatching = stop
+        // The running versions' files not loaded yet are taken now, so a later broken save cannot reach them.
+        sealLoaded([...records.values()].flatMap((r) => (r.staged && r.candidate ? [r.candidate.dir] : [])), () => stopWatching !== undefined)
+      })().catch((error: unknown) => {
+        // A failed set-up may be tried again.
+        watchSetup = undefined
+        throw error
+      })
+      return watchSetup
     },
     async shutdown(reason = 'shutdown') {
-      // Observations raised just before wait for the end of their turn (sdk/observe.ts): delivered
-      // now, they reach their observers (a run's end starts its session's title) before the
-      // shutdown hooks wait for what those started.
-      deliverObservations()
-      await stopWatching?.()
-      stopWatching = undefined
-      if (startedMode) {
-        try {
-          await kernelHooks.shutdown.promise({ reason })
-        } catch (error) {
-          log.warn(`shutdown hook failed: ${errorMessage(error)}`)
-        }
+      shutdowns++
+      shuttingDown = true
+      try {
+        await shutDown(reason)
+      } finally {
+        shuttingDown = false
       }
-      await queue.catch(() => undefined)
-      for (const name of [...loadOrder].reverse()) await unloadNow(name)
-      startedMode = undefined
-      removeProcessGuard?.()
-      removeProcessGuard = undefined
     },
     watchRoots,
+  }
+
+  async function shutDown(reason: string): Promise<void> {
+    // Observations raised just before wait for the end of their turn (sdk/observe.ts): delivered
+    // now, they reach their observers (a run's end starts its session's title) before the
+    // shutdown hooks wait for what those started.
+    deliverObservations()
+    await watchSetup?.catch(() => undefined)
+    watchSetup = undefined
+    await stopWatching?.()
+    stopWatching = undefined
+    if (startedMode) {
+      try {
+        await kernelHooks.shutdown.promise({ reason })
+      } catch (error) {
+        log.warn(`shutdown hook failed: ${errorMessage(error)}`)
+      }
+    }
+    await queue.catch(() => undefined)
+    for (const name of [...loadOrder].reverse()) await unloadNow(name)
+    startedMode = undefined
+    removeProcessGuard?.()
+    removeProcessGuard = undefined
   }
   return kernel
 }
