@@ -44,7 +44,11 @@ export const notesExtension = (calls: FrontendInvocation[]): ExtensionDefinition
 export async function startAgent(t: TestContext, capabilities: Record<string, unknown>, options: { config?: Record<string, unknown>; extensions?: ExtensionDefinition[] } = {}): Promise<Agent> {
   const home = makeTempHome('agent-cap-')
   const userHome = makeTempHome('agent-cap-user-')
-  t.after(() => {
+  let test: TestKernel | undefined
+  // One after-hook, the kernel first: hooks run in the order they were added, and a kernel still
+  // stopping (the capabilities folder watcher, the HTTP listener) must not find its home gone.
+  t.after(async () => {
+    await test?.close()
     rmSync(home, { recursive: true, force: true })
     rmSync(userHome, { recursive: true, force: true })
   })
@@ -62,14 +66,13 @@ export async function startAgent(t: TestContext, capabilities: Record<string, un
   for (const [name, body] of Object.entries(capabilities)) writeCapability(name, body)
 
   const calls: FrontendInvocation[] = []
-  const test = await createTestKernel({
+  test = await createTestKernel({
     home,
     builtins: ['http', 'capabilities'],
     extensions: [notesExtension(calls), ...(options.extensions ?? [])],
     env: { API_SERVER_PORT: '0', HOME: userHome },
     config: { capabilities: { opener: { command: [launcher] }, ...(options.config ?? {}) } },
   })
-  t.after(() => test.close())
   const failed = test.kernel.extensions().filter((e) => e.state === 'failed')
   if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
   await test.kernel.start('gateway')
