@@ -19,10 +19,17 @@ export interface ApiGateway {
 
 export async function startApiGateway(t: TestContext, env: Record<string, string> = {}): Promise<ApiGateway> {
   const home = makeTempHome()
-  t.after(() => rmSync(home, { recursive: true, force: true }))
-  const model = await startScriptedModel()
-  t.after(() => model.close())
-  const gateway = startAgent(['gateway', 'run'], {
+  let model: ScriptedModelServer | undefined
+  let gateway: ReturnType<typeof startAgent> | undefined
+  // One after-hook, in the reverse order of start (hooks run in the order they were added): the
+  // gateway still writes into its home (state.db, its pid file) while it stops.
+  t.after(async () => {
+    await gateway?.stop()
+    await model?.close()
+    rmSync(home, { recursive: true, force: true })
+  })
+  model = await startScriptedModel()
+  gateway = startAgent(['gateway', 'run'], {
     home,
     env: {
       API_SERVER_ENABLED: 'true',
@@ -35,7 +42,6 @@ export async function startApiGateway(t: TestContext, env: Record<string, string
       ...env,
     },
   })
-  t.after(() => gateway.stop())
   const url = (await gateway.waitFor(/listening: api on (http:\/\/\S+)/, 60_000))[1]!
   await gateway.waitFor(/gateway running/, 60_000)
   return {

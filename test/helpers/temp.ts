@@ -7,6 +7,7 @@ import type { TestContext } from 'node:test'
 
 export function tempDir(t: TestContext, prefix = 'agent-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  // Retried: a process the test started may still be creating files in it as it stops (ENOTEMPTY).
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 3 }))
   return dir
 }
