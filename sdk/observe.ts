@@ -2,6 +2,10 @@
 // once the current turn of the event loop is over, in the order they were raised, so that no
 // observer's work sits between a request and its answer. Measured on the API server: the run's and
 // the request's events cost about 20 µs of every answer's latency when delivered at once.
+// Not in the turn right after either, but after the event loop has polled for I/O once more: the
+// work that must follow an answer at once (the session's commit) runs first, and a request that
+// arrived meanwhile is read before the observers run, instead of waiting for them (about 15 µs of
+// the next request's latency when a client sends it as soon as it has the answer).
 
 import type { HookHandles, ObservedEvent } from './hooks.ts'
 
@@ -33,7 +37,10 @@ export function deliverObservations(): void {
   }
 }
 
-/** Raises `event` (stamped `at` now unless it has a time) for the `observe` hook's taps, after this turn. */
+// An immediate queued from inside an immediate runs on the loop's next iteration, after its poll.
+const afterNextPoll = () => void setImmediate(deliverObservations)
+
+/** Raises `event` (stamped `at` now unless it has a time) for the `observe` hook's taps, after this turn and the next poll for I/O. */
 export function observeLater(api: Observing, event: Omit<ObservedEvent, 'at'> & { at?: number }): void {
-  if (pending.queue.push({ api, event: { at: Date.now(), ...event } as ObservedEvent }) === 1) setImmediate(deliverObservations)
+  if (pending.queue.push({ api, event: { at: Date.now(), ...event } as ObservedEvent }) === 1) setImmediate(afterNextPoll)
 }
