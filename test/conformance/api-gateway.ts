@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs'
 import type { TestContext } from 'node:test'
 import { makeTempHome, startScriptedModel, type ScriptedModelServer } from '../../sdk/testing/index.ts'
 import { startAgent } from '../helpers/agent-process.ts'
+import { deferrals } from '../helpers/teardown.ts'
 
 export const API_KEY = 'conformance-key-0123456789abcdef'
 
@@ -19,17 +20,13 @@ export interface ApiGateway {
 
 export async function startApiGateway(t: TestContext, env: Record<string, string> = {}): Promise<ApiGateway> {
   const home = makeTempHome()
-  let model: ScriptedModelServer | undefined
-  let gateway: ReturnType<typeof startAgent> | undefined
-  // One after-hook, in the reverse order of start (hooks run in the order they were added): the
-  // gateway still writes into its home (state.db, its pid file) while it stops.
-  t.after(async () => {
-    await gateway?.stop()
-    await model?.close()
-    rmSync(home, { recursive: true, force: true })
-  })
-  model = await startScriptedModel()
-  gateway = startAgent(['gateway', 'run'], {
+  // Stopped in the reverse order of start: the gateway still writes into its home (state.db, its
+  // pid file) while it stops.
+  const defer = deferrals(t)
+  defer(() => rmSync(home, { recursive: true, force: true }))
+  const model = await startScriptedModel()
+  defer(() => model.close())
+  const gateway = startAgent(['gateway', 'run'], {
     home,
     env: {
       API_SERVER_ENABLED: 'true',
@@ -42,6 +39,7 @@ export async function startApiGateway(t: TestContext, env: Record<string, string
       ...env,
     },
   })
+  defer(() => gateway.stop())
   const url = (await gateway.waitFor(/listening: api on (http:\/\/\S+)/, 60_000))[1]!
   await gateway.waitFor(/gateway running/, 60_000)
   return {

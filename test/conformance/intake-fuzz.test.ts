@@ -16,6 +16,7 @@ import { issueToken, loadSecret } from '../../extensions/capabilities/token.ts'
 import { makeTempHome, startScriptedModel } from '../../sdk/testing/index.ts'
 import { startAgent } from '../helpers/agent-process.ts'
 import { formBody, jsonBody, seeded, type JsonIntake } from './fuzz-bodies.ts'
+import { deferrals } from '../helpers/teardown.ts'
 
 const CASES = 500
 const WEBHOOK_SECRET = 'fuzz-webhook-secret-0123456789'
@@ -55,17 +56,18 @@ export default defineExtension({ name: 'fuzz-frontend', dependsOn: ['capabilitie
 
 test('500 hostile bodies to each intake: no 5xx, and the gateway stays up and healthy', { timeout: 120_000 }, async (t) => {
   const home = makeTempHome()
-  t.after(() => rmSync(home, { recursive: true, force: true }))
+  const defer = deferrals(t)
+  defer(() => rmSync(home, { recursive: true, force: true }))
   const token = prepareHome(home)
   const model = await startScriptedModel({ respond: () => ({ text: 'ok' }), record: false })
-  t.after(() => model.close())
+  defer(() => model.close())
   // The SMS provider's REST API, for the pairing replies the gateway sends to unknown numbers.
   const twilio = createServer((req, res) => {
     req.resume()
     req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end('{"sid":"SMfuzz"}'))
   })
   await new Promise<void>((resolve) => twilio.listen(0, '127.0.0.1', resolve))
-  t.after(() => new Promise<void>((resolve) => twilio.close(() => resolve())))
+  defer(() => new Promise<void>((resolve) => twilio.close(() => resolve())))
   const twilioPort = (twilio.address() as { port: number }).port
 
   const gateway = startAgent(['gateway', 'run'], {
@@ -85,7 +87,7 @@ test('500 hostile bodies to each intake: no 5xx, and the gateway stays up and he
       SMS_INSECURE_NO_SIGNATURE: 'true',
     },
   })
-  t.after(() => gateway.stop())
+  defer(() => gateway.stop())
   const api = (await gateway.waitFor(/listening: api on (http:\/\/\S+)/))[1]!
   const webhook = (await gateway.waitFor(/listening: webhook on (http:\/\/\S+)/))[1]!
   await gateway.waitFor(/gateway running/)

@@ -11,6 +11,7 @@ import { ownerOfStack, stackFiles } from '../../kernel/process-guard.ts'
 import { defineExtension, type ExtensionInfo } from '../../sdk/index.ts'
 import { createTestKernel, makeTempHome } from '../../sdk/testing/index.ts'
 import { startAgent } from '../helpers/agent-process.ts'
+import { deferrals } from '../helpers/teardown.ts'
 
 const info = (name: string, path: string): ExtensionInfo => ({ name, version: '1.0.0', source: 'user', state: 'loaded', path })
 
@@ -61,7 +62,8 @@ function userExtension(home: string, name: string, body: string): void {
 
 test('`agent gateway run` stays up when extensions throw from a timer and leave a rejection unhandled', async (t) => {
   const home = makeTempHome()
-  t.after(() => rmSync(home, { recursive: true, force: true }))
+  const defer = deferrals(t)
+  defer(() => rmSync(home, { recursive: true, force: true }))
   // Both misbehave only once the gateway is ready, so the listener is up to answer afterwards.
   userExtension(home, 'timer-thrower', `export default { name: 'timer-thrower', setup(api) {
     api.hooks.ready.tap(() => { setTimeout(() => { throw new Error('timer exploded') }, 300) })
@@ -75,7 +77,7 @@ export default { name: 'lost-promise', setup(api) {
     api.endpoints.register({ listener: 'api', method: 'GET', path: '/inspect', auth: 'none', handler(ctx) { ctx.body = api.extensions() } })
   } }\n`)
   const gateway = startAgent(['gateway', 'run'], { home, env: { API_SERVER_ENABLED: 'true', API_SERVER_PORT: '0' } })
-  t.after(() => gateway.stop())
+  defer(() => gateway.stop())
   const url = (await gateway.waitFor(/listening: api on (http:\/\/\S+)/))[1]!
   await gateway.waitFor(/uncaught exception in extension "timer-thrower": timer exploded/)
   await gateway.waitFor(/unhandled rejection in extension "lost-promise": nobody caught this/)

@@ -10,6 +10,7 @@ import { test } from 'node:test'
 import OpenAI from 'openai'
 import { hermeticEnv, makeTempHome, startScriptedModel } from '../../../sdk/testing/index.ts'
 import { startServer } from './harness.ts'
+import { deferrals } from '../../helpers/teardown.ts'
 
 const apiEndpoints = (server: Awaited<ReturnType<typeof startServer>>) =>
   server.test.kernel.registries.endpoints
@@ -44,9 +45,10 @@ test('binding a non-loopback address without API_SERVER_KEY refuses to start, wi
 
 test('`agent gateway run` starts the api_server adapter and answers the official client', async (t) => {
   const home = makeTempHome()
-  t.after(() => rmSync(home, { recursive: true, force: true }))
+  const defer = deferrals(t)
+  defer(() => rmSync(home, { recursive: true, force: true }))
   const model = await startScriptedModel()
-  t.after(() => model.close())
+  defer(() => model.close())
   const bin = join(import.meta.dirname, '..', '..', '..', 'kernel', 'bin', 'agent.mjs')
   const child = spawn(process.execPath, [bin, 'gateway', 'run'], {
     env: hermeticEnv(
@@ -69,7 +71,7 @@ test('`agent gateway run` starts the api_server adapter and answers the official
   child.stdout.on('data', (d) => (output += d))
   child.stderr.on('data', (d) => (output += d))
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
-  t.after(() => {
+  defer(() => {
     if (child.exitCode === null) child.kill('SIGKILL')
   })
   const deadline = Date.now() + 30_000

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { TestContext } from 'node:test'
 import { defineExtension, exposeToFrontends, HTTP_SERVICE, type CliContext, type CommandDefinition, type ExtensionDefinition, type FrontendInvocation, type HttpService } from 'agent/sdk'
 import { createTestKernel, makeTempHome, type TestKernel } from 'agent/sdk/testing'
+import { deferrals } from '../../helpers/teardown.ts'
 
 export interface Agent {
   url: string
@@ -44,11 +45,9 @@ export const notesExtension = (calls: FrontendInvocation[]): ExtensionDefinition
 export async function startAgent(t: TestContext, capabilities: Record<string, unknown>, options: { config?: Record<string, unknown>; extensions?: ExtensionDefinition[] } = {}): Promise<Agent> {
   const home = makeTempHome('agent-cap-')
   const userHome = makeTempHome('agent-cap-user-')
-  let test: TestKernel | undefined
-  // One after-hook, the kernel first: hooks run in the order they were added, and a kernel still
-  // stopping (the capabilities folder watcher, the HTTP listener) must not find its home gone.
-  t.after(async () => {
-    await test?.close()
+  // The kernel stops before its homes go: its folder watcher and listener are still stopping.
+  const defer = deferrals(t)
+  defer(() => {
     rmSync(home, { recursive: true, force: true })
     rmSync(userHome, { recursive: true, force: true })
   })
@@ -66,13 +65,14 @@ export async function startAgent(t: TestContext, capabilities: Record<string, un
   for (const [name, body] of Object.entries(capabilities)) writeCapability(name, body)
 
   const calls: FrontendInvocation[] = []
-  test = await createTestKernel({
+  const test = await createTestKernel({
     home,
     builtins: ['http', 'capabilities'],
     extensions: [notesExtension(calls), ...(options.extensions ?? [])],
     env: { API_SERVER_PORT: '0', HOME: userHome },
     config: { capabilities: { opener: { command: [launcher] }, ...(options.config ?? {}) } },
   })
+  defer(() => test.close())
   const failed = test.kernel.extensions().filter((e) => e.state === 'failed')
   if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
   await test.kernel.start('gateway')

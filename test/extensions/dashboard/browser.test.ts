@@ -13,18 +13,20 @@ import { GATEWAY_AUTH_SERVICE, type GatewayAuthService } from '../../../sdk/inde
 import { createTestKernel, makeTempHome, startScriptedModel } from '../../../sdk/testing/index.ts'
 import { jsonOf, runAgent, startAgent } from '../../helpers/agent-process.ts'
 import { findChromium, launchChromium } from './browser.ts'
+import { deferrals } from '../../helpers/teardown.ts'
 
 test('the dashboard in Chromium against `agent gateway run`', async (t) => {
   const executablePath = findChromium()
   if (!executablePath) return t.skip('chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH)')
   const home = makeTempHome()
-  t.after(() => rmSync(home, { recursive: true, force: true }))
+  const defer = deferrals(t)
+  defer(() => rmSync(home, { recursive: true, force: true }))
   const shots = process.env.TEST_ARTIFACTS_DIR ? join(process.env.TEST_ARTIFACTS_DIR, 'dashboard') : join(home, 'screenshots')
   mkdirSync(shots, { recursive: true })
   t.diagnostic(`screenshots in ${shots}`)
 
   const model = await startScriptedModel()
-  t.after(() => model.close())
+  defer(() => model.close())
   model.enqueue({ toolCalls: [{ id: 'call_zebra', name: 'terminal', arguments: { command: 'rm -rf ./zebra-folder' } }] }, { text: 'Removed the zebra folder as asked.', chunkSize: 4 })
   const env = {
     DASHBOARD_ENABLED: 'true',
@@ -38,7 +40,7 @@ test('the dashboard in Chromium against `agent gateway run`', async (t) => {
     MATRIX_ACCESS_TOKEN: 'syt_dashboard_test_token_0000',
   }
   const gateway = startAgent(['gateway', 'run'], { home, env })
-  t.after(() => gateway.stop())
+  defer(() => gateway.stop())
   const [, base] = await gateway.waitFor(/listening: dashboard on (http:\/\/\S+)/)
   await gateway.waitFor(/adapter "matrix" is down/)
 
@@ -48,7 +50,7 @@ test('the dashboard in Chromium against `agent gateway run`', async (t) => {
   assert.ok(link.startsWith(base!))
 
   const browser = await launchChromium(executablePath)
-  t.after(() => browser.close())
+  defer(() => browser.close())
   const page = await browser.newPage({ viewport: { width: 1100, height: 800 } })
   page.setDefaultTimeout(20_000)
   const problems: string[] = []
@@ -102,7 +104,7 @@ test('the dashboard in Chromium against `agent gateway run`', async (t) => {
 
   // Gateway: the failed adapter with its reason; a pairing request approved by its code.
   const auth = await createTestKernel({ builtins: ['state-db', 'gateway-auth'], home })
-  t.after(() => auth.close())
+  defer(() => auth.close())
   const pairing = auth.kernel.services.require<GatewayAuthService>(GATEWAY_AUTH_SERVICE)
   const issued = (await pairing.requestPairing({ platform: 'telegram', userId: '777', userName: 'Grace', chatId: '777', chatType: 'dm' } as never))!
   await page.click('#nav-gateway')

@@ -6,14 +6,16 @@ import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { makeTempHome } from '../../../sdk/testing/index.ts'
 import { runAgent, startAgent } from '../../helpers/agent-process.ts'
+import { deferrals } from '../../helpers/teardown.ts'
 
 const LINK = /(http:\/\/127\.0\.0\.1:\d+)\/auth\?token=[\w-]+/
 
 test('`agent dashboard` prints a link that signs in once; `agent gateway run` serves it when enabled and the command links to it', async (t) => {
   const home = makeTempHome()
-  t.after(() => rmSync(home, { recursive: true, force: true }))
+  const defer = deferrals(t)
+  defer(() => rmSync(home, { recursive: true, force: true }))
   const alone = startAgent(['dashboard', '--no-open'], { home, env: { DASHBOARD_PORT: '0' } })
-  t.after(() => alone.stop())
+  defer(() => alone.stop())
   const [link, base] = await alone.waitFor(LINK)
   assert.equal((await fetch(base + '/api/me')).status, 401)
   const signIn = await fetch(link, { redirect: 'manual' })
@@ -24,10 +26,10 @@ test('`agent dashboard` prints a link that signs in once; `agent gateway run` se
   assert.equal(await alone.stop(), 0)
 
   const gateway = startAgent(['gateway', 'run'], { home, env: { DASHBOARD_ENABLED: 'true', DASHBOARD_PORT: '0' } })
-  t.after(() => gateway.stop())
+  defer(() => gateway.stop())
   const [, served] = await gateway.waitFor(/listening: dashboard on (http:\/\/\S+)/)
   const command = startAgent(['dashboard', '--no-open'], { home })
-  t.after(() => command.stop())
+  defer(() => command.stop())
   const [second, secondBase] = await command.waitFor(LINK)
   assert.equal(secondBase, served, 'links to the running gateway')
   assert.equal((await fetch(second, { redirect: 'manual' })).status, 303)

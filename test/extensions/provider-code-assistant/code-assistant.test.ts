@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { AgentError, type ModelDelta, type ModelsService } from 'agent/sdk'
 import { createTestKernel, makeTempHome, startFakeAcpAgent, startFakeResponsesApi, startScriptedModel } from 'agent/sdk/testing'
 import { runAgent } from '../../helpers/agent-process.ts'
+import { deferrals } from '../../helpers/teardown.ts'
 
 const BUILTINS = ['provider-openai-compat', 'provider-code-assistant', 'model-resolver']
 
@@ -48,7 +49,8 @@ function writeConfig(home: string, text: string): void {
 test('agent login copilot: device code shown, polling honours slow_down, token saved to .env (0600) and used', async (t) => {
   const github = await fakeGithub(t)
   const home = makeTempHome()
-  t.after(() => rmSync(home, { recursive: true, force: true }))
+  const defer = deferrals(t)
+  defer(() => rmSync(home, { recursive: true, force: true }))
   writeConfig(home, `extensions:\n  provider-code-assistant:\n    oauth_base_url: ${github.url}\n    gh_command: ''\n`)
   const run = await runAgent(['login', 'copilot'], { home, timeoutMs: 60_000 })
   assert.equal(run.code, 0, run.stderr)
@@ -61,9 +63,9 @@ test('agent login copilot: device code shown, polling honours slow_down, token s
   assert.equal(statSync(envFile).mode & 0o777, 0o600)
 
   const api = await startFakeResponsesApi({ models: ['gpt-5'] })
-  t.after(() => api.close())
+  defer(() => api.close())
   const tk = await createTestKernel({ home, builtins: BUILTINS, env: { AGENT_INFERENCE_PROVIDER: 'copilot', AGENT_MODEL: 'gpt-5', COPILOT_API_BASE_URL: api.url } })
-  t.after(() => tk.close())
+  defer(() => tk.close())
   await (await tk.kernel.services.require<ModelsService>('models').resolve()).complete({ messages: [{ role: 'user', content: 'hi' }] })
   assert.equal(api.requests.at(-1)!.headers.authorization, 'Bearer gho_fromdevice1234567')
 })

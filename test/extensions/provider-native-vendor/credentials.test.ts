@@ -8,12 +8,14 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path'
 import { AgentError, type ModelsService } from 'agent/sdk'
 import { createTestKernel, makeTempHome, startFakeMessagesApi, type FakeMessagesApi, type FakeMessagesApiOptions } from 'agent/sdk/testing'
+import { deferrals } from '../../helpers/teardown.ts'
 
 async function setup(t: any, env: Record<string, string>, options: { oauth?: FakeMessagesApiOptions['oauth']; credentials?: unknown } = {}) {
   const fake = await startFakeMessagesApi({ oauth: options.oauth, models: ['claude-fake-1', 'claude-fake-2'] })
   t.after(() => fake.close())
   const userHome = makeTempHome('agent-vendor-home-')
-  t.after(() => rmSync(userHome, { recursive: true, force: true }))
+  const defer = deferrals(t)
+  defer(() => rmSync(userHome, { recursive: true, force: true }))
   const credPath = join(userHome, '.claude', '.credentials.json')
   if (options.credentials) {
     mkdirSync(join(userHome, '.claude'), { recursive: true })
@@ -24,7 +26,7 @@ async function setup(t: any, env: Record<string, string>, options: { oauth?: Fak
     env: { AGENT_INFERENCE_PROVIDER: 'anthropic', ANTHROPIC_BASE_URL: fake.url, HOME: userHome, ...env },
     config: { extensions: { 'provider-native-vendor': { oauth_token_url: `${fake.url}/v1/oauth/token` }, 'model-resolver': { retries: 1, retry_base_delay_ms: 5 } } },
   })
-  t.after(() => tk.close())
+  defer(() => tk.close())
   return { fake, credPath, models: tk.kernel.services.require<ModelsService>('models') }
 }
 
