@@ -3,7 +3,7 @@
 // OTEL_* variables ask for them. prom-client and the OpenTelemetry SDK load at `ready`, only when
 // used: `agent --help` and a gateway without them pay nothing.
 
-import { defineExtension, errorMessage, GATEWAY_SERVICE, HttpError, NO_SPAN, platformEnabled, TELEMETRY_SERVICE, type GatewayService, type HttpContext, type TelemetryService } from 'agent/sdk'
+import { defineExtension, deliverObservations, errorMessage, GATEWAY_SERVICE, HttpError, NO_SPAN, platformEnabled, TELEMETRY_SERVICE, type GatewayService, type HttpContext, type TelemetryService } from 'agent/sdk'
 import type { Metrics } from './metrics.ts'
 import { tracesWanted } from './traces-wanted.ts'
 import type { Tracing } from './tracing.ts'
@@ -38,6 +38,9 @@ export default defineExtension({
         auth: 'api-key',
         handler: async (ctx: HttpContext) => {
           if (!metrics) throw new HttpError(503, 'Metrics are not collected in this process', { type: 'server_error', code: 'metrics_unavailable' })
+          // Observations wait for the loop's next poll (sdk/observe.ts): a scrape read in that poll
+          // would miss the requests answered just before it.
+          deliverObservations()
           const { contentType, text } = await metrics.scrape()
           ctx.type = contentType
           ctx.body = text
