@@ -489,7 +489,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
       shutdowns++
       shuttingDown = true
       try {
-        await shutDown(reason)
+        await stopAll(reason)
       } finally {
         shuttingDown = false
       }
@@ -497,7 +497,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     watchRoots,
   }
 
-  async function shutDown(reason: string): Promise<void> {
+  async function stopAll(reason: string): Promise<void> {
     // Observations raised just before wait for the end of their turn (sdk/observe.ts): delivered
     // now, they reach their observers (a run's end starts its session's title) before the
     // shutdown hooks wait for what those started.

@@ -3,13 +3,13 @@
 // alive after the gateway says it stopped.
 
 import assert from 'node:assert/strict'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { test } from 'node:test'
-import { createKernel } from '../../kernel/index.ts'
+import { test, type TestContext } from 'node:test'
+import { createKernel, type KernelOptions } from '../../kernel/index.ts'
 import { defineExtension } from '../../sdk/index.ts'
-import { hermeticEnv } from '../../sdk/testing/index.ts'
-import { tempDir } from '../helpers/temp.ts'
+import { hermeticEnv, makeTempHome } from '../../sdk/testing/index.ts'
+import { deferrals } from '../helpers/teardown.ts'
 
 /** Open fs.watch handles (chokidar's), by resource name. */
 const watches = () => process.getActiveResourcesInfo().filter((name) => name === 'FSEventWrap').length
@@ -20,17 +20,23 @@ async function watchesAfterClose(expected: number): Promise<number> {
   return watches()
 }
 
-function kernelIn(home: string) {
+/** A loaded kernel on a home of its own; both go when the test ends, the kernel first (also after a failed assertion). */
+async function kernelFor(t: TestContext, options: Partial<KernelOptions> = {}) {
+  const defer = deferrals(t)
+  const home = makeTempHome()
+  defer(() => rmSync(home, { recursive: true, force: true }))
   // A few folders, so that the watcher's set-up takes some turns of the event loop.
   for (const name of ['a', 'b', 'c']) mkdirSync(join(home, 'extensions', name, 'lib'), { recursive: true })
-  return createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'silent' })
+  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'silent', ...options })
+  defer(() => kernel.shutdown())
+  await kernel.load()
+  return kernel
 }
 
 for (const [when, pause] of [['as start begins', () => Promise.resolve()], ['while the watcher is being set up', () => new Promise((resolve) => setImmediate(resolve))]] as const) {
   test(`a shutdown ${when} leaves no file watch open`, async (t) => {
     const before = watches()
-    const kernel = kernelIn(tempDir(t))
-    await kernel.load()
+    const kernel = await kernelFor(t)
     const started = kernel.start('gateway')
     await pause()
     await kernel.shutdown()
@@ -41,8 +47,7 @@ for (const [when, pause] of [['as start begins', () => Promise.resolve()], ['whi
 
 test('start after a shutdown watches again; the second shutdown closes it', async (t) => {
   const before = watches()
-  const kernel = kernelIn(tempDir(t))
-  await kernel.load()
+  const kernel = await kernelFor(t)
   await kernel.start('gateway')
   assert.ok(watches() > before, 'started in gateway mode, the extension folders are watched')
   await kernel.shutdown()
@@ -55,8 +60,7 @@ test('start after a shutdown watches again; the second shutdown closes it', asyn
 
 test('watch() called twice at once sets up one watcher', async (t) => {
   const before = watches()
-  const kernel = kernelIn(tempDir(t))
-  await kernel.load()
+  const kernel = await kernelFor(t)
   await Promise.all([kernel.watch(), kernel.watch()])
   const one = watches() - before
   await kernel.shutdown()
@@ -64,12 +68,9 @@ test('watch() called twice at once sets up one watcher', async (t) => {
 })
 
 test('a disposer registered after its extension was unloaded runs at once', async (t) => {
-  const home = tempDir(t)
   // An unload lets calls under way settle first, for a bounded time: a ready hook slower than that is
   // still running when the version is torn down.
-  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'silent', drainTimeoutMs: 20 })
-  t.after(() => kernel.shutdown())
-  await kernel.load()
+  const kernel = await kernelFor(t, { drainTimeoutMs: 20 })
   let release!: () => void
   const slow = new Promise<void>((resolve) => (release = resolve))
   const events: string[] = []
@@ -98,11 +99,8 @@ test('a disposer registered after its extension was unloaded runs at once', asyn
 })
 
 test('a late disposer that fails is logged, not thrown at the caller', async (t) => {
-  const home = tempDir(t)
   const lines: string[] = []
-  const kernel = createKernel({ home, env: hermeticEnv({}, home), cwd: home, builtinsDir: false, logLevel: 'warn', logSink: { write: (line) => void lines.push(line) } })
-  t.after(() => kernel.shutdown())
-  await kernel.load()
+  const kernel = await kernelFor(t, { logLevel: 'warn', logSink: { write: (line) => void lines.push(line) } })
   let late!: (fn: () => void) => void
   await kernel.add({ definition: defineExtension({ name: 'late-fail', setup(api) { late = (fn) => api.onDispose(fn) } }) })
   await kernel.unload('late-fail')
