@@ -24,6 +24,7 @@ import { buildVersion, sealLoaded, unseal } from './loader/version.ts'
 import { createLogger, envLevel, LogRoute, type LogLevel, type LogSink } from './log.ts'
 import { installProcessGuard } from './process-guard.ts'
 import { Registry } from './registry.ts'
+import { ExtensionWatching } from './watching.ts'
 import { topoSort } from './loader/order.ts'
 
 export interface InlineExtension {
@@ -141,13 +142,6 @@ export function createKernel(options: KernelOptions = {}): Kernel {
   })
   const loadOrder: string[] = []
   let queue: Promise<unknown> = Promise.resolve()
-  let stopWatching: (() => Promise<void>) | undefined
-  // The watcher's set-up takes turns of the event loop (chokidar scans the folders). A shutdown
-  // meanwhile must still close it, or its file watches keep the process alive: the set-up is
-  // awaited by shutdown, and one that a shutdown overtook (`shutdowns` moved) closes itself.
-  let watchSetup: Promise<void> | undefined
-  let shutdowns = 0
-  let shuttingDown = false
   let startedMode: RunMode | undefined
   let removeProcessGuard: (() => void) | undefined
 
@@ -454,7 +448,7 @@ export function createKernel(options: KernelOptions = {}): Kernel {
     unload: (name) => serialized(() => unloadNow(name)),
     isolate: (name, reason) => serialized(() => isolateNow(name, reason)),
     async start(mode) {
-      const generation = shutdowns
+      const stops = watching.stops
       if (options.processGuard && mode !== 'command' && !removeProcessGuard) {
         removeProcessGuard = installProcessGuard({ log, extensions, isolate: kernel.isolate })
       }
@@ -465,60 +459,36 @@ export function createKernel(options: KernelOptions = {}): Kernel {
         await kernelHooks.ready.promise({ mode })
       }
       // Not if a shutdown came while the ready hooks ran: nothing would close the watcher.
-      if (mode !== 'command' && generation === shutdowns) await kernel.watch()
+      if (mode !== 'command' && stops === watching.stops) await kernel.watch()
     },
     routeLogs: (sink, level) => logRoute.take(sink, level),
-    watch() {
-      if (shuttingDown) return Promise.resolve()
-      const generation = shutdowns
-      watchSetup ??= (async () => {
-        const { watchExtensions } = await import('./watcher.ts')
-        const stop = await watchExtensions(kernel, { userRoot: paths.extensions, log })
-        if (generation !== shutdowns) return stop()
-        stopWatching = stop
-        // The running versions' files not loaded yet are taken now, so a later broken save cannot reach them.
-        sealLoaded([...records.values()].flatMap((r) => (r.staged && r.candidate ? [r.candidate.dir] : [])), () => stopWatching !== undefined)
-      })().catch((error: unknown) => {
-        // A failed set-up may be tried again.
-        watchSetup = undefined
-        throw error
-      })
-      return watchSetup
-    },
+    watch: () => watching.start(),
     async shutdown(reason = 'shutdown') {
-      shutdowns++
-      shuttingDown = true
-      try {
-        await stopAll(reason)
-      } finally {
-        shuttingDown = false
+      // Observations raised just before wait for the end of their turn (sdk/observe.ts): delivered
+      // now, they reach their observers (a run's end starts its session's title) before the
+      // shutdown hooks wait for what those started.
+      deliverObservations()
+      await watching.stop()
+      if (startedMode) {
+        try {
+          await kernelHooks.shutdown.promise({ reason })
+        } catch (error) {
+          log.warn(`shutdown hook failed: ${errorMessage(error)}`)
+        }
       }
+      await queue.catch(() => undefined)
+      for (const name of [...loadOrder].reverse()) await unloadNow(name)
+      startedMode = undefined
+      removeProcessGuard?.()
+      removeProcessGuard = undefined
     },
     watchRoots,
   }
-
-  async function stopAll(reason: string): Promise<void> {
-    // Observations raised just before wait for the end of their turn (sdk/observe.ts): delivered
-    // now, they reach their observers (a run's end starts its session's title) before the
-    // shutdown hooks wait for what those started.
-    deliverObservations()
-    await watchSetup?.catch(() => undefined)
-    watchSetup = undefined
-    await stopWatching?.()
-    stopWatching = undefined
-    if (startedMode) {
-      try {
-        await kernelHooks.shutdown.promise({ reason })
-      } catch (error) {
-        log.warn(`shutdown hook failed: ${errorMessage(error)}`)
-      }
-    }
-    await queue.catch(() => undefined)
-    for (const name of [...loadOrder].reverse()) await unloadNow(name)
-    startedMode = undefined
-    removeProcessGuard?.()
-    removeProcessGuard = undefined
-  }
+  const watching = new ExtensionWatching(
+    async () => (await import('./watcher.ts')).watchExtensions(kernel, { userRoot: paths.extensions, log }),
+    // The running versions' files not loaded yet are taken now, so a later broken save cannot reach them.
+    () => sealLoaded([...records.values()].flatMap((r) => (r.staged && r.candidate ? [r.candidate.dir] : [])), () => watching.running),
+  )
   return kernel
 }
 
