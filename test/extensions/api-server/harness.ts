@@ -5,6 +5,7 @@ import type { TestContext } from 'node:test'
 import OpenAI from 'openai'
 import { defineExtension, type AdapterContext, type ExtensionDefinition, type HttpService, type Services, type StorageBackend } from '../../../sdk/index.ts'
 import { createTestKernel, startScriptedModel, testStorage, type ScriptedModelOptions, type ScriptedModelServer, type TestKernel, type TestStorage } from '../../../sdk/testing/index.ts'
+import { deferrals } from '../../helpers/teardown.ts'
 
 export interface ServerOptions {
   env?: Record<string, string | undefined>
@@ -34,9 +35,11 @@ export interface RunningServer {
 const BUILTINS = ['http', 'state-db', 'sessions', 'model-resolver', 'provider-openai-compat', 'runtime', 'api-server']
 
 export async function startServer(t: TestContext, options: ServerOptions = {}): Promise<RunningServer> {
+  // Torn down last-first: the adapter, the kernel, then the database and the model it used.
+  const defer = deferrals(t)
   const model = options.modelServer ?? (await startScriptedModel(options.model))
-  if (!options.modelServer) t.after(() => model.close())
-  const storage = typeof options.storage === 'string' ? await testStorage(t, options.storage) : options.storage
+  if (!options.modelServer) defer(() => model.close())
+  const storage = typeof options.storage === 'string' ? await testStorage({ after: defer } as Pick<TestContext, 'after'>, options.storage) : options.storage
   const test = await createTestKernel({
     builtins: BUILTINS,
     extensions: options.extensions ?? [],
@@ -58,7 +61,7 @@ export async function startServer(t: TestContext, options: ServerOptions = {}): 
     stopped = true
     await test.close()
   }
-  t.after(stop)
+  defer(stop)
   const failed = test.kernel.extensions().filter((e) => e.state === 'failed')
   if (failed.length) throw new Error(`extensions failed: ${failed.map((e) => `${e.name}: ${e.reason}`).join('; ')}`)
   await test.kernel.start('command')
@@ -67,7 +70,7 @@ export async function startServer(t: TestContext, options: ServerOptions = {}): 
     const adapter = test.kernel.registries.adapters.get('api_server')!
     const ctx: AdapterContext = { signal: new AbortController().signal, log: test.kernel.log, settings: test.kernel.settings, services: test.kernel.services as Services }
     await adapter.start(ctx)
-    t.after(() => adapter.stop())
+    defer(() => adapter.stop())
     url = test.kernel.services.require<HttpService>('http').address('api')!.url
   }
   return {
