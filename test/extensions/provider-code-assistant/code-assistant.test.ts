@@ -80,43 +80,47 @@ test('agent login copilot: a denied authorization is one line and exit 1', async
   assert.equal(run.stderr.trim(), 'agent: copilot login: authorization was denied')
 })
 
-async function copilot(t: any, env: Record<string, string>, config: Record<string, unknown> = {}) {
+type Defer = (fn: () => unknown) => void
+
+async function copilot(defer: Defer, env: Record<string, string>, config: Record<string, unknown> = {}) {
   const tk = await createTestKernel({ builtins: BUILTINS, env: { AGENT_INFERENCE_PROVIDER: 'copilot', ...env }, config: { extensions: { 'provider-code-assistant': { gh_command: '', ...config } } } })
-  t.after(() => tk.close())
+  defer(() => tk.close())
   return tk.kernel.services.require<ModelsService>('models')
 }
 
 test('token sources: environment order, classic PATs refused with a reason, the vendor CLI', async (t) => {
+  const defer = deferrals(t)
   const api = await startFakeResponsesApi()
-  t.after(() => api.close())
+  defer(() => api.close())
   const base = { COPILOT_API_BASE_URL: api.url, AGENT_MODEL: 'gpt-5' }
-  const models = await copilot(t, { ...base, GITHUB_TOKEN: 'ghp_classic1234567890', GH_TOKEN: 'github_pat_finegrained123' })
+  const models = await copilot(defer, { ...base, GITHUB_TOKEN: 'ghp_classic1234567890', GH_TOKEN: 'github_pat_finegrained123' })
   await (await models.resolve()).complete({ messages: [{ role: 'user', content: 'x' }] })
   assert.equal(api.requests.at(-1)!.headers.authorization, 'Bearer github_pat_finegrained123')
   assert.equal(api.requests.at(-1)!.headers['copilot-integration-id'], 'vscode-chat')
 
-  const classic = await copilot(t, { ...base, GITHUB_TOKEN: 'ghp_classic1234567890' })
+  const classic = await copilot(defer, { ...base, GITHUB_TOKEN: 'ghp_classic1234567890' })
   await assert.rejects(classic.resolve(), (e: unknown) => AgentError.isInstance(e) && /classic personal access token \(ghp_\).*agent login copilot/.test(e.message) && !e.message.includes('ghp_classic1234567890'))
-  const none = await copilot(t, base)
+  const none = await copilot(defer, base)
   await assert.rejects(none.resolve(), /copilot: no GitHub token: run `agent login copilot`/)
 
   const dir = makeTempHome('fake-gh-')
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  defer(() => rmSync(dir, { recursive: true, force: true }))
   const gh = join(dir, 'gh')
   writeFileSync(gh, '#!/bin/sh\n[ "$1 $2" = "auth token" ] && echo gho_fromthecli987654\n')
   chmodSync(gh, 0o755)
-  const viaCli = await copilot(t, base, { gh_command: gh })
+  const viaCli = await copilot(defer, base, { gh_command: gh })
   await (await viaCli.resolve()).complete({ messages: [{ role: 'user', content: 'x' }] })
   assert.equal(api.requests.at(-1)!.headers.authorization, 'Bearer gho_fromthecli987654')
 })
 
 test('newest generation → responses API; gpt-5-mini and other models → chat completions; api_mode forces one', async (t) => {
+  const defer = deferrals(t)
   const responses = await startFakeResponsesApi()
   const chat = await startScriptedModel()
-  t.after(() => responses.close())
-  t.after(() => chat.close())
+  defer(() => responses.close())
+  defer(() => chat.close())
   const route = async (model: string, url: string, apiMode?: string) => {
-    const models = await copilot(t, { COPILOT_GITHUB_TOKEN: 'gho_tok1234567890', COPILOT_API_BASE_URL: url }, apiMode ? { api_mode: apiMode } : {})
+    const models = await copilot(defer, { COPILOT_GITHUB_TOKEN: 'gho_tok1234567890', COPILOT_API_BASE_URL: url }, apiMode ? { api_mode: apiMode } : {})
     const client = await models.resolve({ model })
     assert.equal(client.provider, 'copilot')
     return (await client.complete({ messages: [{ role: 'user', content: 'x' }] })).content
@@ -133,31 +137,33 @@ test('newest generation → responses API; gpt-5-mini and other models → chat 
   assert.equal(chatCalls[0]!.headers['copilot-integration-id'], 'vscode-chat')
   assert.equal(await route('claude-sonnet-4', responses.url, 'responses'), 'echo: x')
   // A 401 names the login command.
-  const models = await copilot(t, { COPILOT_GITHUB_TOKEN: 'gho_tok1234567890', COPILOT_API_BASE_URL: chat.url })
+  const models = await copilot(defer, { COPILOT_GITHUB_TOKEN: 'gho_tok1234567890', COPILOT_API_BASE_URL: chat.url })
   chat.enqueue({ status: 401, error: 'bad credentials' })
   await assert.rejects((await models.resolve({ model: 'claude-sonnet-4' })).complete({ messages: [{ role: 'user', content: 'x' }] }), /copilot: HTTP 401 .*bad credentials \(run `agent login copilot`/)
 })
 
-async function acp(t: any, env: Record<string, string>) {
+async function acp(defer: Defer, env: Record<string, string>) {
   const tk = await createTestKernel({ builtins: BUILTINS, env: { AGENT_INFERENCE_PROVIDER: 'copilot-acp', ...env }, config: { extensions: { 'model-resolver': { retries: 0 } } } })
-  t.after(() => tk.close())
+  defer(() => tk.close())
   return tk.kernel.services.require<ModelsService>('models').resolve()
 }
 
 test('ACP shim: a missing command, a crashing agent and an agent error are one line each', async (t) => {
-  const missing = await acp(t, { AGENT_COPILOT_ACP_COMMAND: '/nonexistent/copilot' })
+  const defer = deferrals(t)
+  const missing = await acp(defer, { AGENT_COPILOT_ACP_COMMAND: '/nonexistent/copilot' })
   await assert.rejects(missing.complete({ messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => AgentError.isInstance(e) && e.code === 'E_PROVIDER' && e.message === 'copilot-acp: cannot start the ACP process: command not found: /nonexistent/copilot (set AGENT_COPILOT_ACP_COMMAND or COPILOT_CLI_PATH)')
   const fake = await startFakeAcpAgent([{ dropConnection: true }, { status: 500, error: 'model quota exceeded' }])
-  t.after(() => fake.close())
-  const client = await acp(t, { AGENT_COPILOT_ACP_COMMAND: fake.command, AGENT_COPILOT_ACP_ARGS: fake.args.join(' ') })
+  defer(() => fake.close())
+  const client = await acp(defer, { AGENT_COPILOT_ACP_COMMAND: fake.command, AGENT_COPILOT_ACP_ARGS: fake.args.join(' ') })
   await assert.rejects(client.complete({ messages: [{ role: 'user', content: 'x' }] }), /^AgentError: copilot-acp: the ACP process exited \(code 3\): fake agent: connection to the service lost$/)
   await assert.rejects(client.complete({ messages: [{ role: 'user', content: 'x' }] }), /copilot-acp: ACP error -32000: model quota exceeded/)
 })
 
 test('ACP shim: permission requests are declined; tool-call blocks never reach the streamed text', async (t) => {
+  const defer = deferrals(t)
   const fake = await startFakeAcpAgent([{ text: 'Let me look.', toolCalls: [{ id: '', name: 'read_file', arguments: { path: 'a.txt' } }], chunkSize: 3 }])
-  t.after(() => fake.close())
-  const client = await acp(t, { AGENT_COPILOT_ACP_COMMAND: fake.command, AGENT_COPILOT_ACP_ARGS: fake.args.join(' ') })
+  defer(() => fake.close())
+  const client = await acp(defer, { AGENT_COPILOT_ACP_COMMAND: fake.command, AGENT_COPILOT_ACP_ARGS: fake.args.join(' ') })
   const deltas: ModelDelta[] = []
   const res = await client.complete({ messages: [{ role: 'user', content: 'read a.txt' }], tools: [{ name: 'read_file', description: 'Read', parameters: { type: 'object' } }] }, { onDelta: (d) => deltas.push(d) })
   assert.equal(res.content, 'Let me look.')
