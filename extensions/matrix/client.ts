@@ -1,8 +1,9 @@
 // The matrix-js-sdk side of the adapter: loading the SDK lazily, routing its process-wide logger into
 // the adapter's debug log (redacted, one line each, never the console), a fetch that can abort
 // everything in flight when the client closes, signing in (whoami for a token, /login for a
-// password), and turning SDK errors into one-line agent errors: refused credentials are ConfigErrors
-// (fatal), unreachable or failing homeservers are retryable.
+// password), waiting for the first sync of a started client, and turning SDK errors into one-line
+// agent errors: refused credentials are ConfigErrors (fatal), unreachable or failing homeservers are
+// retryable.
 
 import { AgentError, ConfigError, errorMessage, shortHash } from 'agent/sdk'
 import type { MatrixClient } from 'matrix-js-sdk'
@@ -222,4 +223,28 @@ export async function closeClient(client: MatrixClient, fetch: { close(): void }
   // A private member in matrix-js-sdk 34.x (pinned): stopped again once the aborted fetch has settled.
   ;(client as unknown as { serverCapabilitiesService?: { stop?: () => void } }).serverCapabilitiesService?.stop?.()
   client.removeAllListeners()
+}
+
+/** Resolves on the first completed sync; a refused token is fatal, silence past the bound is retryable. */
+export function firstSync(sdk: Sdk, client: MatrixClient, options: { signal: AbortSignal; host: string; credential: string; timeoutMs: number }): Promise<void> {
+  const { signal, host, credential, timeoutMs } = options
+  return new Promise((resolve, reject) => {
+    let lastError: unknown
+    const finish = (settle: () => void) => {
+      clearTimeout(timer)
+      client.off(sdk.ClientEvent.Sync, onSync)
+      signal.removeEventListener('abort', onAbort)
+      settle()
+    }
+    const onSync = (now: string, _before: string | null, data?: { error?: unknown }) => {
+      if (now === 'PREPARED' || now === 'SYNCING') return finish(resolve)
+      if (data?.error) lastError = data.error
+      if ((data?.error as { errcode?: string } | undefined)?.errcode === 'M_UNKNOWN_TOKEN') finish(() => reject(matrixFailure(data!.error, { host, credential })))
+    }
+    const onAbort = () => finish(() => reject(new AgentError('E_INTERRUPTED', 'the Matrix adapter was stopped while connecting')))
+    const timer = setTimeout(() => finish(() => reject(new AgentError('E_UNAVAILABLE', `the first Matrix sync did not finish within ${Math.round(timeoutMs / 1000)} s${lastError ? ` (${describeFailure(lastError)})` : ''}`))), timeoutMs)
+    client.on(sdk.ClientEvent.Sync, onSync)
+    signal.addEventListener('abort', onAbort, { once: true })
+    if (signal.aborted) onAbort()
+  })
 }
