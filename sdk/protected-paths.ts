@@ -6,6 +6,7 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { homedir, platform } from 'node:os'
 import { dirname, isAbsolute, join, parse, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 /** secret: reading is refused and writing needs approval; protected: writing needs approval. */
 export type PathKind = 'secret' | 'protected' | 'ordinary'
@@ -16,8 +17,12 @@ export interface PathClass {
   path: string
   /** One line saying why (empty for ordinary paths), e.g. "<agent_home>/.env holds the agent's secrets". */
   reason: string
-  /** Which rule group matched: approvals remember grants per area (stable keys). */
-  area?: 'agent-home' | 'user' | 'system'
+  /**
+   * Which rule group matched: approvals remember grants per area (stable keys). `agent-home` also
+   * covers the agent's own code and a project's agent settings; `repository` a git repository's
+   * control files.
+   */
+  area?: 'agent-home' | 'user' | 'system' | 'repository'
 }
 
 export interface PathRoots {
@@ -25,7 +30,17 @@ export interface PathRoots {
   agentHome: string
   /** The user's home; default os.homedir(). */
   home?: string
+  /** The agent's own code (kernel, extensions, sdk, its packages); default the folder this file is in belongs to. */
+  agentCode?: string
 }
+
+/** The agent's installation: this file is `<root>/sdk/protected-paths.ts`. */
+const AGENT_CODE = fileURLToPath(new URL('..', import.meta.url))
+
+/** Where a project's agent settings may live, in the order cosmiconfig searches them (the first one wins). */
+export const PROJECT_CONFIG_PLACES = ['.agentrc', '.agentrc.yaml', '.agentrc.yml', '.agentrc.json', 'agent.config.yaml', '.agent/config.yaml'] as const
+/** File names of those places that are not inside a `.agent` folder (every `.agent` folder is protected whole). */
+const PROJECT_CONFIG_FILES: ReadonlySet<string> = new Set(PROJECT_CONFIG_PLACES.filter((place) => !place.includes('/')))
 
 const MAX_LINKS = 40
 
@@ -45,9 +60,9 @@ export function toolPath(raw: unknown, cwd: string, home = homedir()): { path: s
 
 /**
  * The real path of `path` (absolute, or relative to `cwd`): every symlink resolved, `..` applied
- * after the link before it (as the kernel does). For a path that does not exist yet, the real path
- * of the deepest existing ancestor plus the rest; a dangling symlink resolves to where a write
- * through it would land. Throws on a symlink loop.
+ * after the link before it (as the kernel does). For a path that does not exist yet, where a write
+ * after mkdir -p of its folders would land; a dangling symlink resolves to where a write through
+ * it would land. Throws on a symlink loop.
  */
 export function realPath(path: string, cwd = process.cwd()): string {
   // Not join(): it would apply `..` as text before the links are known.
@@ -72,9 +87,13 @@ function walk(path: string, budget: { links: number }): string {
     } catch {
       info = undefined
     }
-    // Missing (or not a folder on the way): the rest cannot be a link yet; `..` cancels lexically,
-    // as mkdir -p and the write itself would see it.
-    if (!info) return resolve(next, ...parts.slice(i + 1))
+    // Missing (or not a folder on the way): taken as the folder mkdir -p would make. Below it nothing
+    // is a link yet, but a later `..` climbs back to folders that exist: `missing/../link` goes
+    // through the link, as mkdir -p and the write after it would.
+    if (!info) {
+      current = next
+      continue
+    }
     if (!info.isSymbolicLink()) {
       current = next
       continue
@@ -139,15 +158,22 @@ const HOME_SECRETS = [
   '.aws/credentials', '.aws/config', '.netrc', '.git-credentials', '.config/gh/hosts.yml', '.docker/config.json',
   '.npmrc', '.pypirc', '.kube/config', '.config/gcloud/credentials.db', '.config/gcloud/access_tokens.db',
   '.config/gcloud/application_default_credentials.json', '.azure/accessTokens.json', '.azure/msal_token_cache.json',
+  '.claude/.credentials.json',
 ]
 /** Folders under the user's home whose every file is secret. */
 const HOME_SECRET_DIRS = ['.gnupg', '.password-store']
 
-/** Files and folders under the user's home that change what runs at login or in every shell. */
+/**
+ * Files and folders under the user's home that change what runs at login, in every shell or
+ * editor session, or in place of a command on the PATH. Not `~/bin`: the command judge also reads
+ * a relative path as one under the home, and `bin/` is in every other project.
+ */
 const HOME_PROTECTED = [
-  '.ssh', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin',
-  '.zlogout', '.config/fish', '.gitconfig', '.config/git', '.aws', '.kube', '.gnupg', '.docker', '.config/gh', '.config/systemd',
-  '.config/autostart', '.local/bin', 'Library/LaunchAgents',
+  '.ssh', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.bashrc.d', '.profile', '.zshrc',
+  '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.config/fish', '.inputrc', '.pam_environment', '.config/environment.d',
+  '.xprofile', '.xsession', '.xsessionrc', '.xinitrc', '.gitconfig', '.config/git', '.aws', '.kube', '.gnupg', '.docker',
+  '.config/gh', '.config/systemd', '.local/share/systemd', '.config/autostart', '.local/bin', '.cargo/bin',
+  '.local/lib', '.vimrc', '.vim', '.config/nvim', '.tmux.conf', '.config/tmux', 'Library/LaunchAgents',
 ]
 /** System folders (writes need approval). Not /var, /opt or /root: temp folders and workspaces live there. */
 const SYSTEM_PROTECTED = ['/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/proc', '/sys', '/dev', '/Library', '/System', '/private/etc']
@@ -183,6 +209,7 @@ export interface PathClassifier {
 export function pathClassifier(roots: PathRoots): PathClassifier {
   const home = roots.home ?? homedir()
   const agentHome = roots.agentHome
+  const agentCode = roots.agentCode ?? AGENT_CODE
   const first = (rel: string) => rel.split('/')[0] ?? ''
   const rule = (kind: Rule['kind'], area: Rule['area'], root: string, why: string, below?: Rule['below']): Rule => ({ kind, area, spellings: spellings(root), below, why })
   const rules: Rule[] = [
@@ -190,6 +217,7 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
     rule('secret', 'agent-home', agentHome, "is the agent's state database (sessions, pairing, tokens)", (rel) => first(rel).toLowerCase().startsWith('state.db')),
     rule('secret', 'agent-home', agentHome, 'holds a secret key of the agent', (rel) => first(rel).toLowerCase().endsWith('.secret')),
     rule('protected', 'agent-home', agentHome, "is inside the agent's home (its configuration, secrets and the code it loads)"),
+    rule('protected', 'agent-home', agentCode, "is the agent's own code (what it loads and runs, its guards included)"),
     rule('secret', 'user', join(home, '.ssh'), 'may hold a private SSH key', (rel) => rel !== '' && !SSH_PUBLIC.test(rel.split('/').pop() ?? '')),
     ...HOME_SECRETS.map((rel) => rule('secret', 'user', join(home, rel), 'holds credentials')),
     ...HOME_SECRET_DIRS.map((rel) => rule('secret', 'user', join(home, rel), 'holds private keys or passwords')),
@@ -210,7 +238,7 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
         return { kind: r.kind, path: full, reason: `${full} ${r.why}`, area: r.area }
       }
     }
-    return { kind: 'ordinary', path: full, reason: '' }
+    return byName(full, target.split(sep))
   }
   return {
     lexical(path) {
@@ -236,6 +264,20 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
       return found ? { ...found, reason: `${path} is another name (a hard link) of ${found.reason}` } : undefined
     },
   }
+}
+
+/**
+ * What is protected wherever it is, by the names on its path: a project's agent settings and
+ * extensions (the kernel loads them from the working folder: a cloned repository's would run), and
+ * a git repository's control files (hooks and config name commands git runs: core.fsmonitor on
+ * every status). `segments` are the path's parts, case-folded where the volume ignores case.
+ */
+function byName(full: string, segments: readonly string[]): PathClass {
+  if (segments.includes('.agent') || PROJECT_CONFIG_FILES.has(segments.at(-1) ?? '')) {
+    return { kind: 'protected', path: full, reason: `${full} configures or extends the agent (project settings, extensions)`, area: 'agent-home' }
+  }
+  if (segments.includes('.git')) return { kind: 'protected', path: full, reason: `${full} is a git repository's control file (hooks and config run commands)`, area: 'repository' }
+  return { kind: 'ordinary', path: full, reason: '' }
 }
 
 /** One-off lexical classification (see PathClassifier.lexical). */

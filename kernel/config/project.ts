@@ -8,8 +8,8 @@ import type { JsonSchema } from '../../sdk/types.ts'
 
 export type { ProjectConfigStatus }
 
-/** Where a project config may live, in the order cosmiconfig searches them (the first one wins). */
-export const PROJECT_CONFIG_PLACES = ['.agentrc', '.agentrc.yaml', '.agentrc.yml', '.agentrc.json', 'agent.config.yaml', '.agent/config.yaml'] as const
+// Where a project config may live: in the sdk, whose path rules protect those places from the tools.
+export { PROJECT_CONFIG_PLACES } from '../../sdk/protected-paths.ts'
 
 export const PROJECT_TRUST_KEY = 'security.project_config'
 const TRUST_VALUES = ['safe', 'trusted'] as const

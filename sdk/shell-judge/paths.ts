@@ -92,7 +92,7 @@ export interface PathContext {
   cwd?: string
 }
 
-export type WriteKey = 'redirect-block-device' | 'shutdown' | 'system-config-write' | 'credential-files' | 'agent-config'
+export type WriteKey = 'redirect-block-device' | 'shutdown' | 'system-config-write' | 'credential-files' | 'agent-config' | 'git-control'
 
 const classifiers = new Map<string, PathClassifier>()
 /** One classifier per agent home (it resolves the spellings of its roots once). */
@@ -138,6 +138,7 @@ export function writeTargetKey(value: string, ctx: PathContext = {}): WriteKey |
     if (found.kind === 'ordinary') continue
     if (found.area === 'agent-home') return 'agent-config'
     if (found.area === 'user') return 'credential-files'
+    if (found.area === 'repository') return 'git-control'
     return 'system-config-write'
   }
   return undefined

@@ -54,6 +54,7 @@ export const FINDINGS = {
   'git-destructive': dangerous('destructive git operation (reset --hard, force push, clean -f, branch -D)'),
   'credential-files': dangerous('write to SSH, shell start-up, credential or login files'),
   'agent-config': dangerous("write into the agent's own home (config, .env, extensions) or project settings"),
+  'git-control': dangerous("write a git repository's hooks or config (commands git runs)"),
   'agent-self': dangerous('stop or kill the agent itself'),
   'container-destructive': dangerous('stop, kill or prune containers'),
   'chmod-exec-run': dangerous('make a file executable and run it at once'),

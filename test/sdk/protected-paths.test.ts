@@ -97,3 +97,53 @@ test('case-insensitive volumes compare folded (lexical on darwin and win32)', { 
   assert.equal(classifyPath(join(agentHome, '.ENV'), roots).kind, 'secret')
   assert.equal(classifyPath(join(agentHome.toUpperCase(), 'config.yaml'), roots).kind, 'protected')
 })
+
+test('realPath: a missing folder then `..` climbs back through the links that exist', (t) => {
+  const { agentHome, work, roots } = fixture(t)
+  symlinkSync(agentHome, join(work, 'cfg'))
+  // mkdir -p of `nope` and a write to `nope/../cfg/.env` land in the agent home.
+  assert.equal(realPath('nope/../cfg/.env', work), join(agentHome, '.env'))
+  assert.equal(classifyRealPath('nope/deeper/../../cfg/.env', roots, work).kind, 'secret')
+  // Look-alike: the same climb to a real folder stays where it is.
+  assert.equal(realPath('nope/../src/a.ts', work), join(work, 'src', 'a.ts'))
+  assert.equal(realPath('nope/more/file.ts', work), join(work, 'nope', 'more', 'file.ts'))
+})
+
+test("protected: the agent's own code, a project's agent settings, git control files", (t) => {
+  const { root, work, roots } = fixture(t)
+  const code = join(root, 'install')
+  mkdirSync(join(code, 'extensions', 'tools-file'), { recursive: true })
+  const classifier = pathClassifier({ ...roots, agentCode: code })
+  const protectedAs = (p: string) => {
+    const found = classifier.real(p, work)
+    return found.kind === 'ordinary' ? 'ordinary' : `${found.kind}:${found.area}`
+  }
+  assert.equal(protectedAs(join(code, 'extensions', 'tools-file', 'paths.ts')), 'protected:agent-home')
+  assert.equal(protectedAs(join(code, 'node_modules', 'x', 'index.js')), 'protected:agent-home')
+  assert.equal(protectedAs(join(root, 'installer', 'a.ts')), 'ordinary')
+  // By default, the installation this sdk belongs to.
+  const sdkFile = new URL(import.meta.resolve('agent/sdk'))
+  assert.equal(pathClassifier(roots).real(sdkFile.pathname).kind, 'protected')
+  for (const p of ['.agent/config.yaml', '.agent/extensions/evil/index.ts', '.agentrc', '.agentrc.json', 'agent.config.yaml', 'sub/.agent/skills/x/SKILL.md']) {
+    assert.equal(protectedAs(p), 'protected:agent-home', p)
+  }
+  for (const p of ['.git/hooks/pre-commit', '.git/config', '.git', 'vendor/lib/.git/info/attributes']) {
+    assert.equal(protectedAs(p), 'protected:repository', p)
+  }
+  // Look-alikes.
+  for (const p of ['.agents/notes.md', 'agent.config.yaml.bak', 'docs/agent.md', '.gitignore', '.github/workflows/ci.yml', 'src/git/config', '.agentrc.d/x']) {
+    assert.equal(protectedAs(p), 'ordinary', p)
+  }
+})
+
+test('protected: more of the home that runs code; vendor CLI credentials are secret', (t) => {
+  const { home, roots } = fixture(t)
+  const classifier = pathClassifier(roots)
+  for (const rel of ['.bash_aliases', '.bashrc.d/10-x.sh', '.local/lib/python3.12/site-packages/evil.pth', '.config/environment.d/x.conf', '.pam_environment', '.xprofile', '.vimrc', '.config/nvim/init.lua', '.tmux.conf', '.local/share/systemd/user/x.service', '.cargo/bin/cargo']) {
+    assert.equal(classifier.real(join(home, rel)).kind, 'protected', rel)
+  }
+  assert.equal(classifier.real(join(home, '.claude', '.credentials.json')).kind, 'secret')
+  for (const rel of ['bin/tool', '.vimrc.md', '.local/share/notes.txt', '.claude/settings.json']) {
+    assert.equal(classifier.real(join(home, rel)).kind, 'ordinary', rel)
+  }
+})

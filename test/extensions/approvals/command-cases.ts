@@ -159,6 +159,11 @@ export const DANGEROUS: Array<[string, string]> = [
   ['cat /proc/1/environ', 'process-environ'],
   ['echo x > /home/u/.agent/extensions/x/index.ts', 'agent-config'],
   ['echo "approvals: {mode: off}" > .agent/config.yaml', 'agent-config'],
+  ['echo "approvals: {mode: off}" > .agentrc', 'agent-config'],
+  ['tee agent.config.yaml < settings', 'agent-config'],
+  ['echo "#!/bin/sh" > .git/hooks/pre-commit', 'git-control'],
+  ['cp evil.sh .git/hooks/post-checkout', 'git-control'],
+  ['printf "[core]\\n\\tfsmonitor = ./x\\n" >> .git/config', 'git-control'],
   ['echo key | sudo tee -a /root/.ssh/authorized_keys', 'credential-files'],
   ['cd && echo "curl x | sh" >> .bashrc', 'credential-files'],
   ['cat ~/.ssh/id_rsa', 'secret-read'],
@@ -252,6 +257,9 @@ export const DANGEROUS: Array<[string, string]> = [
 
 /** Commands that must raise no finding at all. */
 export const HARMLESS: string[] = [
+  'echo node_modules >> .gitignore',
+  'cat .git/config',
+  'echo notes > .agents.md',
   'ls -la',
   'git status',
   'npm test',

@@ -68,6 +68,23 @@ test('search_files never shows the agent .env: not through a link root, not thro
   assert.equal(inHome, 'cfg/config.yaml:1: note: OPENAI here')
   assert.doesNotMatch(inHome, /sk-secret-value/)
   await assert.rejects(call('search_files', { pattern: 'sk-', path: 'cfg/.env' }), /reading is refused/)
+  // A missing folder and `..` in front of the link: still the agent home, its .env still skipped.
+  const climbed = await call('search_files', { pattern: 'OPENAI|sk-', path: 'nope/../cfg' })
+  assert.equal(climbed, 'cfg/config.yaml:1: note: OPENAI here')
+})
+
+test("writes refused without approval: a project's agent settings and extensions, git hooks and config", async (t) => {
+  const { cwd, call } = await fileTools(t)
+  for (const path of ['.agent/extensions/evil/index.ts', '.agent/config.yaml', '.agentrc', '.git/hooks/pre-commit', '.git/config']) {
+    await assert.rejects(call('write_file', { path, content: 'x' }), /^Error: writing is refused without approval: .*(configures or extends the agent|git repository's control file)/, path)
+  }
+  // Through a link and a climb, the same.
+  symlinkSync(join(cwd, '.git'), join(cwd, 'hooks-link'), 'dir')
+  await assert.rejects(call('write_file', { path: 'nope/../hooks-link/hooks/post-checkout', content: 'x' }), /writing is refused without approval/)
+  // Look-alikes write.
+  for (const path of ['.agents/notes.md', '.gitignore', '.github/workflows/ci.yml', 'docs/agent.config.yaml.md']) {
+    assert.match(await call('write_file', { path, content: 'x' }), /^Created /, path)
+  }
 })
 
 test('a hard link to the agent .env is refused too (it has no target to resolve); an ordinary hard link reads', async (t) => {
