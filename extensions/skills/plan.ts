@@ -1,7 +1,7 @@
 // `/plan <request>`: one run of the agent with the bundled `plan` skill loaded; the plan it writes is
 // saved as markdown in the workspace (`<workspace>/.agent/plans/<timestamp>-<slug>.md`).
 
-import { mkdirSync } from 'node:fs'
+import { lstatSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { AgentError, RUNTIME_SERVICE, type AgentRuntime, type CommandDefinition, type ExtensionApi, type SlashContext } from 'agent/sdk'
@@ -33,9 +33,23 @@ export function workspaceOf(ctx: SlashContext, api: ExtensionApi<any>): string {
   return typeof configured === 'string' && configured ? configured : process.cwd()
 }
 
+/**
+ * `<workspace>/.agent/plans`, made where missing. A part that is a symbolic link is refused: a
+ * cloned repository's `.agent/plans` could lead to a folder whose files run (~/.bashrc.d).
+ */
+function plansFolder(workspace: string): string {
+  let dir = workspace
+  for (const part of ['.agent', 'plans']) {
+    dir = join(dir, part)
+    const info = lstatSync(dir, { throwIfNoEntry: false })
+    if (info && !info.isDirectory()) throw new AgentError('E_STATE', `cannot save the plan: ${dir} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}`)
+    if (!info) mkdirSync(dir)
+  }
+  return dir
+}
+
 export async function savePlan(workspace: string, request: string, plan: string, now = new Date()): Promise<string> {
-  const dir = join(workspace, '.agent', 'plans')
-  mkdirSync(dir, { recursive: true })
+  const dir = plansFolder(workspace)
   const path = join(dir, `${timestamp(now)}-${slugOf(request)}.md`)
   const body = plan.trimStart().startsWith('#') ? plan : `# Plan: ${request}\n\n${plan}`
   await writeFileAtomic(path, body.endsWith('\n') ? body : body + '\n')
