@@ -7,13 +7,13 @@ import { dirname } from 'node:path'
 import { defineTool, editorIoOf, type ToolSession, type ToolDefinition } from 'agent/sdk'
 import { assertWritable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 import { describeFsError, isBinary } from './read.ts'
+import { replaceFile } from './replace.ts'
 
 async function atomicWrite(path: string, content: string, session: ToolSession): Promise<void> {
   // An editor (ACP) that offers writes: through it, so it shows and tracks the change.
   const toEditor = editorIoOf(session)?.writeTextFile
   if (toEditor) return toEditor(path, content)
-  const { default: writeFileAtomic } = await import('write-file-atomic')
-  await writeFileAtomic(path, content, { encoding: 'utf8' })
+  await replaceFile(path, content)
 }
 
 /** The file's text: the editor's buffer when it offers one, else the disk's. */
