@@ -4,7 +4,9 @@
 // (the IETF httpapi "Idempotency-Key" draft's statuses). Requests without the header pay one header
 // lookup. The HTTP side lives here once; where keys are kept is an async store picked by the storage
 // backend at first use: SQLite (idempotency-sqlite.ts, in-flight keys in this process) or PostgreSQL
-// (idempotency-pg.ts, in-flight keys in the database, so every instance sees them).
+// (idempotency-pg.ts, in-flight keys in the database, so every instance sees them). What is kept
+// carries no known secret (like the response store, store.ts): the answer is stored redacted, and a
+// request is known by the hash of its body with the known secrets replaced by their markers.
 
 import { createHash } from 'node:crypto'
 import { DATABASE_SERVICE, holdAnswer, HttpError, readBody, STORAGE_SERVICE, type DatabaseService, type HttpContext, type Services, type StorageService } from 'agent/sdk'
@@ -34,10 +36,25 @@ export interface IdempotencyStore {
   settle(key: string, path: string, requestHash: string, answer: IdempotentAnswer | undefined): Promise<void>
 }
 
+/** The store as the HTTP side uses it: a backend's, with the known secrets kept out of what it writes. */
+export interface IdempotencyKeys extends IdempotencyStore {
+  /**
+   * The hash a request is known by (`requestHash` of claim and settle): SHA-256 of its body, of the
+   * body with the known secrets replaced by their markers when it holds one. A hash of text holding
+   * a secret would let whoever reads the table test guesses at a weak secret offline; the redacted
+   * body's does not. A retry (the same body) redacts to the same text, another body to another;
+   * bodies without a secret hash exactly as before. Throws when the secrets cannot be read.
+   */
+  requestHash(body: Buffer): string
+}
+
 type Handler = (ctx: HttpContext) => unknown
 
-/** The store of the storage backend, picked (and its module loaded) at first use. */
-export function createIdempotencyStore(services: Services, warn: (message: string) => void): IdempotencyStore {
+/**
+ * The store of the storage backend, picked (and its module loaded) at first use. `redactor` is the
+ * current known-secrets redactor (the one the response store is given): what is stored passes it.
+ */
+export function createIdempotencyStore(services: Services, warn: (message: string) => void, redactor: () => (text: string) => string): IdempotencyKeys {
   let picked: Promise<IdempotencyStore> | undefined
   const pick = (): Promise<IdempotencyStore> =>
     (picked ??= (async () => {
@@ -49,13 +66,41 @@ export function createIdempotencyStore(services: Services, warn: (message: strin
       throw error
     }))
   return {
+    requestHash(body) {
+      const text = body.toString('utf8')
+      const redacted = redactor()(text)
+      return createHash('sha256').update(redacted === text ? body : redacted).digest('hex')
+    },
     claim: async (key, path, requestHash) => (await pick()).claim(key, path, requestHash),
-    settle: async (key, path, requestHash, answer) => (await pick()).settle(key, path, requestHash, answer),
+    settle: async (key, path, requestHash, answer) => {
+      let kept: IdempotentAnswer | undefined
+      try {
+        kept = answer && redactAnswer(answer, redactor())
+      } catch (error) {
+        // The secrets cannot be read: nothing is kept (a retry runs again), and the key is still freed.
+        warn(`could not store an idempotent answer: ${(error as Error)?.message ?? error}`)
+      }
+      return (await pick()).settle(key, path, requestHash, kept)
+    },
   }
 }
 
+/**
+ * The answer as it is stored (and replayed): its body, JSON or a whole SSE stream, with every known
+ * secret replaced by its marker. The client's own text comes back in it (`instructions`, and what
+ * the model read was redacted by the runtime already), so a replay shows `[REDACTED:NAME]` where the
+ * first answer echoed a secret the client sent. Redacted as text: the matcher covers a secret's
+ * JSON-escaped form too (how it sits in a JSON body or an SSE `data:` line), and the marker (a
+ * variable name or config path in brackets) is plain text inside a JSON string. An answer holding no
+ * secret is stored (and replayed) unchanged, byte for byte.
+ */
+export function redactAnswer(answer: IdempotentAnswer, redact: (text: string) => string): IdempotentAnswer {
+  const body = redact(answer.body)
+  return body === answer.body ? answer : { ...answer, body }
+}
+
 /** The handler, honouring `Idempotency-Key` when a request carries one. */
-export function idempotent(store: IdempotencyStore, maxRequestBytes: () => number, warn: (message: string) => void, handler: Handler): Handler {
+export function idempotent(store: IdempotencyKeys, maxRequestBytes: () => number, warn: (message: string) => void, handler: Handler): Handler {
   return async (ctx) => {
     const key = ctx.get('Idempotency-Key')
     if (!key) return handler(ctx)
@@ -63,7 +108,7 @@ export function idempotent(store: IdempotencyStore, maxRequestBytes: () => numbe
       throw new HttpError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters', { code: 'invalid_idempotency_key' })
     }
     const path = ctx.path
-    const requestHash = createHash('sha256').update(await readBody(ctx, maxRequestBytes())).digest('hex')
+    const requestHash = store.requestHash(await readBody(ctx, maxRequestBytes()))
     const claim = await store.claim(key, path, requestHash)
     if (claim.kind === 'reused') {
       throw new HttpError(422, 'This Idempotency-Key was already used with a different request body', { code: 'idempotency_key_reused' })

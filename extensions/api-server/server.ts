@@ -37,7 +37,7 @@ export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () 
   })
   const background = new BackgroundRuns()
   const deps: HandlerDeps = { options, runs: () => runs, store: () => store, background: () => background, services: api.services, warn: (message) => api.log.warn(message) }
-  const idempotency = createIdempotencyStore(api.services, deps.warn)
+  const idempotency = createIdempotencyStore(api.services, deps.warn, () => knownSecretsRedactor(api.settings))
   const keyed = (handler: Handler) => idempotent(idempotency, () => options().maxRequestBytes, deps.warn, handler)
   return {
     chatCompletions: keyed(chatCompletions(deps)),

@@ -32,7 +32,7 @@ for (const backend of STORAGE_BACKENDS) {
         kernels.push(k)
       }
       const stores: ApiStoreService[] = kernels.map((k) => createApiStore(k.kernel.services as Services, OPTIONS))
-      const keys: IdempotencyStore[] = kernels.map((k) => createIdempotencyStore(k.kernel.services as Services, () => {}))
+      const keys: IdempotencyStore[] = kernels.map((k) => createIdempotencyStore(k.kernel.services as Services, () => {}, OPTIONS.redactor))
       const pg = backend === 'postgres' ? kernels[0]!.kernel.services.require<StorageService>(STORAGE_SERVICE).postgres() : undefined
       const count = async () =>
         pg
