@@ -4,7 +4,7 @@
 // on the chat's own session. Replies go back through the delivery service.
 
 import {
-  AgentError, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE, speakReply,
+  AgentError, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, knownSecretsRedactor, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE, speakReply,
   type AgentRuntime, type CommandDefinition, type DispatchResult, type GatewayAdapter, type GatewayAuthService,
   type GatewayInbound, type HookHandles, type Logger, type RunResult, type Services, type SessionStore, type Settings, type ToolDefinition,
 } from 'agent/sdk'
@@ -126,7 +126,11 @@ export class Dispatcher implements ChatHost {
       const slash = resolveSlash(this.options.commands(), text, 'gateway')
       if (slash && 'command' in slash) return settled('command', this.runCommand(chat, slash.command, slash.invokedAs, slash.args))
       if (slash && slash.unknown === 'help') return settled('command', this.send(chat, helpText(this.options.commands(), 'gateway')))
-      await this.options.store.markPending(inboxId, message.source, text)
+      // Kept (until answered) with the known secrets replaced by their markers: a pasted secret never
+      // reaches the store, nor its free pages once the row is cleared. A replay after a restart runs
+      // the redacted text, which the model reads as it reads this turn's: the runtime redacts the
+      // input before the model or the session store sees it (runtime/run.ts).
+      await this.options.store.markPending(inboxId, message.source, knownSecretsRedactor(this.settings)(text))
       queued = true
       if (this.draining) return settled('queued')
       return settled('queued', this.enqueue(chat, text, inboxId))
