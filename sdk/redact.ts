@@ -70,19 +70,31 @@ export function redactE164In(text: string): string {
   return text.replace(/\+\d{8,15}\b/g, (m) => redactPhone(m))
 }
 
-/** Environment variable names whose values are secrets (for .env routing and redaction). */
+/**
+ * Environment variable names whose values are secrets (for .env routing and redaction): keys,
+ * tokens, secrets and passwords (plurals too: a list of keys), passphrases, a Sentry-style DSN and a
+ * webhook URL (each holds its key), cookies. `PWD` and `OLDPWD` are folders, not passwords.
+ */
 export function isSecretName(name: string): boolean {
-  return /(KEY|TOKEN|SECRET|PASSWORD|PASS|AUTH|CREDENTIAL|SID)$/i.test(name) || /_KEY_|_TOKEN_|_SECRET_/i.test(name)
+  if (/^(?:OLD)?PWD$/i.test(name)) return false
+  return (
+    /(KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASS|PASSWD|_PWD|PASSPHRASE|AUTH|CREDENTIALS?|SID|_DSN|WEBHOOK|WEBHOOK_URL|COOKIE)$/i.test(name) ||
+    /_KEY_|_TOKEN_|_SECRET_/i.test(name)
+  )
 }
 
 /**
  * Config keys whose values are secrets: `api_key`, `token`, `secret`, `password` and their
- * compounds (`bot_token`, `client_secret`, `summary_api_key`), `authorization` headers, and
- * environment-style names inside config (`env: {GITHUB_TOKEN: …}`) by isSecretName.
+ * compounds (`bot_token`, `client_secret`, `summary_api_key`), `authorization`,
+ * `proxy-authorization`, `cookie` and `x-auth` headers, and environment-style names inside config
+ * (`env: {GITHUB_TOKEN: …}`) by isSecretName.
  */
 export function isSecretConfigKey(key: string): boolean {
   if (/^[A-Z0-9_]+$/.test(key)) return isSecretName(key)
-  return /(^|[_-])(api[_-]?key|apikey|access[_-]?key|private[_-]?key|secret[_-]?key|token|secret|password|passwd|credentials?)$/i.test(key) || /^authorization$/i.test(key)
+  return (
+    /(^|[_-])(api[_-]?keys?|apikey|access[_-]?key|private[_-]?key|secret[_-]?key|tokens?|secrets?|password|passwd|passphrase|credentials?|auth|dsn|webhook[_-]?url|cookie)$/i.test(key) ||
+    /^(?:proxy-)?authorization$/i.test(key)
+  )
 }
 
 /**

@@ -1,6 +1,7 @@
 // Every secret value the agent knows, with the name it is known by: secret-named environment
 // variables, `<agent_home>/.env` entries, and credentials in the config (provider keys, platform
-// tokens, `key_env` targets, passwords inside URLs). Feeds redaction (sdk/secret-matcher.ts).
+// tokens, `key_env` targets, `--api-key VALUE` arguments), the credentials inside URLs in any
+// value, and each item of a secret-named list. Feeds redaction (sdk/secret-matcher.ts).
 
 import { isRedactableSecret, isSecretConfigKey, isSecretName, type SecretEntry } from '../../sdk/redact.ts'
 
@@ -15,15 +16,55 @@ function credentialShaped(value: string): boolean {
   return value.length >= 16 && !/\s/.test(value) && !value.includes('://') && !/^[./~]/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value)
 }
 
-/** `scheme://user:password@host`: the password (a database or proxy URL in any variable). */
-function urlPassword(value: string): string | undefined {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:([^/\s@]+)@/i.exec(value)
-  if (!match) return undefined
+const decoded = (text: string) => {
   try {
-    return decodeURIComponent(match[1]!)
+    return decodeURIComponent(text)
   } catch {
-    return match[1]
+    return text
   }
+}
+
+/** Query parameters that carry a credential (`?api_key=`, `&token=`, `&sig=` …). */
+const SECRET_PARAM = /^(?:(?:api|access|auth|private|client|secret)[_-]?)?(?:key|token|secret|password|passwd|sig|signature|code)$/i
+
+/**
+ * The credentials inside a URL in any value: `scheme://user:password@host` (a database or proxy URL),
+ * a key alone in the user part (`https://<key>@sentry.example/1`, when it looks like one), and
+ * secret-named query parameters.
+ */
+function urlSecrets(value: string): string[] {
+  const out: string[] = []
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/\s@]*)@/i.exec(value)
+  if (userinfo) {
+    const [user, password] = userinfo[1]!.split(/:(.*)/s)
+    if (password) out.push(decoded(password))
+    else if (user && credentialShaped(decoded(user))) out.push(decoded(user))
+  }
+  const query = /^[a-z][a-z0-9+.-]*:\/\/[^?#\s]*\?([^#\s]*)/i.exec(value)
+  for (const pair of query ? query[1]!.split('&') : []) {
+    const [name, param] = pair.split(/=(.*)/s)
+    if (name && param && SECRET_PARAM.test(decoded(name))) out.push(decoded(param))
+  }
+  return out
+}
+
+/** A secret-named value that is a list (`KEYS=a,b`): each item leaks alone too. */
+function listItems(value: string): string[] {
+  return /[,;]/.test(value) ? value.split(/\s*[,;]\s*/).filter(Boolean) : []
+}
+
+/** `--api-key VALUE` and `--api-key=VALUE` in an argument list (an MCP server's `args`). */
+function optionSecrets(args: readonly unknown[]): string[] {
+  const out: string[] = []
+  const secretOption = /^--?[a-z0-9-]*(?:key|token|secret|password|passwd|auth)$/i
+  args.forEach((arg, i) => {
+    if (typeof arg !== 'string') return
+    const [option, attached] = arg.split(/=(.*)/s)
+    if (!option || !secretOption.test(option)) return
+    const value = attached ?? args[i + 1]
+    if (typeof value === 'string') out.push(value)
+  })
+  return out
 }
 
 export function collectSecrets(sources: SecretSources): SecretEntry[] {
@@ -37,24 +78,30 @@ export function collectSecrets(sources: SecretSources): SecretEntry[] {
     if (bearer && isRedactableSecret(bearer[1])) out.push({ name, value: bearer[1]! })
   }
   const addPassword = (name: string, value: unknown) => {
-    if (typeof value === 'string') add(name, urlPassword(value))
+    if (typeof value === 'string' && value.includes('://')) for (const secret of urlSecrets(value)) add(name, secret)
+  }
+  const addNamed = (name: string, value: unknown) => {
+    add(name, value)
+    if (typeof value === 'string') for (const item of listItems(value)) add(name, item)
   }
   for (const [name, value] of Object.entries(sources.env)) {
-    if (isSecretName(name)) add(name, value)
+    if (isSecretName(name)) addNamed(name, value)
     addPassword(name, value)
   }
   for (const [name, value] of Object.entries(sources.dotenv)) {
-    if (isSecretName(name) || credentialShaped(value)) add(name, value)
+    if (isSecretName(name) || credentialShaped(value)) addNamed(name, value)
     addPassword(name, value)
   }
   const keyEnvs: string[] = []
   const walk = (value: unknown, path: string, key: string, depth: number) => {
     if (depth > 32) return
-    if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`, key, depth + 1))
-    else if (value && typeof value === 'object') {
+    if (Array.isArray(value)) {
+      for (const secret of optionSecrets(value)) add(path, secret)
+      value.forEach((v, i) => walk(v, `${path}[${i}]`, key, depth + 1))
+    } else if (value && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k, k, depth + 1)
     } else if (typeof value === 'string') {
-      if (key && isSecretConfigKey(key)) add(path, value)
+      if (key && isSecretConfigKey(key)) addNamed(path, value)
       if (/(^|_)key_env$/i.test(key)) keyEnvs.push(value)
       addPassword(path, value)
     }

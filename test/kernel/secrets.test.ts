@@ -65,3 +65,32 @@ test('the kernel logger masks .env and config.yaml credentials, never short or c
   assert.equal(lines[0], '[test] warn: key *** and *** in base64 *** {"header":"***"}')
   assert.equal(lines[1], '[test] info: abc is true')
 })
+
+test('more credential shapes: plural and passphrase names, list items, URL keys, DSNs, option values', (t) => {
+  const home = tempDir(t)
+  writeFileSync(join(home, '.env'), [
+    'DB_PASSWD=Tr0ub4dor&3x',
+    'SIGNING_PASSPHRASE=correct horse battery staple',
+    'GEMINI_API_KEYS=AIzaFirstKey0123456789,AIzaSecondKey987654321',
+    'SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T000/B000/abcdefghijklmnopqrstuvwx',
+    'SENTRY_DSN=https://0123456789abcdef0123456789abcdef@o123.ingest.sentry.io/42',
+    'FEED_URL=https://api.example.com/v1/feed?format=json&api_key=qk-0123456789abcdef',
+    'PWD=/home/u/project',
+    'GREETING=hello, world; and more',
+  ].join('\n') + '\n')
+  writeFileSync(join(home, 'config.yaml'), YAML.stringify({
+    mcp_servers: {
+      search: { command: 'search-mcp', args: ['--api-key', 'mcp-arg-key-5566778899', '--verbose'], headers: { 'Proxy-Authorization': 'Basic cHJveHk6cGFzc3dvcmQxMjM=', Cookie: 'session=ck-0123456789abcdef', 'X-Auth': 'xa-0123456789abcdef' } },
+      other: { command: 'other-mcp', args: ['--token=mcp-attached-tok-001122'] },
+    },
+  }))
+  const settings = new FileSettings({ home, env: {} })
+  const values = new Set(settings.secretValues())
+  for (const secret of [
+    'Tr0ub4dor&3x', 'correct horse battery staple', 'AIzaFirstKey0123456789', 'AIzaSecondKey987654321',
+    'https://hooks.slack.com/services/T000/B000/abcdefghijklmnopqrstuvwx', '0123456789abcdef0123456789abcdef', 'qk-0123456789abcdef',
+    'mcp-arg-key-5566778899', 'mcp-attached-tok-001122', 'cHJveHk6cGFzc3dvcmQxMjM=', 'session=ck-0123456789abcdef', 'xa-0123456789abcdef',
+  ]) assert.ok(values.has(secret), secret)
+  // Look-alikes: the working folder, words of a passphrase alone, a list in an ordinary value, other query parameters.
+  for (const plain of ['/home/u/project', 'correct', 'battery', 'hello', 'world', 'json', '--verbose', 'search-mcp']) assert.equal(values.has(plain), false, plain)
+})
