@@ -2,9 +2,10 @@
 // The command is Unicode-normalised (sdk/text-normalise.ts), then shell comments and any text that
 // tries to instruct the judge are stripped; the command is fenced in <command> tags; the answer must
 // be exactly APPROVE, DENY or ESCALATE. Anything else, an error, or a command that carried
-// judge-directed, invisible or look-alike text escalates.
+// judge-directed, invisible or look-alike text escalates. The judge is another model: it is shown
+// the command without known secrets (the command itself runs as the model wrote it).
 
-import { INJECTION_PATTERNS, MODELS_SERVICE, collapseSpacedLetters, errorMessage, hasHiddenCharacters, normaliseText, type ModelsService, type Services } from 'agent/sdk'
+import { INJECTION_PATTERNS, MODELS_SERVICE, collapseSpacedLetters, errorMessage, hasHiddenCharacters, isRedactableSecret, isSecretName, normaliseText, redactSecrets, type ModelsService, type Services } from 'agent/sdk'
 
 export type Verdict = 'approve' | 'deny' | 'escalate'
 
@@ -105,17 +106,47 @@ export function parseVerdict(answer: string | null | undefined): Verdict {
   return 'escalate'
 }
 
-export async function askJudge(services: Services, command: string, reasons: string[], timeoutMs: number): Promise<{ verdict: Verdict; note: string }> {
+/**
+ * The redactor used when the caller passes none: the secret-named variables of the process
+ * environment and secret-shaped strings (`***`). The approvals extension passes the settings'
+ * known-secrets redactor, which also knows `<agent_home>/.env` and the config's credentials.
+ */
+export function environmentRedactor(env: NodeJS.ProcessEnv = process.env): (text: string) => string {
+  const values: string[] = []
+  for (const [name, value] of Object.entries(env)) if (isSecretName(name) && isRedactableSecret(value)) values.push(value.trim())
+  return (text) => redactSecrets(text, values)
+}
+
+/**
+ * What the judge is sent: the sanitised command, cleared of known secrets before sanitising (a
+ * stripped pattern could cut through one) and after (nothing sanitising did can bring one back).
+ * `redact` throws when the secrets cannot be read.
+ */
+export function judgePrompt(command: string, reasons: string[], redact: (text: string) => string): string {
+  const text = redact(sanitiseForJudge(redact(command)).text)
+  return `Flagged as: ${redact(reasons.join('; '))}\n<command>\n${text}\n</command>`
+}
+
+/** `redact`: replaces known secrets (knownSecretsRedactor of the settings); default environmentRedactor(). */
+export async function askJudge(services: Services, command: string, reasons: string[], timeoutMs: number, redact?: (text: string) => string): Promise<{ verdict: Verdict; note: string }> {
   const models = services.get<ModelsService>(MODELS_SERVICE)
   if (!models) return { verdict: 'escalate', note: 'no auxiliary model available' }
-  const { text, suspicious, reason } = sanitiseForJudge(command)
+  // Suspicion is judged on what runs; the judge reads it without secrets.
+  const { suspicious, reason } = sanitiseForJudge(command)
+  let prompt: string
+  try {
+    prompt = judgePrompt(command, reasons, redact ?? environmentRedactor())
+  } catch (error) {
+    // Fail closed: a command that cannot be shown without its secrets is not shown to the judge.
+    return { verdict: 'escalate', note: `not sent to the judge: the known secrets could not be read to redact it (${errorMessage(error)})` }
+  }
   try {
     const client = await models.resolve({ task: 'approval' })
     const response = await client.complete(
       {
         messages: [
           { role: 'system', content: JUDGE_SYSTEM },
-          { role: 'user', content: `Flagged as: ${reasons.join('; ')}\n<command>\n${text}\n</command>` },
+          { role: 'user', content: prompt },
         ],
         temperature: 0,
         maxTokens: 16,

@@ -1,10 +1,11 @@
 // Which tools a run offers, and how one batch of tool calls runs: ids made unique (a provider may
 // send none), arguments parsed, beforeToolCall consulted (a block or a failing guard stops the call,
 // fail closed), the tool executed, its result passed through afterToolCall, cleared of known secrets
-// and capped. Calls that modify files run one after another in the model's order; the others run in
-// parallel.
+// and capped. What the events show (the arguments, progress lines) is cleared of known secrets too,
+// before any cut. Calls that modify files run one after another in the model's order; the others
+// run in parallel.
 
-import { errorMessage, isToolResultWithImages, toolEnabled, withSpan, type ToolResultWithImages, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
+import { errorMessage, isToolResultWithImages, redactDeep, toolEnabled, withSpan, type ToolResultWithImages, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
 
 export interface OfferedTool {
   definition: ToolDefinition
@@ -200,7 +201,9 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   const offered = ctx.tools.find((t) => t.definition.name === call.name)
   const argsBytes = Buffer.byteLength(call.arguments ?? '')
   const parsed = parseInput(call.arguments)
-  ctx.emit({ type: 'tool.start', callId: call.id, name: call.name, input: parsed.input ?? call.arguments })
+  // Every consumer of the event (the CLI's --json, an editor, the API stream, delegation) shows the
+  // arguments without known secrets; the tool and the guards get them as the model sent them.
+  ctx.emit({ type: 'tool.start', callId: call.id, name: call.name, input: shownInput(parsed.input ?? call.arguments, ctx) })
   let ok = false
   let text: string
   let images: ToolResultWithImages['images'] | undefined
@@ -211,7 +214,8 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   } else {
     const session: ToolSession = {
       ...ctx.session,
-      progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name: call.name, text: withheld(line, ctx) }),
+      // Redacted first, then bounded: a cut before would leave the part of a secret that crosses it.
+      progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name: call.name, text: capProgress(withheld(String(line), ctx)) }),
       plan: (entries) => ctx.emit({ type: 'plan', callId: call.id, entries: entries.map((entry) => ({ ...entry, content: withheld(entry.content, ctx) })) }),
     }
     const event: ToolCallEvent = { tool: call.name, toolset: offered.toolset, callId: call.id, input: parsed.input, session, modifiesFiles: offered.definition.modifiesFiles === true, signal: ctx.signal }
@@ -229,6 +233,27 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   ctx.emit({ type: 'tool.end', callId: call.id, name: call.name, ok, resultBytes, result })
   ctx.observe({ type: 'tool.call', tool: call.name, callId: call.id, ok, argsBytes, resultBytes })
   return { call, ok, result, ...(ok && images ? { images } : {}), trace: { tool: call.name, callId: call.id, argsBytes, resultBytes, status: ok ? 'ok' : 'error' } }
+}
+
+/** A call's arguments as shown outside the tool: without known secrets; when they cannot be read, nothing of them. */
+function shownInput(input: unknown, ctx: BatchContext): unknown {
+  try {
+    return redactDeep(input, ctx.redact)
+  } catch (error) {
+    return `(arguments withheld: the known secrets could not be read to redact them (${errorMessage(error)}))`
+  }
+}
+
+/** Characters shown of one progress line (a tool sends whole lines; a long one is cut here, once redacted). */
+export const PROGRESS_LINE_CHARS = 400
+
+/** Each line of a (redacted) progress text bounded to PROGRESS_LINE_CHARS. */
+export function capProgress(text: string): string {
+  if (text.length <= PROGRESS_LINE_CHARS) return text
+  return text
+    .split('\n')
+    .map((line) => (line.length > PROGRESS_LINE_CHARS ? `${line.slice(0, PROGRESS_LINE_CHARS - 1)}…` : line))
+    .join('\n')
 }
 
 /** `text` without known secrets; when they cannot be read, nothing of it (fail closed). */
