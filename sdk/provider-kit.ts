@@ -143,7 +143,16 @@ export function describeProviderError(error: unknown, options: Pick<CallOptions,
     else if (isConnectionFailure(error)) line = `${options.provider}: cannot reach ${options.baseUrl}: ${innermostMessage(error)}`
     else line = `${options.provider}: ${serverMessage(error)}`
   }
-  return redactSecrets(line, options.secrets ?? [])
+  return redactSecrets(withoutUrlPasswords(line), options.secrets ?? [])
+}
+
+/**
+ * `scheme://user:password@host` → `scheme://user:***@host`, wherever a URL with a password appears
+ * (the base URL named in the line, a network error quoting it); a password shorter than a known
+ * secret's minimum length too. Only on the error path.
+ */
+function withoutUrlPasswords(text: string): string {
+  return text.includes('@') ? text.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^/\s@]+@/gi, '$1***@') : text
 }
 
 /** fetch's `TypeError: fetch failed` and the openai client's APIConnectionError wrap the real reason. */
@@ -202,7 +211,7 @@ export async function callProvider<T>(options: CallOptions, fn: (attempt: Attemp
       if (AgentError.isInstance(error)) throw error
       if (options.signal?.aborted) throw interrupted(options, error)
       if (timedOut) {
-        throw new AgentError('E_PROVIDER', `${options.provider}: no answer from ${options.baseUrl} within ${seconds(options.timeoutMs)} s (AGENT_API_TIMEOUT)`, { cause: error })
+        throw new AgentError('E_PROVIDER', redactSecrets(`${options.provider}: no answer from ${withoutUrlPasswords(options.baseUrl)} within ${seconds(options.timeoutMs)} s (AGENT_API_TIMEOUT)`, options.secrets ?? []), { cause: error })
       }
       if (!delivered && number < retries && isTransient(error)) {
         try {

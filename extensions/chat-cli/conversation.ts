@@ -4,9 +4,11 @@
 
 import {
   AgentError,
+  errorCode,
   errorMessage,
   MODELS_SERVICE,
   pricingFor,
+  redactSecrets,
   RUNTIME_SERVICE,
   SESSIONS_SERVICE,
   toolEnabled,
@@ -191,8 +193,23 @@ export class CliConversation implements ChatConversation {
     } finally {
       this.current = undefined
     }
-    this.ui?.turnEnded(result, failure, controller.signal.aborted)
+    this.ui?.turnEnded(result, failure === undefined ? undefined : this.shownError(failure), controller.signal.aborted)
     this.ui?.changed()
+  }
+
+  /**
+   * An error as the chat shows it: its message cleared of known secrets (a provider may echo any
+   * of them back), as log lines are; withheld when the secrets cannot be read.
+   */
+  private shownError(error: unknown): unknown {
+    const message = errorMessage(error)
+    let shown: string
+    try {
+      shown = redactSecrets(message, this.options.settings.secretValues())
+    } catch (cause) {
+      shown = `the error message is withheld: the known secrets could not be read to redact it (${errorMessage(cause)})`
+    }
+    return shown === message ? error : new AgentError(errorCode(error) ?? 'E_RUNTIME', shown, { cause: error })
   }
 
   private record(result: RunResult, lastCall: { inputTokens: number; outputTokens: number } | undefined): void {
@@ -369,7 +386,7 @@ export class CliConversation implements ChatConversation {
       .then(() => this.runtime.run(this.runRequest(prompt, controller.signal)))
       .then(
         (result) => finish({ status: result.exitReason === 'interrupted' ? 'stopped' : 'done', sessionId: result.sessionId, answer: result.answer }),
-        (error: unknown) => finish({ status: controller.signal.aborted ? 'stopped' : 'failed', error: errorMessage(error) }),
+        (error: unknown) => finish({ status: controller.signal.aborted ? 'stopped' : 'failed', error: errorMessage(this.shownError(error)) }),
       )
     this.ui?.changed()
     return task

@@ -4,6 +4,7 @@
 
 import yargs from 'yargs'
 import { AgentError, errorMessage } from '../../sdk/errors.ts'
+import { redactSecrets } from '../../sdk/redact.ts'
 import { agentVersion } from '../../sdk/version.ts'
 import type { CliCommand, CliContext, RunMode } from '../../sdk/types.ts'
 import { createKernel, type Kernel } from '../kernel.ts'
@@ -12,7 +13,9 @@ import { checkConfigVersion } from '../config/migrate.ts'
 import { buildParser, cliCommandNames, UsageError, withDefaultCommand } from './yargs-from-registry.mjs'
 import { usageLine } from './usage-hint.ts'
 import { fingerprint, isHelpRequest, writeSnapshot } from './help-snapshot.mjs'
-import { resolveAgentHome } from '../config/home.ts'
+import { homePaths, resolveAgentHome } from '../config/home.ts'
+import { readEnvFile } from '../config/env-file.ts'
+import { collectSecrets } from '../config/secrets.ts'
 import { ownerOfStack } from '../process-guard.ts'
 import { holdStdout, namedCommand, type StdoutHold } from '../stdout-guard.ts'
 
@@ -27,10 +30,13 @@ export interface CliIo {
 const defaultIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() })
 
 export async function main(args: string[], io: CliIo = defaultIo()): Promise<number> {
+  // The settings' secrets once the kernel is made (a provider may echo any of them in an error).
+  let knownSecrets: (() => Iterable<string>) | undefined
   const fail = (error: unknown): number => {
     const shown = forTheUser(error)
-    io.stderr.write(`agent: ${errorMessage(shown)}\n`)
-    if (io.env.AGENT_DEBUG && error instanceof Error && error.stack) io.stderr.write(error.stack + '\n')
+    const redact = failureRedactor(io.env, knownSecrets)
+    io.stderr.write(`agent: ${redact(errorMessage(shown))}\n`)
+    if (io.env.AGENT_DEBUG && error instanceof Error && error.stack) io.stderr.write(redact(error.stack) + '\n')
     return AgentError.isInstance(shown) ? shown.exitCode : 1
   }
 
@@ -41,6 +47,8 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
   const hold: StdoutHold | undefined = io.stdout === process.stdout ? holdStdout(process.stdout) : undefined
   try {
     kernel = createKernel({ env: io.env, cwd: io.cwd, projectExtensions: args.includes('--project-extensions') || undefined, processGuard: true })
+    const settings = kernel.settings
+    knownSecrets = () => settings.secretValues()
     await kernel.load()
   } catch (error) {
     hold?.release()
@@ -99,7 +107,7 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
     })
   } else hold?.release()
   const usage = (error: UsageError) => {
-    io.stderr.write(`agent: ${usageLine(error, argsGiven, commandList)}\n`)
+    io.stderr.write(`agent: ${failureRedactor(io.env, knownSecrets)(usageLine(error, argsGiven, commandList))}\n`)
     return 2
   }
   try {
@@ -118,6 +126,32 @@ export async function main(args: string[], io: CliIo = defaultIo()): Promise<num
     hold?.restore()
   }
   return exitCode
+}
+
+/**
+ * Clears what the CLI prints on failure of every known secret (and secret-shaped string), as the
+ * log lines are: the settings' secrets (environment, .env, config credentials, passwords in URLs);
+ * when there are no settings yet or they cannot be read (the kernel failed to start: a broken
+ * config), those of the environment and of `<agent_home>/.env`.
+ */
+function failureRedactor(env: NodeJS.ProcessEnv, known: (() => Iterable<string>) | undefined): (text: string) => string {
+  let values: Iterable<string> | undefined
+  try {
+    values = known?.()
+  } catch {
+    values = undefined
+  }
+  if (!values) {
+    let dotenv: Record<string, string> = {}
+    try {
+      dotenv = readEnvFile(homePaths(resolveAgentHome(env)).env)
+    } catch {
+      // unreadable: the environment's secrets still go
+    }
+    values = collectSecrets({ env, dotenv, config: {} }).map((entry) => entry.value)
+  }
+  const secrets = [...values]
+  return (text) => redactSecrets(text, secrets)
 }
 
 /**
