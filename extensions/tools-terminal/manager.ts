@@ -3,7 +3,7 @@
 // processes. One instance per extension instance (no module-global state).
 
 import { isAbsolute, resolve } from 'node:path'
-import { editorIoOf, shortHash, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
+import { editorIoOf, errorMessage, knownSecretsRedactor, shortHash, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
 import { BackgroundRegistry } from './background.ts'
 import { localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
 import { execArgv, interactiveShellArgv, planContainer, SessionContainer } from './container.ts'
@@ -103,7 +103,9 @@ export class TerminalManager {
       progress.close()
     }
     if (outcome.spawnError) throw new Error(`terminal (${backend}) could not start: ${outcome.spawnError}`)
-    const capped = capOutput(outcome.output, limit)
+    // Known secrets out before the head and tail are cut: a cut through one would leave a part that
+    // no longer matches it (the runtime redacts the result again, whole, but after this cut).
+    const capped = capOutput(this.redacted(outcome.output, outcome.exitCode), limit)
     const result: TerminalResult = { output: capped.text, exit_code: outcome.exitCode, backend }
     if (capped.truncated) result.truncated = true
     if (outcome.timedOut) result.timed_out = true
@@ -111,6 +113,15 @@ export class TerminalManager {
     if (outcome.timedOut) result.note = `command timed out after ${timeoutS} s and was ended`
     if (outcome.shellEnded) result.note = [result.note, 'the persistent shell ended; the next command starts a fresh one (cwd and variables reset)'].filter(Boolean).join('; ')
     return result
+  }
+
+  /** `output` without known secrets (.env looked at now: the command may have written it); fails closed. */
+  private redacted(output: string, exitCode: number | null): string {
+    try {
+      return knownSecretsRedactor(this.settings, { fresh: true })(output)
+    } catch (error) {
+      throw new Error(`the command ran (exit code ${exitCode}) but its output is withheld: the known secrets could not be read to redact it (${errorMessage(error)})`)
+    }
   }
 
   private workdirIn(backend: Backend, session: ToolSession, workdir?: string): string {
