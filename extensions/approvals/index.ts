@@ -4,6 +4,7 @@
 // Also `/approve [session|always]` and `/deny` for gateway chats, and the `approvals` service.
 
 import { APPROVALS_SERVICE, approvalModeOf, assessCommand, commandJudge, defineExtension, errorMessage, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
+import { isAbsolute, resolve } from 'node:path'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
 import { assessFileWrite, WriteGrants } from './file-guard.ts'
@@ -61,6 +62,19 @@ export default defineExtension<ApprovalsConfig>({
       return saving
     }
 
+    /**
+     * Where the command really runs, resolved as the terminal resolves it (tools-terminal manager.ts
+     * `cwdOf`): the call's `workdir` (relative to the base), else `terminal.cwd`, else the session's.
+     * (With a persistent shell and no workdir it is where the shell was left: unknown, judged as the base.)
+     */
+    function commandCwd(event: ToolCallEvent): string {
+      const configured = api.settings.get<unknown>('terminal.cwd')
+      const base = typeof configured === 'string' && configured ? configured : event.session.cwd
+      const workdir = (event.input as { workdir?: unknown } | null)?.workdir
+      if (typeof workdir !== 'string' || !workdir) return base
+      return isAbsolute(workdir) ? workdir : resolve(base, workdir)
+    }
+
     async function guard(event: ToolCallEvent): Promise<ToolCallVerdict | undefined> {
       const file = assessFileWrite(event, api.settings.home)
       if (file) {
@@ -74,7 +88,7 @@ export default defineExtension<ApprovalsConfig>({
       if (typeof command !== 'string') return undefined
       let assessment: Awaited<ReturnType<typeof assessCommand>>
       try {
-        assessment = await assessCommand(command, { agentHome: api.settings.home, cwd: event.session.cwd })
+        assessment = await assessCommand(command, { agentHome: api.settings.home, cwd: commandCwd(event) })
       } catch (error) {
         // Fail closed: a command that cannot be judged (parser missing, input it cannot handle) does not run.
         return block(`BLOCKED: approvals could not judge this command (${errorMessage(error)}); if the shell parser is missing, reinstall tree-sitter-bash. Do not retry it.`)

@@ -4,6 +4,7 @@
 // also code hidden in values: `alias`, `trap`, awk `system()`, git settings, variables such as EDITOR.
 
 import type { Judge } from './rules.ts'
+import { pathShape } from './paths.ts'
 import { skipOptions } from './wrappers.ts'
 import type { Word } from './words.ts'
 
@@ -36,7 +37,11 @@ const INTERPRETERS: Array<[RegExp, Interpreter]> = [
   [/^(?:deno|irb|jshell|swift|guile|racket|sbcl|clisp|ghci|runghc|scala|kotlinc|jrunscript)$/, { inline: 'e' }],
 ]
 
-const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'])
+const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '/proc/thread-self/fd/0'])
+/** A program read from stdin, however spelled (`/dev/./stdin`, `//dev/stdin`, `/proc/$$/fd/0`). */
+const isStdin = (value: string) => STDIN_PATHS.has(value) || (value.startsWith('/') && (STDIN_PATHS.has(`/${pathShape(value).segments.join('/')}`) || /^\/proc\/[^/]+\/fd\/0$/.test(`/${pathShape(value).segments.join('/')}`)))
+/** A program read from another descriptor (`bash /dev/fd/3` after `exec 3< <(curl …)`): where it comes from is not known. */
+const isDescriptor = (value: string) => value.startsWith('/') && /^\/(?:dev\/fd|proc\/[^/]+\/fd)\/[^/]+$/.test(`/${pathShape(value).segments.join('/')}`)
 
 export function interpreterFor(name: string): Interpreter | undefined {
   if (SHELLS.includes(name)) return SHELL
@@ -53,7 +58,9 @@ export function judgeInterpreter(name: string, spec: Interpreter, argv: Word[], 
     flags += argv.slice(i, next).map((w) => clusterLetters(w.value, spec.arg ?? '')).join('')
     if (argv.slice(i, next).some((w) => spec.inlineWords?.test(w.value))) flags += '\u0001'
     i = next
+    // `bash +x -c …`, `sh +o posix …`: set options with `+` are options too.
     if (spec.shell && /^\+[oO]$/.test(argv[i]?.value ?? '')) i += 2
+    else if (spec.shell && /^\+[a-zA-Z]+$/.test(argv[i]?.value ?? '')) i += 1
     else break
   }
   if (/^-(?:e|ec|enc|encodedcommand)$/i.test(argv.find((w) => spec.inlineWords?.test(w.value))?.value ?? '') && /^(?:pwsh|powershell)/.test(name)) j.emit('windows-delete')
@@ -61,7 +68,7 @@ export function judgeInterpreter(name: string, spec: Interpreter, argv: Word[], 
   if (name === 'deno') return denoRun(argv, i, j)
   if (inline) {
     const body = argv[i]
-    if (spec.shell && body?.literal) j.script(body)
+    if (spec.shell && body?.literal) j.script(body, argv.slice(i + 1))
     else j.emit('inline-script')
     return
   }
@@ -90,7 +97,8 @@ function denoRun(argv: Word[], i: number, j: Judge): void {
 /** Where the program of a shell or interpreter comes from, given its script operand. */
 export function programFrom(operand: Word | undefined, j: Judge, shell: boolean, forceStdin: boolean): void {
   if (operand?.procSub) return j.emit('remote-script')
-  const fromStdin = forceStdin || !operand || STDIN_PATHS.has(operand.value)
+  const fromStdin = forceStdin || !operand || isStdin(operand.value)
+  if (!fromStdin && isDescriptor(operand.value)) return j.emit('remote-script')
   if (!fromStdin) {
     if (j.execTargets.has(scriptPath(operand.value))) j.emit('chmod-exec-run')
     return
@@ -126,13 +134,22 @@ export function scriptPath(value: string): string {
 }
 
 /** Variables whose value is a command something runs (`GIT_SSH_COMMAND`, `EDITOR`, `PROMPT_COMMAND`). */
-const COMMAND_VARS = /^(?:GIT_SSH_COMMAND|GIT_SSH|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|EDITOR|VISUAL|PAGER|MANPAGER|PROMPT_COMMAND|BROWSER|LESSOPEN|LESSCLOSE)$/
+const COMMAND_VARS = /^(?:GIT_SSH_COMMAND|GIT_SSH|GIT_PROXY_COMMAND|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|EDITOR|VISUAL|PAGER|MANPAGER|PROMPT_COMMAND|BROWSER|LESSOPEN|LESSCLOSE)$/
 /** Variables that load code into whatever runs next. */
 const CODE_VARS = /^(?:LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES|BASH_ENV|ENV|PERL5OPT|RUBYOPT|BASH_FUNC_.*)$/
 
 /** An assignment (`A=1 cmd`, `export A=1`, `env A=1 cmd`) of a variable that carries code. */
 export function judgeAssignment(name: string, value: Word, j: Judge): void {
   if (COMMAND_VARS.test(name)) return value.literal ? j.script(value) : j.emit('inline-script')
+  // A function handed down through the environment (`env 'BASH_FUNC_ls%%=() { …; }' bash -c ls`).
+  if (/^BASH_FUNC_/.test(name)) {
+    j.emit('inline-script')
+    if (value.literal && /^\s*\(\)/.test(value.value)) j.script({ ...value, value: `f${value.value}` })
+    return
+  }
+  // Settings git reads from the environment (`GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…`).
+  if (/^GIT_CONFIG_KEY_\d+$/.test(name) && (!value.literal || COMMAND_KEY.test(value.value) || /^alias\./i.test(value.value))) return j.emit('inline-script')
+  if (name === 'GIT_CONFIG_PARAMETERS' && (!value.literal || /alias\.|protocol\.|\b(?:sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|helper|textconv|command|clean|smudge|process|driver|external|program|path|cmd|uploadpack|receivepack)\b/i.test(value.value))) return j.emit('inline-script')
   if (CODE_VARS.test(name) || (name === 'NODE_OPTIONS' && /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)\b/.test(value.value))) j.emit('inline-script')
 }
 
@@ -141,15 +158,24 @@ export function gitConfig(config: Word, j: Judge): void {
   const [key = '', ...rest] = config.value.split('=')
   const value = rest.join('=')
   if (/^alias\./i.test(key) && value.trimStart().startsWith('!')) return j.script({ ...config, value: value.trimStart().slice(1) })
-  if (/^(?:core\.(?:sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy)|sequence\.editor|credential\.helper|(?:diff|filter|merge)\..*\.(?:textconv|command|clean|smudge|process|driver)|.*\.sshcommand)$/i.test(key)) j.emit('inline-script')
+  if (COMMAND_KEY.test(key)) j.emit('inline-script')
 }
 
-/** awk programs that run commands (`system()`, pipes to or from a command). */
-export function awk(argv: Word[], j: Judge): void {
-  const i = skipOptions(argv, 1, { arg: 'vFf', long: ['assign', 'field-separator', 'file', 'source'] })
-  if (argv.slice(1, i).some((w) => /^-[^-]*f|^--file/.test(w.value))) return
-  const program = argv[i]
-  if (program && (!program.literal || /\bsystem\s*\(|\|\s*getline|\|&|print[^;}]*\|/.test(program.value))) j.emit('inline-script')
+/** git settings whose value is a command git runs, or a file of more settings (include.path). */
+const COMMAND_KEY = /^(?:core\.(?:sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|sequence\.editor|credential\.(?:.*\.)?helper|(?:diff|filter|merge)\..*\.(?:textconv|command|clean|smudge|process|driver)|diff\.(?:external|.*\.command)|gpg\.(?:.*\.)?program|include\.path|includeif\..*\.path|pager\..*|remote\..*\.(?:uploadpack|receivepack|proxy)|(?:difftool|mergetool|browser|man)\..*\.(?:cmd|path)|web\.browser|interactive\.difffilter|ssh\.variant|.*\.sshcommand)$/i
+
+/** awk programs that run commands (`system()`, pipes to or from a command); gawk `-i inplace` writes its files. */
+export function awk(argv: Word[], j: Judge): Word[] {
+  const spec = { arg: 'vFfieElW', long: ['assign', 'field-separator', 'file', 'source', 'include', 'exec', 'load'] }
+  const i = skipOptions(argv, 1, spec)
+  const options = argv.slice(1, i)
+  const inplace = options.some((w, k) => (/^-[^-]*i$|^--include$/.test(w.value) && /^inplace(?:\.awk)?$/.test(options[k + 1]?.value ?? '')) || /^-[^-]*iinplace|^--include=inplace/.test(w.value))
+  // `--source PROG` / `-e PROG` (gawk) are programs too.
+  const sources = options.flatMap((w, k) => (/^(?:-e|--source)$/.test(w.value) && options[k + 1] ? [options[k + 1]!] : /^--source=/.test(w.value) ? [{ ...w, value: w.value.slice(9) }] : []))
+  const fromFile = options.some((w) => /^-[^-]*[fE]|^--(?:file|exec)/.test(w.value))
+  const programs = [...sources, ...(fromFile || sources.length ? [] : argv.slice(i, i + 1))]
+  if (programs.some((p) => !p.literal || /\bsystem\s*\(|\|\s*getline|\|&|print[^;}]*\|/.test(p.value))) j.emit('inline-script')
+  return inplace ? argv.slice(i + (fromFile || sources.length ? 0 : 1)).filter((w) => !/^\w+=/.test(w.value)) : []
 }
 
 /** Values a later command runs: `alias x='…'`, `trap '…' EXIT`. */
@@ -194,8 +220,9 @@ export function commandOptions(name: string, argv: Word[], j: Judge): void {
   })
 }
 
-/** GNU sed runs commands: the `e` command and the `e` flag of `s///`. */
-export function sedExecutes(argv: Word[], j: Judge): void {
-  const scripts = argv.slice(1).filter((w, i, all) => !w.value.startsWith('-') || all[i - 1]?.value === '-e')
-  if (scripts.some((w) => /(?:^|[;\n{}])\s*(?:\d+|\$|\/[^/]*\/)?\s*e(?:\s|;|$)|s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gpIiMm0-9w]*e/.test(w.value))) j.emit('inline-script')
+/** GNU sed runs commands: the `e` command (after any address, `!`) and the `e` flag of `s///`. */
+export function sedExecutes(scripts: Word[], j: Judge): void {
+  const address = String.raw`(?:\d+|\$|\/(?:[^/\\\n]|\\.)*\/)(?:\s*[,~]\s*(?:\d+|\$|\/(?:[^/\\\n]|\\.)*\/))?`
+  const command = new RegExp(String.raw`(?:^|[;\n{}])\s*(?:${address})?\s*!?\s*e(?:\s|;|$)`)
+  if (scripts.some((w) => command.test(w.value) || /s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gpIiMm0-9w]*e/.test(w.value))) j.emit('inline-script')
 }

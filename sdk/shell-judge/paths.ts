@@ -31,8 +31,33 @@ export function pathShape(value: string): PathShape {
     }
     if (seg === '..' && segments.length > 0 && segments[segments.length - 1] !== '..') segments.pop()
     else segments.push(seg)
+    // `/proc/self/root`, `/proc/1/root`, `/proc/*/task/*/root`: the root directory again.
+    if (base === 'root' && seg === 'root' && segments[0] === 'proc' && (segments.length === 3 || (segments.length === 5 && segments[2] === 'task'))) segments.length = 0
   }
   return { base, segments }
+}
+
+/** Brace expansion of a word (`{/,}`, `~/{*,.*}`), at most `limit` results; a word without braces is itself. */
+export function braceExpand(value: string, limit = 64): string[] {
+  const open = value.indexOf('{')
+  if (open < 0) return [value]
+  let depth = 0
+  const commas: number[] = []
+  for (let i = open; i < value.length; i++) {
+    const c = value[i]
+    if (c === '\\') i++
+    else if (c === '{') depth++
+    else if (c === '}' && --depth === 0) {
+      if (!commas.length) return braceExpand(value.slice(i + 1), limit).map((rest) => value.slice(0, i + 1) + rest)
+      const cuts = [open, ...commas, i]
+      const out: string[] = []
+      for (let k = 0; k + 1 < cuts.length && out.length < limit; k++) {
+        for (const x of braceExpand(value.slice(0, open) + value.slice(cuts[k]! + 1, cuts[k + 1]) + value.slice(i + 1), limit)) if (out.length < limit) out.push(x)
+      }
+      return out
+    } else if (c === ',' && depth === 1) commas.push(i)
+  }
+  return [value]
 }
 
 /** A segment that can stand for any name or for nothing (`*`, `.*`, `$X`, `{,}`): deleting it deletes what holds it. */
@@ -66,8 +91,16 @@ export function segmentMatches(pattern: string, name: string, ignoreCase = false
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-/** Deleting this path removes the root filesystem, a system directory or a home directory. */
-export function deleteTargetKey(value: string): 'rm-root' | 'rm-system-dir' | 'rm-home' | undefined {
+type DeleteKey = 'rm-root' | 'rm-system-dir' | 'rm-home'
+const DELETE_ORDER: DeleteKey[] = ['rm-root', 'rm-system-dir', 'rm-home']
+
+/** Deleting this path removes the root filesystem, a system directory or a home directory (any brace expansion of it). */
+export function deleteTargetKey(value: string): DeleteKey | undefined {
+  const keys = value.includes('{') ? braceExpand(value).map(deleteKeyOf) : [deleteKeyOf(value)]
+  return DELETE_ORDER.find((key) => keys.includes(key))
+}
+
+function deleteKeyOf(value: string): DeleteKey | undefined {
   const shape = pathShape(value)
   const segments = [...shape.segments]
   while (segments.length && matchesAll(segments[segments.length - 1]!)) segments.pop()
@@ -157,7 +190,8 @@ function globbedDotfile(value: string): boolean {
 
 /** Reading this path shows secrets: private keys, credentials, the agent's .env, a process environment. */
 export function isSecretRead(value: string, ctx: PathContext = {}): boolean {
-  if (!/^[/~]/.test(value)) return false
+  // A relative path is read in the working directory, when it is known (`cat .ssh/id_rsa` in the home).
+  if (!/^[/~]/.test(value)) return ctx.cwd !== undefined && /^[/~]/.test(ctx.cwd) && !value.includes(UNKNOWN) && isSecretRead(`${ctx.cwd}/${value}`, { ...ctx, cwd: undefined })
   return globbedDotfile(value) || classify(value, ctx).some((found) => found.kind === 'secret')
 }
 

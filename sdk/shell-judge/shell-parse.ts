@@ -71,13 +71,23 @@ const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution'])
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect'])
 const STATEMENTS = new Set(['subshell', 'compound_statement'])
 
-/** Parses `source` with a loaded parser and flattens it; `stdin`: what the whole script reads (`curl | sh -c '…'`). */
-export function parseScript(parser: TSParser, source: string, stdin?: Stdin): ParsedScript {
+/**
+ * Parses `source` with a loaded parser and flattens it; `stdin`: what the whole script reads (`curl |
+ * sh -c '…'`); `positional`: its `$0 $1 …` (`sh -c 'rm -rf "$1"' _ /`), used unless it shifts or sets them.
+ */
+export function parseScript(parser: TSParser, source: string, stdin?: Stdin, positional?: Word[]): ParsedScript {
   const tree = parser.parse(source)
   if (!tree) return { commands: [], redirects: [], assignments: [], hasError: true }
   try {
     const out: ParsedScript = { commands: [], redirects: [], assignments: [], hasError: tree.rootNode.hasError }
-    const vars = collectVars(tree.rootNode)
+    const seed: Vars = new Map()
+    if (positional?.length && !/\b(?:shift|set|getopts)\b/.test(source)) {
+      positional.forEach((w, n) => seed.set(String(n), w.literal ? w.value : null))
+      const args = positional.slice(1)
+      seed.set('@', args.every((w) => w.literal) ? args.map((w) => w.value).join(' ') : null)
+      seed.set('*', seed.get('@')!)
+    }
+    const vars = collectVars(tree.rootNode, seed)
     new Walker(out, vars).statements(tree.rootNode, { ...PLAIN, stdin })
     return out
   } finally {
@@ -86,8 +96,8 @@ export function parseScript(parser: TSParser, source: string, stdin?: Stdin): Pa
 }
 
 /** Plain assignments with one literal value resolve later expansions; anything else stays unknown. */
-function collectVars(root: Node): Vars {
-  const vars: Vars = new Map()
+function collectVars(root: Node, seed: Vars = new Map()): Vars {
+  const vars: Vars = new Map(seed)
   const visit = (node: Node) => {
     if (node.type === 'variable_assignment') {
       const name = node.childForFieldName('name')?.text

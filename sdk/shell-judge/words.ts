@@ -57,6 +57,14 @@ function part(node: Node, vars: Vars, out: Word): void {
     case 'simple_expansion':
     case 'expansion':
       return expansion(node, vars, out)
+    case 'command_substitution': {
+      // `$(echo /)`: what a plain echo of literal words prints is known (still not literal text).
+      const echoed = echoOf(node, vars)
+      if (echoed === undefined) return unknown(out)
+      out.value += echoed
+      out.literal = false
+      return
+    }
     default:
       // Substitutions, arithmetic, brace expressions, anything else: known only at run time.
       if (node.isNamed || node.text.trim()) unknown(out)
@@ -89,7 +97,7 @@ function quoted(node: Node, vars: Vars, out: Word): void {
 
 function expansion(node: Node, vars: Vars, out: Word): void {
   const named = node.namedChildren.filter((c): c is Node => c !== null)
-  const simple = named.length === 1 && named[0]!.type === 'variable_name' && node.children.length <= 3
+  const simple = named.length === 1 && (named[0]!.type === 'variable_name' || (named[0]!.type === 'special_variable_name' && /^[@*]$/.test(named[0]!.text))) && node.children.length <= 3
   const name = simple ? named[0]!.text : undefined
   if (name && HOME_VARS.has(name)) {
     out.value += '~'
@@ -98,6 +106,17 @@ function expansion(node: Node, vars: Vars, out: Word): void {
   const known = name !== undefined ? vars.get(name) : undefined
   if (typeof known === 'string') out.value += known
   else unknown(out)
+}
+
+/** The output of `$(echo WORD…)` with literal words and no options, else undefined. */
+function echoOf(node: Node, vars: Vars): string | undefined {
+  const body = node.namedChildren.filter((c): c is Node => c !== null)
+  if (body.length !== 1 || body[0]!.type !== 'command') return undefined
+  const parts = body[0]!.namedChildren.filter((c): c is Node => c !== null)
+  if (parts[0]?.type !== 'command_name' || parts[0].text !== 'echo') return undefined
+  const words = parts.slice(1).map((p) => (/redirect|assignment/.test(p.type) ? undefined : resolveWord(p, vars)))
+  if (words.some((w) => !w || !w.literal || w.value.startsWith('-'))) return undefined
+  return words.map((w) => w!.value).join(' ')
 }
 
 function unknown(out: Word): void {

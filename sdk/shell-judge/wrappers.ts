@@ -2,7 +2,7 @@
 // `env -i A=1 rm`, `timeout 5 rm`, `xargs rm`, `busybox rm`, …). Unwrapping them (with their options)
 // finds the program that really runs; some take a shell command string instead (`su -c`, `flock -c`).
 
-import { literalWord, type Word } from './words.ts'
+import { literalWord, UNKNOWN, type Word } from './words.ts'
 
 export interface Unwrapped {
   /** The program that runs and its arguments; empty when nothing runs (`command -v rm`, `sudo -i`). */
@@ -60,10 +60,14 @@ export function shortFlags(words: Word[], from: number, to: number): string {
 }
 
 export const basename = (value: string) => (value.split('/').pop() ?? value).toLowerCase()
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
+/**
+ * What `env` and `sudo` take as an environment assignment: any word with `=` (GNU env and sudo test
+ * only for the `=`, so `a-b=1`, `x.y=1` and `BASH_FUNC_ls%%=() { …; }` are assignments too).
+ */
+const ASSIGNMENT = /^[^=-][^=]*=|^=/
 
 type Step =
-  | { kind: 'run'; rest: number; assignments?: number; edit?: boolean }
+  | { kind: 'run'; rest: number; assignments?: number; edit?: boolean; replace?: string; shell?: boolean }
   | { kind: 'script'; script: Word }
   | { kind: 'none'; shell?: boolean }
   | { kind: 'program' }
@@ -71,25 +75,39 @@ type Unwrap = (words: Word[]) => Step
 
 const skip = (spec: OptSpec, operands = 0): Unwrap => (words) => ({ kind: 'run', rest: skipOptions(words, 1, spec) + operands })
 
-/** The value of option `-x` / `--long` (attached, `=`, or the next word). */
-function optionValue(words: Word[], short: string, long?: string): Word | undefined {
+/**
+ * The value of option `-x` / `--long`: `--long=V`, `--long V`, `-x V`, `-abx V` or attached `-xV`
+ * (`-S'rm -rf ~'`, `-qc'…'`), walking each short cluster with `spec` (letters before `x` that take a
+ * value end the cluster). Only options before the first operand are looked at when `spec.stop` is set.
+ */
+export function optionValue(words: Word[], short: string, long?: string, spec: OptSpec = {}): Word | undefined {
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!.value
+    if (w === '--') return undefined
     if (long && w.startsWith(`--${long}=`)) return { ...words[i]!, value: w.slice(long.length + 3) }
-    if ((long && w === `--${long}`) || (/^-[^-]/.test(w) && w.endsWith(short))) return words[i + 1]
+    if (long && w === `--${long}`) return words[i + 1]
+    if (!/^-[^-]/.test(w)) continue
+    for (let k = 1; k < w.length; k++) {
+      if (w[k] === short) return k === w.length - 1 ? words[i + 1] : { ...words[i]!, value: w.slice(k + 1) }
+      if (spec.arg?.includes(w[k]!) || spec.optional?.includes(w[k]!)) break
+    }
   }
   return undefined
 }
 
 const WRAPPERS: Record<string, Unwrap> = {
   env: (words) => {
-    const from = skipOptions(words, 1, { arg: 'uCPS', long: ['unset', 'chdir', 'split-string'] })
+    const spec = { arg: 'uCPSa', long: ['unset', 'chdir', 'split-string', 'argv0', 'block-signal', 'default-signal', 'ignore-signal'] }
+    const from = skipOptions(words, 1, spec)
     // Only env's own options: a `-S` further on belongs to the program it runs.
-    const split = optionValue(words.slice(0, from), 'S', 'split-string')
+    const split = optionValue(words.slice(0, from), 'S', 'split-string', spec)
     if (split) return { kind: 'script', script: split }
     let i = from
+    // A lone `-` (before the assignments) is `-i`.
+    if (words[i]?.value === '-') i++
+    const start = i
     while (i < words.length && ASSIGNMENT.test(words[i]!.value)) i++
-    return { kind: 'run', rest: i, assignments: i - from }
+    return { kind: 'run', rest: i, assignments: i - start }
   },
   sudo: (words) => {
     let i = skipOptions(words, 1, { arg: 'ugpCDhrtTUR', long: ['user', 'group', 'prompt', 'close-from', 'chdir', 'host', 'role', 'type', 'command-timeout', 'other-user', 'chroot'] })
@@ -107,11 +125,11 @@ const WRAPPERS: Record<string, Unwrap> = {
   },
   pkexec: skip({ long: ['user'] }),
   su: (words) => {
-    const body = optionValue(words, 'c', 'command')
+    const body = optionValue(words, 'c', 'command', { arg: 'gGsw', long: ['group', 'supp-group', 'shell', 'whitelist-environment'] })
     return body ? { kind: 'script', script: body } : { kind: 'none', shell: true }
   },
   runuser: (words) => {
-    const body = optionValue(words, 'c', 'command')
+    const body = optionValue(words, 'c', 'command', { arg: 'ugGsw', long: ['user', 'group', 'supp-group', 'shell', 'whitelist-environment'] })
     if (body) return { kind: 'script', script: body }
     const i = skipOptions(words, 1, { arg: 'ugGs', long: ['user', 'group', 'supp-group', 'shell'] })
     return { kind: 'run', rest: i }
@@ -125,7 +143,8 @@ const WRAPPERS: Record<string, Unwrap> = {
   nice: skip({ arg: 'n', long: ['adjustment'] }),
   nohup: skip({}),
   setsid: skip({}),
-  coproc: skip({}),
+  // `coproc NAME { …; }`: the name is not a program (tree-sitter reads it as one command's words).
+  coproc: (words) => ({ kind: 'run', rest: /^[{(]$/.test(words[2]?.value ?? '') && /^[A-Za-z_]\w*$/.test(words[1]?.value ?? '') ? 2 : 1 }),
   time: skip({ arg: 'fo', long: ['format', 'output'] }),
   timeout: skip({ arg: 'sk', long: ['signal', 'kill-after'] }, 1),
   stdbuf: skip({ arg: 'ioe', long: ['input', 'output', 'error'] }),
@@ -151,8 +170,54 @@ const WRAPPERS: Record<string, Unwrap> = {
     const i = skipOptions(words, 1, { long: ['userspec', 'groups'] }) + 1
     return i >= words.length ? { kind: 'none', shell: true } : { kind: 'run', rest: i }
   },
-  xargs: skip({ arg: 'adEILnPs', optional: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'] }),
+  // `-I R` / `-i[R]`: R in the command stands for each input item (known only at run time).
+  xargs: (words) => {
+    const spec = { arg: 'adEILnPs', optional: 'eil', long: ['arg-file', 'delimiter', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'process-slot-var', 'replace'] }
+    const rest = skipOptions(words, 1, spec)
+    const options = words.slice(0, rest)
+    let replace = optionValue(options, 'I', undefined, spec)?.value
+    const i = options.find((w) => /^-i|^--replace(?:=|$)/.test(w.value))
+    if (i) replace = i.value.startsWith('--') ? (i.value.split('=')[1] ?? '{}') : i.value.slice(2) || '{}'
+    return { kind: 'run', rest, replace }
+  },
   busybox: skip({}),
+  toybox: skip({}),
+  // Others that run their arguments as a command (privilege, resources, sandbox, tooling).
+  'systemd-run': (words) => ({ kind: 'run', rest: skipOptions(words, 1, { arg: 'pEMHuC', long: SYSTEMD_LONG }) }),
+  run0: (words) => {
+    const i = skipOptions(words, 1, { arg: 'ugDM', long: [...SYSTEMD_LONG, 'user', 'group', 'chdir', 'background'] })
+    return i >= words.length ? { kind: 'none', shell: true } : { kind: 'run', rest: i }
+  },
+  setpriv: skip({ long: ['reuid', 'regid', 'ruid', 'rgid', 'euid', 'egid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule', 'reset-env'] }),
+  gosu: skip({}, 1),
+  'su-exec': skip({}, 1),
+  setarch: (words) => {
+    // `setarch ARCH [options] [PROGRAM …]`; `linux32 …` / `x86_64 …` have no ARCH word.
+    const first = basename(words[0]!.value) === 'setarch' ? 2 : 1
+    const i = skipOptions(words, first, { long: ['uname-2.6'] })
+    return i >= words.length ? { kind: 'none', shell: true } : { kind: 'run', rest: i }
+  },
+  linux32: (words) => WRAPPERS.setarch!(words),
+  linux64: (words) => WRAPPERS.setarch!(words),
+  eatmydata: skip({}),
+  chronic: skip({}),
+  prlimit: (words) => {
+    const i = skipOptions(words, 1, { arg: 'po', long: ['pid', 'output'] })
+    return words.slice(1, i).some((w) => /^-[^-]*p|^--pid/.test(w.value)) ? { kind: 'none' } : { kind: 'run', rest: i }
+  },
+  'flatpak-spawn': skip({ long: ['env', 'unset-env', 'directory', 'forward-fd', 'app-path', 'usr-path'] }),
+  // `capsh [options] -- ARGS…` runs `bash ARGS…` (`capsh -- -c 'cmd'`).
+  capsh: (words) => {
+    const dash = words.findIndex((w) => w.value === '--')
+    return dash > 0 ? { kind: 'run', rest: dash + 1, shell: true } : { kind: 'none' }
+  },
+  // `sg GROUP -c COMMAND` / `sg GROUP COMMAND…`: a /bin/sh command line.
+  sg: (words) => {
+    const i = words[1]?.value === '-' ? 3 : 2
+    const rest = words.slice(i)
+    if (rest[0]?.value === '-c') return rest[1] ? { kind: 'script', script: rest[1] } : { kind: 'none' }
+    return rest.length ? joined(rest) : { kind: 'none', shell: true }
+  },
   unbuffer: skip({}),
   caffeinate: skip({ arg: 'tw' }),
   fakeroot: skip({ arg: 'lsi' }),
@@ -165,7 +230,7 @@ const WRAPPERS: Record<string, Unwrap> = {
   valgrind: skip({}),
   catchsegv: skip({}),
   script: (words) => {
-    const body = optionValue(words, 'c', 'command')
+    const body = optionValue(words, 'c', 'command', { arg: 'EIOBTm', long: ['echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format', 'output-limit'] })
     return body ? { kind: 'script', script: body } : { kind: 'none', shell: true }
   },
   unshare: skip({ arg: 'S', long: ['map-user', 'map-group', 'propagation', 'setgroups', 'root', 'wd', 'setuid', 'setgid'] }),
@@ -182,6 +247,10 @@ const WRAPPERS: Record<string, Unwrap> = {
     if (/^(?:new|new-session|new-window|neww|split-window|splitw|respawn-pane|respawnp|respawn-window|respawnw)$/.test(sub)) {
       const rest = words.slice(skipOptions(words, i + 1, { arg: 'cefFlnpstxy' }))
       return rest.length ? joined(rest) : { kind: 'none' }
+    }
+    if (/^(?:run-shell|run|if-shell|if)$/.test(sub)) {
+      const body = words[skipOptions(words, i + 1, { arg: 'dtc' })]
+      return body ? { kind: 'script', script: body } : { kind: 'none' }
     }
     if (/^(?:send-keys|send)$/.test(sub)) return joined(words.slice(skipOptions(words, i + 1, { arg: 'tNX' })).filter((w) => !/^(?:Enter|C-m|KPEnter)$/.test(w.value)))
     return { kind: 'none' }
@@ -206,6 +275,9 @@ const WRAPPERS: Record<string, Unwrap> = {
     return { kind: 'script', script: { value: rest.map((w) => w.value).join(' '), literal: rest.every((w) => w.literal) } }
   },
 }
+
+/** Long options of systemd-run / run0 that take the next word (`--user` is a flag of systemd-run only). */
+const SYSTEMD_LONG = ['unit', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'machine', 'host', 'service-type', 'on-active', 'on-boot', 'on-startup', 'on-unit-active', 'on-unit-inactive', 'on-calendar', 'on-clock-change', 'on-timezone-change', 'timer-property', 'path-property', 'socket-property', 'capsule', 'json']
 
 function joined(rest: Word[]): Step {
   return { kind: 'script', script: { value: rest.map((w) => w.value).join(' '), literal: rest.every((w) => w.literal) } }
@@ -233,6 +305,9 @@ export function unwrap(words: Word[]): Unwrapped {
     // `sudo -e FILE` / sudoedit: an editor writing FILE, judged like other writers.
     if (step.edit) return { argv: [literalWord('sudoedit'), ...argv.slice(step.rest)], via, assignments, stages }
     argv = argv.slice(step.rest)
+    if (step.shell) argv = [literalWord('bash'), ...argv]
+    const replace = step.replace
+    if (replace) argv = argv.map((w) => (w.value.includes(replace) ? { ...w, value: w.value.replaceAll(replace, UNKNOWN), literal: false } : w))
   }
   return { argv, via, assignments, stages }
 }
