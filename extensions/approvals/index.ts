@@ -3,7 +3,7 @@
 // ask a person; smart: the auxiliary model first, escalating to a person when unclear; off: run).
 // Also `/approve [session|always]` and `/deny` for gateway chats, and the `approvals` service.
 
-import { APPROVALS_SERVICE, approvalModeOf, assessCommand, commandJudge, defineExtension, errorMessage, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
+import { APPROVALS_SERVICE, approvalModeOf, assessCommand, commandJudge, defineExtension, errorMessage, knownSecretsRedactor, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
 import { isAbsolute, resolve } from 'node:path'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
@@ -108,7 +108,8 @@ export default defineExtension<ApprovalsConfig>({
       if (open.length === 0) return undefined
 
       if (mode === 'smart' && judge) {
-        const judged = await askJudge(api.services, command, open.map((f) => f.description), config.judge_timeout * 1000)
+        // The judge is another model (perhaps another provider's): it reads the command without known secrets.
+        const judged = await askJudge(api.services, command, open.map((f) => f.description), config.judge_timeout * 1000, (text) => knownSecretsRedactor(api.settings)(text))
         api.log.info(`smart approval: ${judged.verdict} (${judged.note})`)
         if (judged.verdict === 'approve') return undefined
         if (judged.verdict === 'deny') return block(`BLOCKED by smart approval: ${describe(open)}. Do not retry this command.`)

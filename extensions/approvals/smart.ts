@@ -5,7 +5,7 @@
 // judge-directed, invisible or look-alike text escalates. The judge is another model: it is shown
 // the command without known secrets (the command itself runs as the model wrote it).
 
-import { INJECTION_PATTERNS, MODELS_SERVICE, collapseSpacedLetters, errorMessage, hasHiddenCharacters, isRedactableSecret, isSecretName, normaliseText, redactSecrets, type ModelsService, type Services } from 'agent/sdk'
+import { INJECTION_PATTERNS, MODELS_SERVICE, collapseSpacedLetters, errorMessage, hasHiddenCharacters, normaliseText, type ModelsService, type Services } from 'agent/sdk'
 
 export type Verdict = 'approve' | 'deny' | 'escalate'
 
@@ -107,17 +107,6 @@ export function parseVerdict(answer: string | null | undefined): Verdict {
 }
 
 /**
- * The redactor used when the caller passes none: the secret-named variables of the process
- * environment and secret-shaped strings (`***`). The approvals extension passes the settings'
- * known-secrets redactor, which also knows `<agent_home>/.env` and the config's credentials.
- */
-export function environmentRedactor(env: NodeJS.ProcessEnv = process.env): (text: string) => string {
-  const values: string[] = []
-  for (const [name, value] of Object.entries(env)) if (isSecretName(name) && isRedactableSecret(value)) values.push(value.trim())
-  return (text) => redactSecrets(text, values)
-}
-
-/**
  * What the judge is sent: the sanitised command, cleared of known secrets before sanitising (a
  * stripped pattern could cut through one) and after (nothing sanitising did can bring one back).
  * `redact` throws when the secrets cannot be read.
@@ -127,15 +116,15 @@ export function judgePrompt(command: string, reasons: string[], redact: (text: s
   return `Flagged as: ${redact(reasons.join('; '))}\n<command>\n${text}\n</command>`
 }
 
-/** `redact`: replaces known secrets (knownSecretsRedactor of the settings); default environmentRedactor(). */
-export async function askJudge(services: Services, command: string, reasons: string[], timeoutMs: number, redact?: (text: string) => string): Promise<{ verdict: Verdict; note: string }> {
+/** `redact` replaces the known secrets (the settings' knownSecretsRedactor); it throws when they cannot be read. */
+export async function askJudge(services: Services, command: string, reasons: string[], timeoutMs: number, redact: (text: string) => string): Promise<{ verdict: Verdict; note: string }> {
   const models = services.get<ModelsService>(MODELS_SERVICE)
   if (!models) return { verdict: 'escalate', note: 'no auxiliary model available' }
   // Suspicion is judged on what runs; the judge reads it without secrets.
   const { suspicious, reason } = sanitiseForJudge(command)
   let prompt: string
   try {
-    prompt = judgePrompt(command, reasons, redact ?? environmentRedactor())
+    prompt = judgePrompt(command, reasons, redact)
   } catch (error) {
     // Fail closed: a command that cannot be shown without its secrets is not shown to the judge.
     return { verdict: 'escalate', note: `not sent to the judge: the known secrets could not be read to redact it (${errorMessage(error)})` }

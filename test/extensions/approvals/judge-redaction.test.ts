@@ -1,12 +1,11 @@
 // Smart approvals (extensions/approvals/smart.ts) send a flagged command to an auxiliary judge
-// model: what the judge is sent carries no known secret (the caller's known-secrets redactor, else
-// the environment's secrets), while the suspicion checks still look at the command as it runs.
-// Kept with the runtime's redaction tests (the approvals test folder belongs to another change).
+// model: what the judge is sent carries no known secret (the settings' known-secrets redactor the
+// approvals extension passes), while the suspicion checks still look at the command as it runs.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { knownSecretsRedactor, MODELS_SERVICE, type ModelRequest, type Services } from 'agent/sdk'
-import { askJudge, environmentRedactor, judgePrompt } from '../../../extensions/approvals/smart.ts'
+import { askJudge, judgePrompt } from '../../../extensions/approvals/smart.ts'
 
 const TOKEN = 'dep-aux-token-4e6a8c0b2d4f6a8e'
 const settings = { secretEntries: () => [{ name: 'DEPLOY_TOKEN', value: TOKEN }] }
@@ -48,18 +47,4 @@ test('secrets that cannot be read: nothing is sent to the judge, the command esc
   assert.equal(judged.verdict, 'escalate')
   assert.match(judged.note, /not sent to the judge/)
   assert.equal(sent.length, 0)
-})
-
-test('without a redactor from the caller, the environment’s secret-named values and secret-shaped strings are cleared', async () => {
-  const redact = environmentRedactor({ DEPLOY_TOKEN: TOKEN, HOME: '/home/someone-long-enough' })
-  assert.equal(redact(`curl -H "X-Token: ${TOKEN}" -H "Authorization: Bearer abcdefgh12345678" /home/someone-long-enough`), 'curl -H "X-Token: ***" -H "Authorization: Bearer ***" /home/someone-long-enough')
-  const { services, sent } = judgeServices('DENY')
-  const name = `AGENT_TEST_JUDGE_TOKEN_${process.pid}`
-  process.env[name] = TOKEN
-  try {
-    assert.equal((await askJudge(services, `rm -rf build ${TOKEN}`, ['recursive delete'], 1000)).verdict, 'deny')
-  } finally {
-    delete process.env[name]
-  }
-  assert.ok(!JSON.stringify(sent).includes(TOKEN))
 })
