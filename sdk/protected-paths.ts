@@ -23,6 +23,8 @@ export interface PathClass {
    * control files.
    */
   area?: 'agent-home' | 'user' | 'system' | 'repository'
+  /** The protected place that matched (a rule's folder or file, a `.git` or `.agent` folder, a settings file): grants are kept per place. */
+  root?: string
 }
 
 export interface PathRoots {
@@ -235,7 +237,7 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
         const prefix = root.endsWith(sep) ? root : root + sep
         const rel = target === root ? '' : target.startsWith(prefix) ? target.slice(prefix.length).split(sep).join('/') : undefined
         if (rel === undefined || (r.below && !r.below(rel))) continue
-        return { kind: r.kind, path: full, reason: `${full} ${r.why}`, area: r.area }
+        return { kind: r.kind, path: full, reason: `${full} ${r.why}`, area: r.area, root: r.spellings[0] }
       }
     }
     return byName(full, target.split(sep))
@@ -273,10 +275,14 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
  * every status). `segments` are the path's parts, case-folded where the volume ignores case.
  */
 function byName(full: string, segments: readonly string[]): PathClass {
-  if (segments.includes('.agent') || PROJECT_CONFIG_FILES.has(segments.at(-1) ?? '')) {
-    return { kind: 'protected', path: full, reason: `${full} configures or extends the agent (project settings, extensions)`, area: 'agent-home' }
+  // The place is the path up to the named part (`segments` may be case-folded: cut `full` instead).
+  const upTo = (index: number) => full.split(sep).slice(0, index + 1).join(sep)
+  const dotAgent = segments.indexOf('.agent')
+  if (dotAgent !== -1 || PROJECT_CONFIG_FILES.has(segments.at(-1) ?? '')) {
+    return { kind: 'protected', path: full, reason: `${full} configures or extends the agent (project settings, extensions)`, area: 'agent-home', root: dotAgent !== -1 ? upTo(dotAgent) : full }
   }
-  if (segments.includes('.git')) return { kind: 'protected', path: full, reason: `${full} is a git repository's control file (hooks and config run commands)`, area: 'repository' }
+  const dotGit = segments.indexOf('.git')
+  if (dotGit !== -1) return { kind: 'protected', path: full, reason: `${full} is a git repository's control file (hooks and config run commands)`, area: 'repository', root: upTo(dotGit) }
   return { kind: 'ordinary', path: full, reason: '' }
 }
 

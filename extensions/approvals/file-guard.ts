@@ -2,7 +2,9 @@
 // findings for the approval flow, and the grants the file tools check before writing such a path
 // (so a call that never passed this guard is refused by the tool itself).
 
-import { pathClassifier, toolPath, type CommandFinding, type ToolCallEvent } from 'agent/sdk'
+import { homedir } from 'node:os'
+import { resolve, sep } from 'node:path'
+import { pathClassifier, toolPath, type CommandFinding, type PathClass, type ToolCallEvent } from 'agent/sdk'
 
 /** The file tools that write (their `path` argument is judged). */
 export const FILE_WRITE_TOOLS: ReadonlySet<string> = new Set(['write_file', 'patch'])
@@ -33,8 +35,7 @@ export function assessFileWrite(event: ToolCallEvent, agentHome: string): FileWr
   }
   const found = pathClassifier({ agentHome }).real(real)
   if (found.kind === 'ordinary') return { path: found.path, command: '', findings: [] }
-  // Grants are remembered per area: approving ~/.bashrc for the session does not open the agent's home.
-  const key = found.area === 'agent-home' ? 'agent-home-write' : 'protected-path-write'
+  const key = grantKey(found, agentHome)
   const text = event.tool === 'patch' ? `- ${String(input.old_string)}\n+ ${String(input.new_string)}` : String(input.content ?? '')
   const preview = text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}… [${text.length} characters]` : text
   return {
@@ -42,6 +43,19 @@ export function assessFileWrite(event: ToolCallEvent, agentHome: string): FileWr
     command: visible(`${event.tool} ${found.path}\n${preview}`),
     findings: [{ key, description: `file write to a protected path: ${found.reason}` }],
   }
+}
+
+/**
+ * The key a `session` or `always` grant remembers: one per protected place, so approving ~/.gitconfig
+ * for the session does not open ~/.ssh, nor one repository's hooks another's; the agent's home keeps
+ * its own key; a secret file's place is never the same grant as the protected files beside it.
+ */
+export function grantKey(found: PathClass, agentHome: string): string {
+  if (found.kind !== 'secret' && found.area === 'agent-home' && found.root === resolve(agentHome)) return 'agent-home-write'
+  const home = homedir()
+  const root = found.root ?? found.path
+  const place = root === home ? '~' : root.startsWith(home + sep) ? `~${root.slice(home.length)}` : root
+  return `${found.kind === 'secret' ? 'secret-path-write' : 'protected-path-write'}:${place}`
 }
 
 /** Control characters and bidi/zero-width marks shown as escapes: the text must not restyle or hide the prompt. */

@@ -47,21 +47,41 @@ test('after approval the protected write lands at the real path; the person saw 
   assert.equal(readFileSync(join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAA mine\n')
   assert.equal(asked.length, 1)
   assert.match(asked[0]!.command, new RegExp(`^write_file ${join(home, '.ssh', 'authorized_keys')}\nssh-ed25519 AAAA mine`))
-  assert.deepEqual(asked[0]!.findings.map((f) => f.key), ['protected-path-write'])
+  assert.deepEqual(asked[0]!.findings.map((f) => f.key), ['protected-path-write:~/.ssh'])
   // `once` is once: the next protected write asks again (and is refused without a prompt).
   const again = await runTool('patch', { path: 'keys/authorized_keys', old_string: 'mine', new_string: 'theirs' }, session())
   assert.match(String(again.blocked), /did not approve/)
   assert.equal(readFileSync(join(home, '.ssh', 'authorized_keys'), 'utf8'), 'ssh-ed25519 AAAA mine\n')
 })
 
-test('a session grant covers its area only: ~/.bashrc approved does not open the agent home', async (t) => {
+test('a session grant covers its place only: ~/.bashrc approved opens neither ~/.ssh nor the agent home', async (t) => {
   const { runTool, home, agentHome, session, asked } = await fixture(t)
   assert.ok((await runTool('write_file', { path: join(home, '.bashrc'), content: 'alias ll=ls\n' }, session('session'))).result)
-  assert.ok((await runTool('write_file', { path: '~/.profile', content: 'export A=1\n' }, session())).result, 'granted for the session')
+  assert.ok((await runTool('patch', { path: '~/.bashrc', old_string: 'll', new_string: 'la' }, session())).result, 'granted for the session')
+  const keys = await runTool('write_file', { path: 'keys/authorized_keys', content: 'ssh-ed25519 AAAA attacker\n' }, session())
+  assert.match(String(keys.blocked), /did not approve.*authorized_keys/)
   const code = await runTool('write_file', { path: join(agentHome, 'extensions', 'x', 'index.ts'), content: 'export default {}' }, session())
   assert.match(String(code.blocked), /did not approve.*inside the agent's home/)
   assert.equal(existsSync(join(agentHome, 'extensions', 'x', 'index.ts')), false)
-  assert.deepEqual(asked.map((r) => r.findings[0]!.key), ['protected-path-write'])
+  assert.equal(existsSync(join(home, '.ssh', 'authorized_keys')), false)
+  assert.deepEqual(asked.map((r) => r.findings[0]!.key), ['protected-path-write:~/.bashrc'])
+})
+
+test('grant keys: one per protected place; secret files apart from the protected ones beside them', async (t) => {
+  const { home, agentHome } = await fixture(t)
+  const { grantKey } = await import('../../../extensions/approvals/file-guard.ts')
+  const { pathClassifier } = await import('agent/sdk')
+  const classifier = pathClassifier({ agentHome })
+  const key = (path: string) => grantKey(classifier.real(path), agentHome)
+  assert.equal(key(join(agentHome, 'config.yaml')), 'agent-home-write')
+  assert.equal(key(join(agentHome, '.env')), `secret-path-write:${agentHome.replace(home, '~')}`)
+  assert.equal(key(join(home, '.ssh', 'authorized_keys')), 'protected-path-write:~/.ssh')
+  assert.equal(key(join(home, '.ssh', 'id_ed25519')), 'secret-path-write:~/.ssh')
+  assert.equal(key(join(home, '.gitconfig')), 'protected-path-write:~/.gitconfig')
+  assert.equal(key('/etc/hosts'), 'protected-path-write:/etc')
+  assert.equal(key(join(home, 'a', '.git', 'hooks', 'pre-commit')), 'protected-path-write:~/a/.git')
+  assert.equal(key(join(home, 'b', '.git', 'config')), 'protected-path-write:~/b/.git')
+  assert.equal(key(join(home, 'a', '.agent', 'config.yaml')), 'protected-path-write:~/a/.agent')
 })
 
 test('ordinary writes, and links that stay in the workspace, need no approval', async (t) => {
