@@ -115,9 +115,17 @@ export default defineExtension<ApprovalsConfig>({
         if (judged.verdict === 'deny') return block(`BLOCKED by smart approval: ${describe(open)}. Do not retry this command.`)
       }
       const prompt = event.session.extra?.approvalPrompt as ApprovalPrompt | undefined
+      // The person is asked through a chat platform, an editor or the dashboard: what they read names
+      // a known secret by its marker. Secrets that cannot be read: the command is not shown, so denied.
+      let shown: string
+      try {
+        shown = knownSecretsRedactor(api.settings)(command)
+      } catch (error) {
+        return block(`BLOCKED: the command could not be shown for approval without its secrets (${errorMessage(error)}). Do not retry it.`)
+      }
       const answer = await askPerson(
         { services: api.services, pending, timeoutMs: config.timeout * 1000, isTTY: () => Boolean(process.stdin.isTTY && process.stderr.isTTY), signal: event.signal },
-        { sessionId: event.session.id, source: event.session.source, tool: event.tool, callId: event.callId, command, findings: open },
+        { sessionId: event.session.id, source: event.session.source, tool: event.tool, callId: event.callId, command: shown, findings: open },
         typeof prompt === 'function' ? prompt : undefined,
       )
       return apply(answer.choice, answer.reason, open, event.session.id)

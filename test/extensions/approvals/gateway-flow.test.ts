@@ -106,3 +106,19 @@ test('CLI without a TTY, unattended platforms and missing delivery all deny at o
   assert.match(String(callIds[0]), /^c0\./, 'the request names the tool call waiting for it')
   assert.equal(k.sent.length, 0)
 })
+
+test('the approval request names a known secret by its marker; the approved command runs as written', async (t) => {
+  const token = 'dep-appr-token-5a6b7c8d9e0f1a2b'
+  const k = await approvalsKernel({ dotenv: { DEPLOY_TOKEN: token } })
+  t.after(() => k.close())
+  const dir = workdir(t)
+  const running = k.runTerminal(`rm -rf build && echo ${token} > token.txt`, { id: 'sess-secret', cwd: dir, source: chat })
+  const [request] = await k.messages(1)
+  assert.ok(!request!.text.includes(token), request!.text)
+  assert.match(request!.text, /rm -rf build && echo \[REDACTED:DEPLOY_TOKEN\] > token\.txt/)
+  const [approved] = await k.slash('/approve', chat, 'sess-secret')
+  assert.ok(!approved!.includes(token), approved)
+  assert.equal((await running).result.exit_code, 0)
+  assert.equal(readFileSync(join(dir, 'token.txt'), 'utf8'), `${token}\n`)
+  // Look-alike: a command without a secret is shown as it is (the first test).
+})
