@@ -3,7 +3,7 @@
 // approval), `source`/`.` and `eval`, and where their program comes from (a pipe, a heredoc, `<(…)`);
 // also code hidden in values: `alias`, `trap`, awk `system()`, git settings, variables such as EDITOR.
 
-import type { Judge } from './rules.ts'
+import type { Judge } from './judge.ts'
 import { pathShape } from './paths.ts'
 import { skipOptions } from './wrappers.ts'
 import type { Word } from './words.ts'

@@ -1,0 +1,78 @@
+// What every per-program rule works with: the Judge it reports to (detect.ts makes one per simple
+// command), and the readings of a command line that the rule files share: operands and flags, long
+// options by prefix, option values, and where a relative path is after the script's `cd`s.
+
+import type { PathContext } from './paths.ts'
+import type { FindingKey } from './patterns.ts'
+import type { SimpleCommand } from './shell-parse.ts'
+import { UNKNOWN, type Word } from './words.ts'
+
+export interface Judge {
+  emit(key: FindingKey): void
+  /** A shell command string to judge as a script of its own (`sh -c BODY`), with its `$0 $1 …`. */
+  script(body: Word, args?: Word[]): void
+  /** Another command line this one runs (`find -exec …`), judged like a simple command. */
+  argv(words: Word[], via: string[]): void
+  /** The simple command being judged (stdin, pipeline, function). */
+  cmd: SimpleCommand
+  /** Files a `chmod +x` of the same script made executable. */
+  execTargets: Set<string>
+  /** Agent home and working directory, for protected paths. */
+  paths: PathContext
+  /** Where an earlier literal `cd` of the same script went (`/`, `~/x`), when known. */
+  cwd?: string
+}
+
+export type Rule = (argv: Word[], j: Judge, via: string[]) => void
+
+/** Operands (non-options) and short flag letters, `--` ending options; options may follow operands. */
+export function split(argv: Word[], from = 1): { operands: Word[]; flags: string; longs: string[] } {
+  const operands: Word[] = []
+  let flags = ''
+  const longs: string[] = []
+  let ended = false
+  for (const w of argv.slice(from)) {
+    if (!ended && w.value === '--') ended = true
+    else if (!ended && w.value.startsWith('--')) longs.push(w.value.slice(2))
+    else if (!ended && /^-[^-]/.test(w.value)) flags += w.value.slice(1)
+    else operands.push(w)
+  }
+  return { operands, flags, longs }
+}
+
+/**
+ * A relative delete target where it is: after an earlier `cd` of the same script (`cd / && rm -rf *`),
+ * else in the command's working directory when known (`rm -rf *` run in the home is `rm -rf ~/*`).
+ */
+export function inCwd(value: string, j: Judge): string {
+  if (/^[/~]/.test(value)) return value
+  const base = j.cwd !== undefined && /^[/~]/.test(j.cwd) ? j.cwd : j.paths.cwd && /^[/~]/.test(j.paths.cwd) ? (j.cwd !== undefined ? `${j.paths.cwd}/${j.cwd}` : j.paths.cwd) : j.cwd
+  return base !== undefined ? `${base}/${value}` : value
+}
+
+/**
+ * The spellings to check for a path after the script's `cd`s: the path in the directory `cd` went to;
+ * after a `cd` to a run-time place (UNKNOWN), also the path as given (judged from the start directory
+ * and the home, as every relative write target is).
+ */
+export function placesOf(value: string, cwd: string | undefined): string[] {
+  if (cwd === undefined || /^[/~]/.test(value)) return [value]
+  const joined = `${cwd}/${value}`
+  return cwd.includes(UNKNOWN) ? [value, joined] : [joined]
+}
+
+/** A long option given as any unambiguous prefix (GNU getopt, git): `--rec` is `--recursive`. */
+export const longIs = (longs: string[], full: string) => longs.some((l) => prefixOf(l.split('=')[0]!, full))
+const prefixOf = (given: string, full: string) => given.length > 0 && full.startsWith(given)
+
+/** Values of an option given as `-o X`, `--output X` or `--output=X`. */
+export function optionValues(argv: Word[], option: RegExp): Word[] {
+  const out: Word[] = []
+  argv.forEach((w, i) => {
+    const [name, value] = w.value.includes('=') && w.value.startsWith('--') ? [w.value.slice(0, w.value.indexOf('=')), w.value.slice(w.value.indexOf('=') + 1)] : [w.value, undefined]
+    if (!option.test(name!)) return
+    if (value !== undefined) out.push({ ...w, value })
+    else if (argv[i + 1]) out.push(argv[i + 1]!)
+  })
+  return out
+}
