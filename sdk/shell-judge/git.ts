@@ -48,7 +48,7 @@ export const git: Rule = (argv, j) => {
     'filter-branch': /^--(?:env|tree|index|parent|msg|commit|tag-name)-filter$/,
     'filter-repo': /^--(?:\w+-callback)$/,
   }
-  const option = sub ? commandOption[sub] : undefined
+  const option = sub && Object.hasOwn(commandOption, sub) ? commandOption[sub] : undefined
   if (option) for (const value of optionValues(rest, option)) j.script(value)
   if (sub === 'rebase' && rest.some((w) => /^-[^-]*x./.test(w.value))) j.emit('inline-script')
   if (sub === 'grep' && rest.some((w) => /^-O./.test(w.value))) j.emit('inline-script')

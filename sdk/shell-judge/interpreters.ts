@@ -204,7 +204,7 @@ const COMMAND_OPTIONS: Record<string, RegExp> = {
 const SSH_COMMAND_SETTING = /^(?:ProxyCommand|LocalCommand|KnownHostsCommand)[=\s]+(.*)$/is
 
 export function commandOptions(name: string, argv: Word[], j: Judge): void {
-  const option = COMMAND_OPTIONS[name]
+  const option = Object.hasOwn(COMMAND_OPTIONS, name) ? COMMAND_OPTIONS[name] : undefined
   argv.forEach((w, i) => {
     const eq = w.value.indexOf('=')
     const [flag, attached] = w.value.startsWith('--') && eq > 0 ? [w.value.slice(0, eq), w.value.slice(eq + 1)] : [w.value, undefined]

@@ -134,7 +134,7 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   if (DISK_TOOLS.has(name)) return j.emit('disk-tools')
   const interpreter = interpreterFor(name)
   if (interpreter) return judgeInterpreter(name, interpreter, argv, j)
-  PROGRAMS[name]?.(argv, j, via)
+  if (Object.hasOwn(PROGRAMS, name)) PROGRAMS[name]!(argv, j, via)
 }
 
 /**

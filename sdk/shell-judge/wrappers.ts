@@ -293,7 +293,8 @@ export function unwrap(words: Word[]): Unwrapped {
     const first = argv[0]!
     if (!first.literal) break
     const name = basename(first.value)
-    const wrapper = WRAPPERS[name]
+    // Own entries only: a program named `__proto__` or `constructor` is not a wrapper.
+    const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined
     if (!wrapper) break
     const step = wrapper(argv)
     if (step.kind === 'program') break

@@ -383,6 +383,12 @@ export const DANGEROUS: Array<[string, string]> = [
 
 /** Commands that must raise no finding at all. */
 export const HARMLESS: string[] = [
+  // Names of Object.prototype members are programs like any other, not table entries.
+  '__proto__ x',
+  'constructor --help',
+  'toString',
+  'hasOwnProperty a b',
+  'git constructor',
   'echo node_modules >> .gitignore',
   'cat .git/config',
   'echo notes > .agents.md',
