@@ -5,11 +5,13 @@
 import { agentVersion, HttpError, readJson, safeEqual, type ExtensionApi, type HttpContext } from 'agent/sdk'
 import { BrowserSessions, CLEAR_COOKIE, cookieHeader } from './browser-sessions.ts'
 import { checkAccess, checkOrigin, cookieValue, type Access } from './gate.ts'
+import { KeyFailures } from './key-failures.ts'
 import { binding, type DashboardConfig } from './options.ts'
 import { redeemSignInToken } from './sign-in.ts'
 import { sendUiFile, sendVendorFile } from './static-files.ts'
 
 const MAX_KEY_FAILURES = 10
+const MAX_KEY_FAILURES_TOTAL = 100
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 export type Route = (method: Method, path: string, access: Access, handler: (ctx: HttpContext) => unknown) => void
@@ -58,20 +60,21 @@ export function createServer(api: ExtensionApi<DashboardConfig>): DashboardServe
   })
 
   // With DASHBOARD_KEY set, the key signs a browser in too (the sign-in form). Wrong keys are
-  // counted: past MAX_KEY_FAILURES in a minute every try is refused until the minute is over.
-  const failures: number[] = []
+  // counted: past MAX_KEY_FAILURES in a minute from one address, or MAX_KEY_FAILURES_TOTAL from all,
+  // tries are refused until the minute is over.
+  const failures = new KeyFailures(MAX_KEY_FAILURES, MAX_KEY_FAILURES_TOTAL)
   route('POST', '/auth/key', 'public', async (ctx) => {
     checkOrigin(ctx)
-    const now = Date.now()
-    while (failures.length && failures[0]! <= now - 60_000) failures.shift()
-    if (failures.length >= MAX_KEY_FAILURES) {
-      ctx.set('Retry-After', String(Math.ceil((failures[0]! + 60_000 - now) / 1000)))
+    const address = ctx.ip
+    const wait = failures.retryAfter(address)
+    if (wait > 0) {
+      ctx.set('Retry-After', String(wait))
       throw new HttpError(429, 'Too many wrong keys: wait a minute', { code: 'rate_limited' })
     }
     const { key } = binding(api.settings)
     const body = await readJson<{ key?: unknown }>(ctx, 4096)
     if (!key || typeof body.key !== 'string' || !safeEqual(body.key, key)) {
-      failures.push(now)
+      failures.record(address)
       throw new HttpError(401, 'Wrong key', { code: 'bad_key' })
     }
     ctx.body = { csrf: signIn(ctx) }

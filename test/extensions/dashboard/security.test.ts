@@ -4,6 +4,8 @@
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { request as httpRequest } from 'node:http'
+import { KeyFailures } from '../../../extensions/dashboard/key-failures.ts'
 import type { AdapterContext, Services } from '../../../sdk/index.ts'
 import { createTestKernel } from '../../../sdk/testing/index.ts'
 import { assertBindAllowed } from '../../../extensions/dashboard/options.ts'
@@ -123,4 +125,27 @@ test('with DASHBOARD_KEY set, the key signs a browser in; a wrong key does not',
   const limited = await tryKey(key)
   assert.equal(limited.status, 429)
   assert.ok(Number(limited.headers.get('retry-after')) > 0)
+  // Another address is not locked out by this one's guessing (Linux routes all of 127/8 to loopback).
+  if (process.platform === 'linux') {
+    const elsewhere = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ key })
+      const req = httpRequest(`${d.url}/auth/key`, { method: 'POST', localAddress: '127.0.0.2', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => (res.resume(), resolve(res.statusCode ?? 0)))
+      req.once('error', reject)
+      req.end(body)
+    })
+    assert.equal(elsewhere, 200)
+  }
+})
+
+test('wrong keys: counted per address and in total over a sliding minute', () => {
+  const failures = new KeyFailures(3, 5)
+  const t0 = 1_000_000
+  for (let i = 0; i < 3; i++) failures.record('a', t0 + i)
+  assert.ok(failures.retryAfter('a', t0 + 10) > 0, 'a is locked out')
+  assert.equal(failures.retryAfter('b', t0 + 10), 0, 'b is not')
+  failures.record('b', t0 + 20)
+  failures.record('c', t0 + 30)
+  assert.ok(failures.retryAfter('d', t0 + 40) > 0, 'five in total: everyone waits')
+  assert.equal(failures.retryAfter('a', t0 + 60_001), 0, 'the window slid past a')
+  assert.equal(failures.retryAfter('d', t0 + 60_031), 0)
 })
