@@ -1,7 +1,8 @@
 // Responses created with `background: true`: the run goes on after the answer (status `queued`), its
 // stored response moves to `in_progress` and then to its outcome, so GET /v1/responses/{id} polls it;
 // POST /v1/responses/{id}/cancel interrupts it (stored as `cancelled`). Runs still count against the
-// concurrency cap and are interrupted when the server stops, like any other.
+// concurrency cap and are interrupted when the server stops, like any other; they also have a bound
+// of their own within the cap (`max_background_runs`, see runs.ts).
 
 import { HttpError, type HttpContext } from 'agent/sdk'
 import type { ActiveRun } from './runs.ts'

@@ -6,7 +6,7 @@
 
 import { errorMessage, HttpError, readJson, RUNTIME_SERVICE, sendJson, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type RuntimeService, type Services, type ToolCall, type Usage } from 'agent/sdk'
 import { flag, parseChatBody, type Turn } from './messages.ts'
-import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
+import { checkStructuredAnswer, parseRequestOptions, schemaCheck, type RequestOptions } from './request-options.ts'
 import type { ApiStoreService } from './store.ts'
 import type { BackgroundRuns } from './background.ts'
 import { JSON_BOUNDS, type ServerOptions } from './options.ts'
@@ -77,6 +77,9 @@ export function chatCompletions(deps: HandlerDeps) {
     const stream = flag(body.stream, false)
     const includeUsage = stream && flag((body.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage, false)
     const model = typeof body.model === 'string' && body.model.trim() ? body.model : options.modelName
+    // A json_schema that cannot be used is a 400 before any model call (off the event loop).
+    const checking = schemaCheck(requestOptions)
+    if (checking) await checking
     const run = deps.runs().begin(ctx)
     try {
       const plan = await planSession(deps, { head: turn.history.length ? chatHead(turn.history) : undefined, context: turn.history, extra: turn.results, persist: true })
@@ -187,7 +190,8 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
   } catch (error) {
     if (!run.clientGone) {
       const message = HttpError.isInstance(error) ? error.message : withoutUrls(deps.runs().redact(errorMessage(error)))
-      sse.data({ ...chunk({}, 'error'), error: { message, type: 'server_error', param: null, code: HttpError.isInstance(error) ? error.code : 'agent_error' } })
+      const known = HttpError.isInstance(error) ? error : undefined
+      sse.data({ ...chunk({}, 'error'), error: { message, type: known?.type ?? 'server_error', param: known?.param ?? null, code: known ? known.code : 'agent_error' } })
     }
     sse.end('data: [DONE]\n\n')
     return undefined

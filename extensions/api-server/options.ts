@@ -8,6 +8,7 @@ export interface ApiServerConfig {
   extra: {
     response_store_capacity: number
     max_concurrent_runs: number
+    max_background_runs?: number
     keepalive_seconds: number
     max_request_bytes: number
     [key: string]: unknown
@@ -27,6 +28,10 @@ export const CONFIG_SCHEMA: JsonSchema = {
         response_store_capacity: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1000 },
         // Agent runs in flight at once; more get 429. 0 means no cap.
         max_concurrent_runs: { type: 'integer', minimum: 0, maximum: 10_000, default: 10 },
+        // Background responses (`background: true`) in flight at once, within max_concurrent_runs;
+        // more get 429. Unset: half of max_concurrent_runs (at least 1; no bound when that is 0), so
+        // requests waiting on their answer keep room. 0 means no bound of their own.
+        max_background_runs: { type: 'integer', minimum: 0, maximum: 10_000 },
         // SSE comment sent after this many seconds without output, so proxies keep the stream open.
         keepalive_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 30 },
         // Request bodies above this are refused with 413 before they are read. Every number here is
@@ -44,6 +49,8 @@ export interface ServerOptions {
   modelName: string
   capacity: number
   maxConcurrentRuns: number
+  /** 0: no bound of their own. */
+  maxBackgroundRuns: number
   keepaliveMs: number
   maxRequestBytes: number
 }
@@ -66,6 +73,7 @@ export function resolveOptions(config: Readonly<ApiServerConfig>, settings: Sett
     modelName: settings.env('API_SERVER_MODEL_NAME')?.trim() || 'agent',
     capacity: extra.response_store_capacity,
     maxConcurrentRuns: extra.max_concurrent_runs,
+    maxBackgroundRuns: extra.max_background_runs ?? (extra.max_concurrent_runs > 0 ? Math.max(1, Math.floor(extra.max_concurrent_runs / 2)) : 0),
     keepaliveMs: Math.max(1, Math.round(extra.keepalive_seconds * 1000)),
     maxRequestBytes: extra.max_request_bytes,
   }

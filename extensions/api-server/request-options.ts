@@ -3,8 +3,10 @@
 // structured output (`response_format` / `text.format`), `n` and `metadata`. Parsed strictly: a bad
 // value is a 400 naming the field. A request using none of them pays a few property reads.
 
+import { createHash } from 'node:crypto'
 import { HttpError, type ResponseFormat, type SamplingOptions, type ToolChoice, type ToolSchema } from 'agent/sdk'
 import { badRequest } from './messages.ts'
+import { schemaChecker, type CheckOutcome, type PreparedSchema } from './schema-check.ts'
 
 export interface RequestOptions {
   clientTools?: ToolSchema[]
@@ -77,13 +79,37 @@ function responseFormat(value: unknown, param: string, shape: Shape): ResponseFo
   if (!isObject(spec)) throw badRequest(`"${at}" must be an object`, at, 'invalid_response_format')
   if (typeof spec.name !== 'string' || !TOOL_NAME.test(spec.name)) throw badRequest('A schema name must be 1-64 letters, digits, "_" or "-"', `${at}.name`, 'invalid_response_format')
   if (!isObject(spec.schema)) throw badRequest('"schema" must be a JSON Schema object', `${at}.schema`, 'invalid_response_format')
-  return {
+  const format: ResponseFormat = {
     type: 'json_schema',
     name: spec.name,
     schema: spec.schema,
     ...(typeof spec.strict === 'boolean' ? { strict: spec.strict } : {}),
     ...(typeof spec.description === 'string' ? { description: spec.description } : {}),
   }
+  prepare(format, `${at}.schema`)
+  return format
+}
+
+/**
+ * The largest schema accepted, in characters of its JSON text: past it, 400 `schema_too_large`.
+ * OpenAI documents no size of its own, only limits of content (5,000 object properties, 10 levels of
+ * nesting, 1,000 enum values, 120,000 characters of property names, definition names, enum and
+ * const values together): a schema at those limits, with descriptions, is above 120,000 characters,
+ * so the cap sits at twice that. It bounds what compiling and caching one schema costs.
+ */
+export const MAX_SCHEMA_CHARS = 256 * 1024
+
+/** Each json_schema format of a request, serialised once: its text, hash and where it was given. */
+const prepared = new WeakMap<ResponseFormat, PreparedSchema & { param: string }>()
+
+function prepare(format: ResponseFormat & { type: 'json_schema' }, param: string): PreparedSchema & { param: string } {
+  const text = JSON.stringify(format.schema)
+  if (text.length > MAX_SCHEMA_CHARS) {
+    throw badRequest(`The schema "${format.name}" is ${text.length} characters of JSON; at most ${MAX_SCHEMA_CHARS} are accepted`, param, 'schema_too_large')
+  }
+  const entry = { text, key: createHash('sha256').update(text).digest('base64url'), param }
+  prepared.set(format, entry)
+  return entry
 }
 
 function metadata(value: unknown): Record<string, string> | undefined {
@@ -147,38 +173,62 @@ export function parseRequestOptions(body: Record<string, unknown>, shape: Shape,
   return out
 }
 
-/** Compiled validators by schema text: a client resending the same schema compiles it once. Bounded. */
-const validators = new Map<string, { validate(value: unknown): { valid: boolean; errors: Array<{ error: string; instanceLocation: string }> } }>()
-const VALIDATORS_MAX = 64
+/**
+ * Checks the request's json_schema before the model runs: a schema that cannot be used (does not
+ * compile, a `$ref` that does not resolve, a reference cycle that no answer could end) is a 400
+ * naming the problem. Undefined (nothing to wait for) when the request has no json_schema, so a
+ * plain request pays one property read.
+ */
+export function schemaCheck(options: RequestOptions): Promise<void> | undefined {
+  const format = options.sampling?.responseFormat
+  if (format?.type !== 'json_schema') return undefined
+  const schema = prepared.get(format) ?? prepare(format, 'response_format')
+  return schemaChecker()
+    .check(schema)
+    .then((outcome) => verdict(outcome, format.name, schema.param))
+}
 
 /**
  * Checks a final answer against the requested structured output; throws a 500 that says what is
- * wrong when the model's answer is not valid JSON or does not match the schema.
+ * wrong when the model's answer is not valid JSON or does not match the schema (the model's fault),
+ * a 400 when the schema is what fails (cannot be applied, or too expensive to check: the client's).
+ * JSON mode is checked here; a json_schema in the checker's worker, never on the event loop.
  */
 export async function checkStructuredAnswer(format: ResponseFormat | undefined, answer: string): Promise<void> {
   if (!format || format.type === 'text') return
-  let value: unknown
-  try {
-    value = JSON.parse(answer)
-  } catch {
-    throw invalidOutput('the answer is not valid JSON')
-  }
   if (format.type === 'json_object') {
+    let value: unknown
+    try {
+      value = JSON.parse(answer)
+    } catch {
+      throw invalidOutput('the answer is not valid JSON')
+    }
     if (!isObject(value)) throw invalidOutput('the answer is not a JSON object')
     return
   }
-  const key = JSON.stringify(format.schema)
-  let validator = validators.get(key)
-  if (!validator) {
-    const { Validator } = await import('@cfworker/json-schema')
-    validator = new Validator(format.schema as never, '2020-12', false)
-    if (validators.size >= VALIDATORS_MAX) validators.delete(validators.keys().next().value!)
-    validators.set(key, validator)
-  }
-  const outcome = validator.validate(value)
-  if (!outcome.valid) {
-    const first = outcome.errors.at(-1)
-    throw invalidOutput(`the answer does not match the schema "${format.name}"${first ? ` (${first.instanceLocation}: ${first.error})` : ''}`)
+  const schema = prepared.get(format) ?? prepare(format, 'response_format')
+  verdict(await schemaChecker().validate(schema, answer), format.name, schema.param)
+}
+
+function verdict(outcome: CheckOutcome, name: string, param: string): void {
+  switch (outcome.kind) {
+    case 'ok':
+      return
+    case 'invalid':
+      throw invalidOutput(outcome.why)
+    case 'mismatch':
+      throw invalidOutput(`the answer does not match the schema "${name}"${outcome.error ? ` (${outcome.where ?? ''}: ${outcome.error})` : ''}`)
+    case 'schema':
+      throw badRequest(`The schema "${name}" cannot be used: ${outcome.why}`, param, 'invalid_schema')
+    case 'expensive': {
+      const { deadlineMs, heapMb } = schemaChecker().limits
+      const cost = outcome.reason === 'time' ? `checking took longer than ${deadlineMs} ms` : `checking needed more than ${heapMb} MiB`
+      throw badRequest(`The schema "${name}" is too expensive to check: ${cost}. The usual cause is a "pattern" that backtracks (a repeated group holding a quantifier, such as (\\w+\\s?)+); simplify it`, param, 'schema_too_expensive')
+    }
+    case 'busy':
+      throw new HttpError(503, 'Too many structured-output checks are waiting; retry shortly', { code: 'structured_output_busy', headers: { 'Retry-After': '1' } })
+    case 'failed':
+      throw new HttpError(500, `The structured output could not be checked: ${outcome.why}`, { code: 'structured_output_unavailable', type: 'server_error' })
   }
 }
 

@@ -9,7 +9,7 @@ import { inputItems, itemResolver } from './items.ts'
 import { BUSY } from './background.ts'
 import { badRequest, flag, parseResponsesInput } from './messages.ts'
 import { JSON_BOUNDS } from './options.ts'
-import { checkStructuredAnswer, parseRequestOptions, type RequestOptions } from './request-options.ts'
+import { checkStructuredAnswer, parseRequestOptions, schemaCheck, type RequestOptions } from './request-options.ts'
 import { OutputBuilder, responsesUsage, type OutputItem } from './responses-output.ts'
 import { newId } from './session-key.ts'
 import { SseStream } from './sse.ts'
@@ -127,6 +127,9 @@ function respondTo(deps: HandlerDeps) {
     if (background && !store) throw badRequest('"background": true needs "store": true (the outcome is polled from the store)', 'background', 'invalid_parameter')
     if (background && stream) throw badRequest('"background" with "stream" is not supported; poll GET /v1/responses/{id}', 'stream', 'unsupported_parameter')
     const model = typeof body.model === 'string' && body.model.trim() ? body.model : options.modelName
+    // A json_schema that cannot be used is a 400 before any model call (off the event loop).
+    const checking = schemaCheck(requestOptions)
+    if (checking) await checking
 
     let previous: StoredResponse | undefined
     if (previousId !== undefined) {

@@ -1,6 +1,7 @@
 // Agent runs started by HTTP requests: admission (the concurrency cap answers 429 with Retry-After,
-// shutting down answers 503), interruption when the client disconnects or the server stops, and
-// the mapping of runtime failures to a 500 whose message has its secrets redacted.
+// shutting down answers 503; background runs have a bound of their own within the cap, so requests
+// waiting on their answer always find room), interruption when the client disconnects or the server
+// stops, and the mapping of runtime failures to a 500 whose message has its secrets redacted.
 
 import { errorMessage, HttpError, redactSecrets, RUNTIME_SERVICE, type AgentRuntime, type HttpContext, type Logger, type RunRequest, type RunResult, type Services, type Settings } from 'agent/sdk'
 
@@ -44,22 +45,38 @@ export class ActiveRun {
 
 export class Runs {
   readonly #active = new Map<ActiveRun, Promise<unknown>>()
+  #background = 0
   #stopping = false
 
+  /** `max`: runs at once (0: no cap); `maxBackground`: detached (background) runs among them (0: no bound of their own). */
   constructor(
     private readonly max: number,
     private readonly services: Services,
     private readonly settings: Settings,
     private readonly log: Logger,
+    private readonly maxBackground = 0,
   ) {}
 
   get activeCount(): number {
     return this.#active.size
   }
 
-  /** Admits a run for this request, or throws 503 (stopping) / 429 (cap reached). */
+  get backgroundCount(): number {
+    return this.#background
+  }
+
+  /** Admits a run for this request, or throws 503 (stopping) / 429 (cap, or the background bound, reached). */
   begin(ctx: HttpContext, detached = false): ActiveRun {
     if (this.#stopping) throw new HttpError(503, 'The server is shutting down', { code: 'shutting_down', headers: { 'Retry-After': '1' } })
+    if (detached && this.maxBackground > 0 && this.#background >= this.maxBackground) {
+      const rest = this.max > this.maxBackground ? `; the other ${this.max - this.maxBackground} of the ${this.max} concurrent runs are kept for requests that wait on their answer` : ''
+      throw new HttpError(429, `Too many background responses running (limit ${this.maxBackground}${rest}); retry when one has finished, or send the request without "background"`, {
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        param: 'background',
+        headers: { 'Retry-After': '1' },
+      })
+    }
     if (this.max > 0 && this.#active.size >= this.max) {
       throw new HttpError(429, `Too many concurrent runs (limit ${this.max}); retry shortly`, {
         type: 'rate_limit_error',
@@ -69,10 +86,12 @@ export class Runs {
     }
     let settle!: () => void
     const settled = new Promise<void>((resolve) => (settle = resolve))
+    if (detached) this.#background++
     const run: ActiveRun = new ActiveRun(
       ctx,
       () => {
-        this.#active.delete(run)
+        if (!this.#active.delete(run)) return
+        if (detached) this.#background--
         settle()
       },
       detached,

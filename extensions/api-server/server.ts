@@ -29,7 +29,7 @@ export interface ApiServer {
 }
 
 export function createApiServer(api: ExtensionApi<ApiServerConfig>, options: () => ServerOptions): ApiServer {
-  const runs = new Runs(options().maxConcurrentRuns, api.services, api.settings, api.log)
+  const runs = new Runs(options().maxConcurrentRuns, api.services, api.settings, api.log, options().maxBackgroundRuns)
   const store = createApiStore(api.services, {
     capacity: options().capacity,
     onFlushError: (error) => api.log.warn(`response store housekeeping failed (session heads, read-stamps or eviction): ${errorMessage(error)}`),
