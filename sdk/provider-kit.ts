@@ -3,7 +3,7 @@
 // only translate their wire format; the failure policy lives here so all of them behave alike.
 
 import { linkAbort } from './abort.ts'
-import { AgentError } from './errors.ts'
+import { AgentError, ConfigError } from './errors.ts'
 import { redactSecrets } from './redact.ts'
 
 export interface RetryPolicy {
@@ -58,6 +58,112 @@ export class ProviderProtocolError extends Error {
     this.name = 'ProviderProtocolError'
     this.transient = transient
   }
+}
+
+/**
+ * The most one model answer may hold, counted decoded (a compressed answer after decompression): a
+ * buffered answer's body, one event of a streamed one, and the text, reasoning and tool-call
+ * arguments a stream accumulates. Real answers, reasoning and images included, stay far below it;
+ * past it the endpoint (or a proxy in between) is broken or hostile, and the call fails instead of
+ * the process running out of memory. `AGENT_API_MAX_ANSWER_MB` overrides it.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
+/** The setting (MiB, in .env or the environment) that overrides MAX_ANSWER_BYTES. */
+export const MAX_ANSWER_ENV = 'AGENT_API_MAX_ANSWER_MB'
+
+/** The cap on one answer for these settings: `AGENT_API_MAX_ANSWER_MB` when set (a positive number, else a ConfigError), else MAX_ANSWER_BYTES. */
+export function maxAnswerBytes(settings?: { env(name: string): string | undefined }): number {
+  const raw = settings?.env(MAX_ANSWER_ENV)?.trim()
+  if (raw === undefined || raw === '') return MAX_ANSWER_BYTES
+  const mib = Number(raw)
+  if (!Number.isFinite(mib) || mib <= 0) throw new ConfigError(`${MAX_ANSWER_ENV} must be a positive number of MiB (got ${JSON.stringify(raw)})`)
+  return Math.max(1024, Math.round(mib * 1024 * 1024))
+}
+
+function sizeText(bytes: number): string {
+  const mib = bytes / (1024 * 1024)
+  if (mib >= 1) return `${Number(mib.toFixed(mib < 10 ? 1 : 0))} MiB`
+  return bytes >= 1024 ? `${Math.round(bytes / 1024)} KiB` : `${bytes} bytes`
+}
+
+/** An answer past its cap (MAX_ANSWER_BYTES): a broken or hostile endpoint, not retried. */
+export class AnswerTooLargeError extends ProviderProtocolError {
+  readonly limit: number
+  /** `what`: 'answer', 'streamed answer', 'stream event' … */
+  constructor(limit: number, what = 'answer') {
+    super(`the endpoint's ${what} is larger than ${sizeText(limit)}; refused (${MAX_ANSWER_ENV} raises the cap)`, false)
+    this.name = 'AnswerTooLargeError'
+    this.limit = limit
+  }
+}
+
+const LF = 10
+const CR = 13
+
+/**
+ * Caps a body as it is read. `whole`: the body's bytes in all (a buffered answer). `events`: the
+ * bytes of one server-sent event, from one blank line to the next (a stream may run as long as it
+ * likes; what a parser holds at once, the event being read, stays bounded). Past the cap the stream
+ * errors with AnswerTooLargeError, which cancels the source (the connection is closed).
+ */
+export function limitBody(body: ReadableStream<Uint8Array>, limit: number, kind: 'whole' | 'events'): ReadableStream<Uint8Array> {
+  let size = 0
+  // events: 0 within a line, 1 just after a line ending in LF, 2 just after a CR (CRLF may follow).
+  let state = 0
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        if (kind === 'whole') size += chunk.byteLength
+        else {
+          let boundary = -1
+          for (let i = 0; i < chunk.length; i++) {
+            const byte = chunk[i]
+            if (byte === LF) {
+              if (state === 1) boundary = i
+              state = 1
+            } else if (byte === CR) {
+              if (state !== 0) boundary = i
+              state = 2
+            } else state = 0
+          }
+          size = boundary < 0 ? size + chunk.byteLength : chunk.byteLength - boundary - 1
+        }
+        if (size > limit) controller.error(new AnswerTooLargeError(limit, kind === 'whole' ? 'answer' : 'stream event'))
+        else controller.enqueue(chunk)
+      },
+    }),
+  )
+}
+
+/** A body that fails at once: a declared length past the cap, refused without reading. */
+export function refusedBody(limit: number): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start: (controller) => controller.error(new AnswerTooLargeError(limit)) })
+}
+
+/**
+ * The answer of a fetch with its body capped at `limit` decoded bytes (limitBody: `events` for a
+ * text/event-stream, else `whole`); a declared Content-Length past the cap is refused unread (the
+ * body fails at once, which its reader reports). Status and headers as they came.
+ */
+export function limitResponse(response: Response, limit: number = MAX_ANSWER_BYTES): Response {
+  if (!response.body) return response
+  const headers = response.headers
+  const stream = /^\s*text\/event-stream/i.test(headers.get('content-type') ?? '')
+  const encoding = headers.get('content-encoding')
+  let body: ReadableStream<Uint8Array>
+  if (!stream && (!encoding || /^\s*identity\s*$/i.test(encoding)) && Number(headers.get('content-length') ?? 0) > limit) {
+    response.body.cancel().catch(() => undefined)
+    body = refusedBody(limit)
+  } else body = limitBody(response.body, limit, stream ? 'events' : 'whole')
+  const limited = new Response(body, { status: response.status, statusText: response.statusText, headers })
+  Object.defineProperties(limited, { url: { value: response.url }, redirected: { value: response.redirected } })
+  return limited
+}
+
+/** `fetch` (the global one by default) with every answer capped (limitResponse). */
+export function limitedFetch(limit: number = MAX_ANSWER_BYTES, base: typeof fetch = fetch): typeof fetch {
+  return (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => limitResponse(await base(input, init), limit)) as typeof fetch
 }
 
 const NETWORK_REASONS: Record<string, string> = {

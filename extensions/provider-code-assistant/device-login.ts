@@ -2,9 +2,11 @@
 // user the URL and code, poll until they approve (honouring slow_down), and store the token in
 // .env (mode 0600) as COPILOT_GITHUB_TOKEN. Bounded by the code's lifetime and the caller's signal.
 
-import { AgentError, errorMessage, linkAbortWithTimeout, type Settings } from 'agent/sdk'
+import { AgentError, AnswerTooLargeError, errorMessage, limitResponse, linkAbortWithTimeout, type Settings } from 'agent/sdk'
 
 export const CLIENT_ID = 'Ov23li8tweQw6odWQebz'
+/** A device-code or token answer is a few hundred bytes: more than this is not one (and is not read further). */
+const OAUTH_ANSWER_BYTES = 1024 * 1024
 
 export interface DeviceLoginOptions {
   /** e.g. https://github.com */
@@ -19,13 +21,19 @@ export interface DeviceLoginOptions {
 async function post(url: string, form: Record<string, string>, signal: AbortSignal): Promise<any> {
   const deadline = linkAbortWithTimeout(20_000, signal)
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'agent-cli' },
-      body: new URLSearchParams(form).toString(),
-      signal: deadline.signal,
+    const res = limitResponse(
+      await fetch(url, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'agent-cli' },
+        body: new URLSearchParams(form).toString(),
+        signal: deadline.signal,
+      }),
+      OAUTH_ANSWER_BYTES,
+    )
+    const body: any = await res.json().catch((error: unknown) => {
+      if (error instanceof AnswerTooLargeError) throw error
+      return {}
     })
-    const body: any = await res.json().catch(() => ({}))
     if (!res.ok && !body?.error) throw new Error(`HTTP ${res.status} from ${url}`)
     return body
   } finally {

@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
-import { AgentError, defineExtension, type CliContext, type InputModality, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
+import { AgentError, defineExtension, maxAnswerBytes, type CliContext, type InputModality, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
 import { LOGIN_HINT, resolveToken, tokenPresent, TOKEN_ENV } from './tokens.ts'
 
 interface CodeAssistantConfig {
@@ -76,7 +76,7 @@ export default defineExtension<CodeAssistantConfig>({
         const responses = config.api_mode === 'responses' || (config.api_mode === 'auto' && usesResponsesApi(model))
         if (responses) {
           const { createResponsesClient } = await import('./responses-client.ts')
-          return createResponsesClient({ provider: 'copilot', model, baseUrl, token, headers: HEADERS, timeoutMs: options.timeoutMs, retry: extra.retry as RetryPolicy | undefined, authHint: LOGIN_HINT, contextLength: typeof extra.contextLength === 'number' ? extra.contextLength : undefined, inputModalities: extra.inputModalities as InputModality[] | undefined })
+          return createResponsesClient({ provider: 'copilot', model, baseUrl, token, headers: HEADERS, timeoutMs: options.timeoutMs, retry: extra.retry as RetryPolicy | undefined, authHint: LOGIN_HINT, contextLength: typeof extra.contextLength === 'number' ? extra.contextLength : undefined, inputModalities: extra.inputModalities as InputModality[] | undefined, maxAnswerBytes: maxAnswerBytes(options.settings) })
         }
         // Chat completions: the OpenAI-compatible family's client, under this provider's name.
         const compat = api.providers.get('custom')

@@ -1,7 +1,9 @@
 // The code assistant's responses-API mode (newest model generation) on the official openai client.
-// Retries, timeout and error lines come from the SDK's provider kit.
+// Retries, timeout and error lines come from the SDK's provider kit. The client's fetch is the global
+// one with every answer capped (limitedFetch: fetch decompresses without a bound of its own), and a
+// stream's accumulated output is capped too (MAX_ANSWER_BYTES, AGENT_API_MAX_ANSWER_MB).
 
-import { callProvider, openAIClientOptions, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, limitedFetch, MAX_ANSWER_BYTES, openAIClientOptions, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type OpenAI from 'openai'
 import { fromResponse, ResponsesStream, toResponsesBody } from './responses-wire.ts'
 
@@ -17,12 +19,14 @@ export interface ResponsesClientOptions {
   contextLength?: number
   /** What the model reads besides text, as configured (see sdk/input-modalities.ts). */
   inputModalities?: readonly InputModality[]
+  /** The cap on one answer, decoded (default MAX_ANSWER_BYTES): a buffered body, one streamed event, what a stream accumulates. */
+  maxAnswerBytes?: number
 }
 
 export async function createResponsesClient(options: ResponsesClientOptions): Promise<ModelClient> {
   const { default: OpenAIClass } = await import('openai')
   const sdk = new OpenAIClass(
-    openAIClientOptions({ apiKey: options.token, baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, headers: options.headers }) as ConstructorParameters<typeof OpenAIClass>[0],
+    openAIClientOptions({ apiKey: options.token, baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, headers: options.headers, fetch: limitedFetch(options.maxAnswerBytes ?? MAX_ANSWER_BYTES) }) as ConstructorParameters<typeof OpenAIClass>[0],
   )
   return new ResponsesClient(sdk, options)
 }
@@ -53,7 +57,8 @@ class ResponsesClient implements ModelClient {
       const acc = new ResponsesStream((delta) => {
         attempt.markDelivered()
         options.onDelta!(delta)
-      })
+      }, o.maxAnswerBytes ?? MAX_ANSWER_BYTES)
+      // Past the cap push throws: leaving the loop aborts the stream (the openai client closes it).
       for await (const event of stream) acc.push(event)
       if (!acc.complete) throw new ProviderProtocolError(acc.events === 0 ? 'the stream ended without any data' : 'the stream ended before the response completed')
       return acc.result()

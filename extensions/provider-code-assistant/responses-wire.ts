@@ -2,7 +2,7 @@
 // (messages, function_call, function_call_output paired by call_id), and output items or stream
 // events → ModelResponse (text, reasoning summaries, function calls, usage).
 
-import { describeMedia, syntheticCallId, type ChatMessage, type ModelDelta, type ModelRequest, type ModelResponse, type ToolCall, type Usage } from 'agent/sdk'
+import { AnswerTooLargeError, describeMedia, MAX_ANSWER_BYTES, syntheticCallId, type ChatMessage, type ModelDelta, type ModelRequest, type ModelResponse, type ToolCall, type Usage } from 'agent/sdk'
 
 const text = (content: ChatMessage['content']): string =>
   content === null ? '' : typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')
@@ -65,32 +65,56 @@ export function fromResponse(body: any): ModelResponse {
   return { content: content === '' && toolCalls.length ? null : content, toolCalls, reasoning: reasoning || undefined, usage: toUsage(body?.usage), finishReason: toolCalls.length ? 'tool_calls' : (body?.status ?? undefined) }
 }
 
-/** Folds stream events into one response; text and reasoning deltas go to the caller as they come. */
+/** What a new tool call counts against the cap besides its text: an endless run of empty calls is bounded too. */
+const CALL_OVERHEAD = 64
+
+/**
+ * Folds stream events into one response; text and reasoning deltas go to the caller as they come.
+ * What it holds (text, reasoning, tool calls) is capped at `limit` characters (MAX_ANSWER_BYTES by
+ * default): past it `push` throws AnswerTooLargeError, before the delta is kept or reported.
+ */
 export class ResponsesStream {
   private text = ''
   private reasoning = ''
   private calls: ToolCall[] = []
   private final: any
+  /** Characters held so far, against `limit`. */
+  private size = 0
   events = 0
 
-  constructor(private readonly onDelta?: (delta: ModelDelta) => void) {}
+  constructor(
+    private readonly onDelta?: (delta: ModelDelta) => void,
+    private readonly limit: number = MAX_ANSWER_BYTES,
+  ) {}
+
+  /** Counts `n` more characters; throws past the cap. */
+  private grow(n: number): void {
+    this.size += n
+    if (this.size > this.limit) throw new AnswerTooLargeError(this.limit, 'streamed answer')
+  }
 
   push(event: any): boolean {
     this.events++
     switch (event?.type) {
       case 'response.output_text.delta':
         if (!event.delta) return false
+        this.grow(String(event.delta).length)
         this.text += event.delta
         this.onDelta?.({ content: event.delta })
         return true
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
         if (!event.delta) return false
+        this.grow(String(event.delta).length)
         this.reasoning += event.delta
         this.onDelta?.({ reasoning: event.delta })
         return true
       case 'response.output_item.done':
-        if (event.item?.type === 'function_call') this.calls.push(callOf(event.item, this.calls.length))
+        if (event.item?.type === 'function_call') {
+          const call = callOf(event.item, this.calls.length)
+          this.grow(CALL_OVERHEAD + call.id.length + call.name.length + call.arguments.length)
+          this.calls.push(call)
+        }
         return false
       case 'response.completed':
       case 'response.incomplete':

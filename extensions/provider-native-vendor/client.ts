@@ -1,7 +1,7 @@
 // A ModelClient for the native vendor's messages API over fetch: JSON or streamed answers, the
 // kit's retry/timeout/error policy, and one refresh-and-retry when a local OAuth token is refused.
 
-import { callProvider, joinUrl, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, joinUrl, limitResponse, MAX_ANSWER_BYTES, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type { Auth, Credentials } from './credentials.ts'
 import { readSse } from './sse.ts'
 import { fromMessage, MessageStream, toWireBody } from './wire.ts'
@@ -17,6 +17,11 @@ export interface MessagesClientOptions {
   contextLength?: number
   /** What the model reads besides text, as configured (see sdk/input-modalities.ts). */
   inputModalities?: readonly InputModality[]
+  /**
+   * The cap on one answer, decoded (default MAX_ANSWER_BYTES; AGENT_API_MAX_ANSWER_MB): a JSON or
+   * error body, one streamed event, and what a stream accumulates.
+   */
+  maxAnswerBytes?: number
 }
 
 async function httpError(res: Response): Promise<ProviderHttpError> {
@@ -43,16 +48,26 @@ export class MessagesClient implements ModelClient {
     this.inputModalities = options.inputModalities
   }
 
-  /** One HTTP exchange with the current credentials; a refused local OAuth token is refreshed once. */
+  private get limit(): number {
+    return this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES
+  }
+
+  /**
+   * One HTTP exchange with the current credentials; a refused local OAuth token is refreshed once.
+   * The answer's body is capped (limitResponse): fetch decompresses without a bound of its own.
+   */
   private async fetch(path: string, init: RequestInit, signal: AbortSignal, auths: Auth[]): Promise<Response> {
     let auth = await this.options.credentials.get()
     auths.push(auth)
-    const send = (a: Auth) =>
-      fetch(joinUrl(this.options.baseUrl, path), {
-        ...init,
-        signal,
-        headers: { 'anthropic-version': API_VERSION, 'content-type': 'application/json', accept: 'application/json', ...a.headers },
-      })
+    const send = async (a: Auth) =>
+      limitResponse(
+        await fetch(joinUrl(this.options.baseUrl, path), {
+          ...init,
+          signal,
+          headers: { 'anthropic-version': API_VERSION, 'content-type': 'application/json', accept: 'application/json', ...a.headers },
+        }),
+        this.limit,
+      )
     let res = await send(auth)
     if (res.status === 401 && this.options.credentials.canRefresh(auth)) {
       await res.body?.cancel()
@@ -93,7 +108,8 @@ export class MessagesClient implements ModelClient {
       const stream = new MessageStream((delta) => {
         attempt.markDelivered()
         options.onDelta!(delta)
-      })
+      }, this.limit)
+      // Past the cap push throws: leaving the loop cancels the body (readSse), closing the stream.
       for await (const event of readSse(res.body, attempt.signal)) stream.push(event)
       if (!stream.done) throw new ProviderProtocolError(stream.events === 0 ? 'the stream ended without any data' : 'the stream ended before the answer was complete')
       return stream.result()

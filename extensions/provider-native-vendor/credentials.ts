@@ -5,11 +5,13 @@
 
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { AgentError, errorMessage, type Settings } from 'agent/sdk'
+import { AgentError, AnswerTooLargeError, errorMessage, limitResponse, type Settings } from 'agent/sdk'
 
 export const OAUTH_CLIENT_ID = '9d1c250a-e61b-44d9-88ed-5944d1962f5e'
 export const DEFAULT_TOKEN_URL = 'https://console.anthropic.com/v1/oauth/token'
 const SKEW_MS = 60_000
+/** A token answer is a few hundred bytes: more than this is not one (and is not read further). */
+const TOKEN_ANSWER_BYTES = 1024 * 1024
 
 export interface Auth {
   headers: Record<string, string>
@@ -104,13 +106,20 @@ export class Credentials {
   private async doRefresh(path: string, local: { file: Record<string, any>; oauth: LocalOauth }): Promise<Auth> {
     let answer: any
     try {
-      const res = await fetch(this.options.tokenUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: local.oauth.refreshToken, client_id: OAUTH_CLIENT_ID }),
-        signal: AbortSignal.timeout(Math.min(this.options.timeoutMs, 30_000)),
+      const res = limitResponse(
+        await fetch(this.options.tokenUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: local.oauth.refreshToken, client_id: OAUTH_CLIENT_ID }),
+          signal: AbortSignal.timeout(Math.min(this.options.timeoutMs, 30_000)),
+        }),
+        TOKEN_ANSWER_BYTES,
+      )
+      // Not JSON: no token (said below); too large: said as such.
+      answer = await res.json().catch((error: unknown) => {
+        if (error instanceof AnswerTooLargeError) throw error
+        return {}
       })
-      answer = await res.json().catch(() => ({}))
       if (!res.ok || typeof answer?.access_token !== 'string') {
         throw new Error(`HTTP ${res.status}${answer?.error ? ` ${answer.error}` : ''}`)
       }

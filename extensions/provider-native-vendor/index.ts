@@ -1,7 +1,7 @@
 // The native vendor provider: its own messages API (not OpenAI-compatible), with an API key, a
 // long-lived setup token, or local OAuth credentials detected on disk (refreshed when expired).
 
-import { defineExtension, type InputModality, type ModelClient, type ProviderOptions, type RetryPolicy } from 'agent/sdk'
+import { defineExtension, maxAnswerBytes, type InputModality, type ModelClient, type ProviderOptions, type RetryPolicy } from 'agent/sdk'
 import { Credentials } from './credentials.ts'
 
 interface NativeVendorConfig {
@@ -46,6 +46,7 @@ export default defineExtension<NativeVendorConfig>({
           retry: extra.retry as RetryPolicy | undefined,
           contextLength: typeof extra.contextLength === 'number' ? extra.contextLength : undefined,
           inputModalities: extra.inputModalities as InputModality[] | undefined,
+          maxAnswerBytes: maxAnswerBytes(options.settings),
         })
       },
       configured: (settings) => Credentials.present(settings, config.credentials_path),

@@ -5,7 +5,7 @@
 // the SDK's provider kit; the openai client's own retries are off so the policy is the same for
 // every provider.
 
-import { callProvider, openAIClientOptions, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { callProvider, MAX_ANSWER_BYTES, openAIClientOptions, parseRetryAfter, ProviderHttpError, ProviderProtocolError, type InputModality, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import type OpenAI from 'openai'
 import type { ReasoningStyle } from './catalog.ts'
 import type { JsonAnswer, NodeFetch } from './node-fetch.ts'
@@ -28,6 +28,11 @@ export interface CompatClientOptions {
   /** Extra request body fields (custom_providers `extra_body`). */
   extraBody?: Record<string, unknown>
   authHint?: string
+  /**
+   * The cap on one answer, decoded (default MAX_ANSWER_BYTES; AGENT_API_MAX_ANSWER_MB): a buffered
+   * body, one streamed event, and a stream's text, reasoning and tool calls together.
+   */
+  maxAnswerBytes?: number
 }
 
 /** `transport`: the keep-alive HTTP transport (node-fetch.ts), shared by the clients of one extension. */
@@ -76,7 +81,11 @@ class CompatClient implements ModelClient {
   private sdk(): Promise<OpenAI> {
     const { apiKey, baseUrl, timeoutMs, headers } = this.options
     this.#sdk ??= import('openai')
-      .then(({ default: OpenAIClass }) => new OpenAIClass(openAIClientOptions({ apiKey: apiKey || 'no-key', baseUrl, timeoutMs, headers, fetch: this.transport.fetch }) as ConstructorParameters<typeof OpenAIClass>[0]))
+      .then(({ default: OpenAIClass }) => {
+        const limit = this.options.maxAnswerBytes
+        const fetch = limit === undefined ? this.transport.fetch : this.transport.fetchWithin(limit)
+        return new OpenAIClass(openAIClientOptions({ apiKey: apiKey || 'no-key', baseUrl, timeoutMs, headers, fetch }) as ConstructorParameters<typeof OpenAIClass>[0])
+      })
       // A failure is tried again next time, as a failed build is (the client itself stays cached).
       .catch((error: unknown) => {
         this.#sdk = undefined
@@ -149,7 +158,8 @@ class CompatClient implements ModelClient {
       const acc = new StreamAccumulator((delta) => {
         attempt.markDelivered()
         options.onDelta!(delta)
-      })
+      }, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES)
+      // Past the cap push throws: leaving the loop aborts the stream (the openai client closes it).
       for await (const chunk of stream) acc.push(chunk)
       if (!acc.complete) throw new ProviderProtocolError(acc.chunks === 0 ? 'the stream ended without any data' : 'the stream ended before the answer was complete')
       return acc.result()
@@ -158,7 +168,7 @@ class CompatClient implements ModelClient {
 
   /** One JSON POST; a failure status becomes the ProviderHttpError the provider kit classifies. */
   private async post(path: string, body: Buffer, signal: AbortSignal): Promise<any> {
-    const answer = await this.transport.postJson(`${this.options.baseUrl}${path}`, this.postHeaders, body, signal)
+    const answer = await this.transport.postJson(`${this.options.baseUrl}${path}`, this.postHeaders, body, signal, this.options.maxAnswerBytes)
     if (answer.status >= 400) throw new ProviderHttpError(answer.status, errorText(answer), parseRetryAfter(String(answer.headers['retry-after'] ?? '') || undefined))
     if (answer.status >= 300) throw new ProviderProtocolError(`the endpoint answered ${answer.status}${answer.headers.location ? ` (redirect to ${answer.headers.location})` : ''}: set the base URL to the final address`, false)
     try {

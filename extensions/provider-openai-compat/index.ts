@@ -3,7 +3,7 @@
 // the openai client is imported only when a client first streams or lists models, and built
 // clients are reused.
 
-import { AgentError, defineExtension, type InputModality, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
+import { AgentError, defineExtension, maxAnswerBytes, type InputModality, type ModelClient, type ProviderOptions, type RetryPolicy, type Settings } from 'agent/sdk'
 import { COMPAT_PROVIDERS, type CompatProviderSpec } from './catalog.ts'
 import type { CompatClientOptions } from './client.ts'
 
@@ -104,6 +104,8 @@ async function create(spec: CompatProviderSpec, options: ProviderOptions, client
       inputModalities: extra.inputModalities as InputModality[] | undefined,
       extraBody: extra.extraBody as Record<string, unknown> | undefined,
       authHint: typeof extra.authHint === 'string' ? extra.authHint : spec.keyEnv.length ? `check ${spec.keyEnv[0]}: ${keyHint(spec)}` : undefined,
+      // The cap on one answer (MAX_ANSWER_BYTES unless AGENT_API_MAX_ANSWER_MB says otherwise).
+      maxAnswerBytes: typeof extra.maxAnswerBytes === 'number' && extra.maxAnswerBytes > 0 ? extra.maxAnswerBytes : maxAnswerBytes(settings),
     })
   const model = options.model ?? spec.defaultModel
   if (model) return build(model)

@@ -11,6 +11,9 @@
 //   ClientRequest and Agent alone were 7 % of an API request's CPU. In one gateway switching between
 //   the two every 3,000 requests from 16 clients: 433 against 507 µs of main-thread CPU a request,
 //   and 15 % more requests a second, in each of 10 pairs.
+// Every answer is capped (MAX_ANSWER_BYTES, 64 MiB, counted decoded): a buffered body in all, a
+// streamed one per event. Past it the connection is closed and the call fails (AnswerTooLargeError),
+// so an endpoint that answers with a gzip bomb or an endless body cannot exhaust the process.
 
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
@@ -18,6 +21,7 @@ import { Readable } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { createRequire } from 'node:module'
 import type { Agent as UndiciAgent } from 'undici'
+import { AnswerTooLargeError, limitBody, limitResponse, MAX_ANSWER_BYTES, refusedBody } from 'agent/sdk'
 
 export interface JsonAnswer {
   status: number
@@ -26,10 +30,21 @@ export interface JsonAnswer {
   text: string
 }
 
+export interface NodeFetchOptions {
+  /** The cap on one answer, decoded (default MAX_ANSWER_BYTES): a buffered body in all, one event of a stream. */
+  maxAnswerBytes?: number
+}
+
 export interface NodeFetch {
+  /** With the transport's cap: a buffered answer past it has a body that fails (AnswerTooLargeError). */
   fetch: typeof fetch
-  /** POSTs `body` (JSON bytes) and buffers the answer, whatever its status; rejects on network failure or abort. */
-  postJson(url: string, headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<JsonAnswer>
+  /** The same fetch with its own cap on an answer. */
+  fetchWithin(maxAnswerBytes: number): typeof fetch
+  /**
+   * POSTs `body` (JSON bytes) and buffers the answer, whatever its status; rejects on network
+   * failure or abort, and with AnswerTooLargeError past the cap (the transport's by default).
+   */
+  postJson(url: string, headers: Record<string, string>, body: Buffer, signal?: AbortSignal, maxAnswerBytes?: number): Promise<JsonAnswer>
   /** Closes the kept-alive connections. */
   close(): void
 }
@@ -56,19 +71,45 @@ function responseHeaders(res: IncomingMessage): Headers {
   return headers
 }
 
-/** The body as sent, decompressed when the server compressed it anyway. */
+/**
+ * The body as sent, decompressed when the server compressed it anyway. Destroying the decoder
+ * (a reader that stopped early) destroys the body too, which closes the connection.
+ */
 function decoded(body: Readable, headers: IncomingHttpHeaders): Readable {
   const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase()
   const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined
   if (!decoder) return body
   body.on('error', (error) => decoder.destroy(error))
+  decoder.once('close', () => {
+    if (!body.readableEnded) body.destroy()
+  })
   return body.pipe(decoder)
 }
 
-async function textOf(body: Readable): Promise<string> {
+/** True when the answer declares a length past the cap for a body sent as is (not compressed). */
+function declaredOver(headers: IncomingHttpHeaders, limit: number): boolean {
+  const encoding = headers['content-encoding']
+  return (encoding === undefined || /^\s*identity\s*$/i.test(String(encoding))) && Number(headers['content-length'] ?? 0) > limit
+}
+
+/** The body's text, decoded, counted as it arrives: past `limit` bytes it stops reading (the connection is closed) and throws. */
+async function limitedText(body: Readable, headers: IncomingHttpHeaders, limit: number): Promise<string> {
+  if (declaredOver(headers, limit)) {
+    body.destroy()
+    throw new AnswerTooLargeError(limit)
+  }
   const chunks: Buffer[] = []
-  for await (const chunk of body) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  let size = 0
+  // Leaving the loop early (the throw) destroys the stream, and with it the decoder and the body.
+  for await (const chunk of decoded(body, headers)) {
+    size += (chunk as Buffer).length
+    if (size > limit) {
+      chunks.length = 0
+      throw new AnswerTooLargeError(limit)
+    }
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks, size).toString('utf8')
 }
 
 /** Gives the Response the URL it came from (a constructed Response has none). */
@@ -110,15 +151,17 @@ const Dispatcher = undiciFile('undici/lib/dispatcher/agent.js') as typeof Undici
 // The entry assigns it to every dispatcher's prototype; called on ours here instead.
 const requestVia = undiciFile('undici/lib/api/api-request.js') as UndiciAgent['request']
 
-export function createNodeFetch(): NodeFetch {
+export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) }
+  const cap = options.maxAnswerBytes ?? MAX_ANSWER_BYTES
 
-  const nodeFetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+  const nodeFetch = (input: string | URL | Request, init: RequestInit = {}, limit = cap): Promise<Response> => {
     const body = init.body
     const plainBody = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array
     const href = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined
     const url = href ? new URL(href) : undefined
-    if (!url || !plainBody || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fetch(input, init)
+    // The standard fetch decompresses too: its answer is capped the same way.
+    if (!url || !plainBody || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fetch(input, init).then((res) => limitResponse(res, limit))
     const signal = init.signal ?? undefined
     if (signal?.aborted) return Promise.reject(abortError(signal))
 
@@ -146,7 +189,7 @@ export function createNodeFetch(): NodeFetch {
           res.resume()
           release()
           settled = true
-          resolve(fetch(input, init))
+          resolve(fetch(input, init).then((res) => limitResponse(res, limit)))
           return
         }
         const answer = (bodyInit: ConstructorParameters<typeof Response>[0]) => {
@@ -159,15 +202,40 @@ export function createNodeFetch(): NodeFetch {
           answer(null)
           return
         }
+        const sse = /^text\/event-stream/i.test(String(res.headers['content-type'] ?? ''))
+        if (!sse && declaredOver(res.headers, limit)) {
+          // Refused unread: the body fails at once, which its reader (the openai client) reports.
+          release()
+          answer(refusedBody(limit))
+          res.destroy()
+          return
+        }
         const stream = decoded(res, res.headers)
-        if (/^text\/event-stream/i.test(String(res.headers['content-type'] ?? ''))) {
-          // Streamed as it arrives; an abort destroys the request, which errors this stream.
+        if (sse) {
+          // Streamed as it arrives; an abort destroys the request, which errors this stream. One event
+          // past the cap errors it too (and cancelling it destroys the response).
           res.once('close', release)
-          answer(Readable.toWeb(stream) as ReadableStream<Uint8Array>)
+          answer(limitBody(Readable.toWeb(stream) as ReadableStream<Uint8Array>, limit, 'events'))
           return
         }
         const chunks: Buffer[] = []
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+        let size = 0
+        stream.on('data', (chunk: Buffer) => {
+          if (settled) return
+          size += chunk.length
+          if (size <= limit) {
+            chunks.push(chunk)
+            return
+          }
+          // Past the cap (a gzip bomb, an endless body): stop reading, close the connection, and
+          // answer with a body that fails, as a declared length past the cap does.
+          chunks.length = 0
+          release()
+          answer(refusedBody(limit))
+          // After answering: destroying the response reports it aborted, which must not fail the call.
+          stream.destroy()
+          res.destroy()
+        })
         stream.once('error', fail)
         res.once('aborted', () => fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })))
         stream.once('end', () => {
@@ -182,13 +250,16 @@ export function createNodeFetch(): NodeFetch {
   // undici's own deadlines off: the provider kit's per attempt (AGENT_API_TIMEOUT) is the one, and a
   // long non-streamed answer may rightly take more than undici's default five minutes.
   const dispatcher = new Dispatcher({ headersTimeout: 0, bodyTimeout: 0 })
-  const postJson = async (href: string, headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<JsonAnswer> => {
+  const postJson = async (href: string, headers: Record<string, string>, body: Buffer, signal?: AbortSignal, limit = cap): Promise<JsonAnswer> => {
     if (signal?.aborted) throw abortError(signal)
     const { origin, path } = targetOf(href)
     try {
       const res = await requestVia.call(dispatcher, { origin, path, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, signal })
       const answerHeaders = res.headers as IncomingHttpHeaders
-      const text = answerHeaders['content-encoding'] ? await textOf(decoded(res.body, answerHeaders)) : await res.body.text()
+      // The common answer (not compressed, its length declared and within the cap) read whole at
+      // once; a compressed or chunked one counted as it arrives, decoded.
+      const length = answerHeaders['content-length']
+      const text = length !== undefined && answerHeaders['content-encoding'] === undefined && Number(length) <= limit ? await res.body.text() : await limitedText(res.body, answerHeaders, limit)
       return { status: res.statusCode, headers: answerHeaders, text }
     } catch (error) {
       // Aborted: the caller's reason, as fetch gives it (undici has its own error for it).
@@ -197,7 +268,8 @@ export function createNodeFetch(): NodeFetch {
   }
 
   return {
-    fetch: nodeFetch as typeof fetch,
+    fetch: ((input: string | URL | Request, init?: RequestInit) => nodeFetch(input, init)) as typeof fetch,
+    fetchWithin: (limit) => ((input: string | URL | Request, init?: RequestInit) => nodeFetch(input, init, limit)) as typeof fetch,
     postJson,
     close() {
       agents.http.destroy()

@@ -2,7 +2,7 @@
 // chunks → ModelResponse. Tool calls keep their ids; a call sent without one gets a synthetic id so
 // its result still pairs with it.
 
-import { describeMedia, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
+import { AnswerTooLargeError, describeMedia, MAX_ANSWER_BYTES, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
 
 export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = []
@@ -104,7 +104,14 @@ export function fromCompletion(body: any): ModelResponse {
   return { content: content === '' && toolCalls.length ? null : content, toolCalls, reasoning: reasoningOf(message), usage: toUsage(body?.usage), finishReason: choice?.finish_reason ?? undefined }
 }
 
-/** Folds stream chunks into one response, reporting text and reasoning deltas as they come. */
+/** What a new tool call counts against the cap besides its text: an endless run of empty calls is bounded too. */
+const CALL_OVERHEAD = 64
+
+/**
+ * Folds stream chunks into one response, reporting text and reasoning deltas as they come. What it
+ * holds (text, reasoning, tool calls) is capped at `limit` characters (MAX_ANSWER_BYTES by default):
+ * past it `push` throws AnswerTooLargeError, before the delta is kept or reported.
+ */
 export class StreamAccumulator {
   private text = ''
   private reasoning = ''
@@ -112,9 +119,20 @@ export class StreamAccumulator {
   private byIndex = new Map<number, number>()
   private usage: Usage | undefined
   private finish: string | undefined
+  /** Characters held so far, against `limit`. */
+  private size = 0
   chunks = 0
 
-  constructor(private readonly onDelta?: (delta: ModelDelta) => void) {}
+  constructor(
+    private readonly onDelta?: (delta: ModelDelta) => void,
+    private readonly limit: number = MAX_ANSWER_BYTES,
+  ) {}
+
+  /** Counts `n` more characters; throws past the cap. */
+  private grow(n: number): void {
+    this.size += n
+    if (this.size > this.limit) throw new AnswerTooLargeError(this.limit, 'streamed answer')
+  }
 
   /** Returns true when the chunk carried output for the caller. */
   push(chunk: any): boolean {
@@ -127,11 +145,13 @@ export class StreamAccumulator {
     let delivered = false
     const reasoning = reasoningOf(delta)
     if (reasoning) {
+      this.grow(reasoning.length)
       this.reasoning += reasoning
       this.onDelta?.({ reasoning })
       delivered = true
     }
     if (typeof delta.content === 'string' && delta.content) {
+      this.grow(delta.content.length)
       this.text += delta.content
       this.onDelta?.({ content: delta.content })
       delivered = true
@@ -145,14 +165,18 @@ export class StreamAccumulator {
     let slot: number | undefined
     if (typeof part?.index === 'number') slot = this.byIndex.get(part.index)
     else if (!id && this.calls.length && !part?.function?.name) slot = this.calls.length - 1 // a continuation without index
-    if (slot === undefined || (id && this.calls[slot]!.id && this.calls[slot]!.id !== id)) {
+    const name = typeof part?.function?.name === 'string' ? part.function.name : part?.function?.name ? String(part.function.name) : ''
+    const args = part?.function?.arguments ? (typeof part.function.arguments === 'string' ? part.function.arguments : JSON.stringify(part.function.arguments)) : ''
+    const fresh = slot === undefined || (id && this.calls[slot]!.id && this.calls[slot]!.id !== id)
+    this.grow((fresh ? CALL_OVERHEAD + id.length : 0) + name.length + args.length)
+    if (fresh) {
       slot = this.calls.push({ id, name: '', arguments: '' }) - 1
       if (typeof part?.index === 'number') this.byIndex.set(part.index, slot)
     }
-    const call = this.calls[slot]!
+    const call = this.calls[slot!]!
     if (id && !call.id) call.id = id
-    if (part?.function?.name) call.name += part.function.name
-    if (part?.function?.arguments) call.arguments += typeof part.function.arguments === 'string' ? part.function.arguments : JSON.stringify(part.function.arguments)
+    if (name) call.name += name
+    if (args) call.arguments += args
   }
 
   get complete(): boolean {
