@@ -92,6 +92,21 @@ function reasoningOf(message: any): string | undefined {
   return typeof text === 'string' && text.length > 0 ? text : undefined
 }
 
+/**
+ * The text of an answer given as content parts: what the endpoint sent, untyped, so only parts with
+ * string text (`text`, `output_text`) or an image URL count; anything else (a part without a type,
+ * an image without its URL) is left out rather than trusted to have the shape of ours.
+ */
+function answerText(parts: unknown[]): string {
+  return parts
+    .flatMap((part) => {
+      const p = part as { text?: unknown; image_url?: { url?: unknown } } | null
+      if (typeof p?.text === 'string') return [p.text]
+      return typeof p?.image_url?.url === 'string' ? [`[image: ${p.image_url.url.slice(0, 64)}]`] : []
+    })
+    .join('\n')
+}
+
 export function fromCompletion(body: any): ModelResponse {
   const choice = body?.choices?.[0]
   const message = choice?.message ?? {}
@@ -100,7 +115,7 @@ export function fromCompletion(body: any): ModelResponse {
     name: String(c?.function?.name ?? ''),
     arguments: typeof c?.function?.arguments === 'string' ? c.function.arguments : JSON.stringify(c?.function?.arguments ?? {}),
   }))
-  const content = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? plainText(message.content) : null
+  const content = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? answerText(message.content) : null
   return { content: content === '' && toolCalls.length ? null : content, toolCalls, reasoning: reasoningOf(message), usage: toUsage(body?.usage), finishReason: choice?.finish_reason ?? undefined }
 }
 
