@@ -1,6 +1,17 @@
 // Replacing known secret values in free text: one matcher per set of secrets (cached until the set
 // changes), covering each value as written and in the encodings that leak it unchanged (URL, JSON,
-// base64 at any alignment, hex). Values too short or too common to be secrets are never matched.
+// base64 at any alignment, hex in either case). The base64 and hex forms are matched also when
+// wrapped: a line break (`\n` or `\r\n`, with the blanks some tools put around it) anywhere inside
+// them, as `base64` (76 columns) and `xxd -p` (60) print them. Values too short or too common to be
+// secrets are never matched.
+// The forms are listed by sdk/secret-forms.ts, wrapped ones found by sdk/secret-wrapped.ts, streams
+// redacted by sdk/secret-stream.ts.
+
+import { formSource, formsOf, patterns, type FormKind } from './secret-forms.ts'
+import { PASS_THROUGH, secretStreams, type SecretStream } from './secret-stream.ts'
+import { wrappedSearch, type Found, type Wrapped } from './secret-wrapped.ts'
+
+export type { SecretStream } from './secret-stream.ts'
 
 /** A secret the agent knows, with the name it is known by (an environment variable or config path). */
 export interface SecretEntry {
@@ -10,10 +21,6 @@ export interface SecretEntry {
 
 /** Shortest value treated as a secret: shorter ones would also match ordinary words and numbers. */
 export const MIN_SECRET_LENGTH = 6
-/** Values of this length or more are matched anywhere; shorter ones only as a whole word. */
-const ANYWHERE_LENGTH = 12
-/** Encoded forms shorter than this are left out (a base64 core of a short value matches too much). */
-const MIN_ENCODED_LENGTH = 10
 
 // Placeholder and switch values people put in secret-named variables; treating them as secrets
 // would erase these words from every output.
@@ -41,38 +48,10 @@ export function isRedactableSecret(value: string | undefined): value is string {
   return true
 }
 
-/** The parts of base64(value) that are the same wherever the value sits in a longer encoded stream. */
-function base64Cores(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8')
-  const out: string[] = []
-  for (let offset = 0; offset < 3; offset++) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64')
-    // Characters 6-bit aligned wholly inside the value's bits: not touched by what comes before or after.
-    const start = Math.ceil((offset * 8) / 6)
-    const end = Math.floor(((offset + bytes.length) * 8) / 6)
-    const core = encoded.slice(start, end)
-    if (core.length >= MIN_ENCODED_LENGTH) out.push(core)
-  }
-  return out
-}
-
 /** Every form of `value` that is matched: the value, and its encodings that differ from it. */
 export function secretForms(value: string): string[] {
-  const forms = new Set<string>([value])
-  forms.add(encodeURIComponent(value))
-  forms.add(JSON.stringify(value).slice(1, -1))
-  if (value.length >= ANYWHERE_LENGTH) {
-    // The value encoded alone (padding included), then the cores that match inside any longer stream.
-    const whole = Buffer.from(value, 'utf8').toString('base64')
-    forms.add(whole)
-    forms.add(whole.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'))
-    for (const core of base64Cores(value)) {
-      forms.add(core)
-      forms.add(core.replace(/\+/g, '-').replace(/\//g, '_')) // base64url
-    }
-    forms.add(Buffer.from(value, 'utf8').toString('hex'))
-  }
-  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH)
+  const { plain, encoded, hex } = formsOf(value)
+  return [...new Set([...plain, ...encoded, ...(hex === undefined ? [] : [hex])])].filter((f) => f.length >= MIN_SECRET_LENGTH)
 }
 
 export interface SecretMatcher {
@@ -86,89 +65,95 @@ export interface SecretMatcher {
   stream(): SecretStream
 }
 
-/**
- * Redacts a stream of pieces: `push` returns what can be passed on now, holding back a tail that
- * could still grow into a secret; `flush` returns the rest at the end. Concatenated, the outputs
- * equal `redact` of the concatenated input (up to where a cut falls).
- */
-export interface SecretStream {
-  push(piece: string): string
-  flush(): string
-}
-
-const PASS_THROUGH: SecretStream = { push: (piece) => piece, flush: () => '' }
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-
 function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) => string): SecretMatcher {
   const byForm = new Map<string, string>()
+  const kinds = new Map<string, FormKind>()
   const values = new Set<string>()
+  const add = (form: string, name: string, kind: FormKind) => {
+    if (form.length < MIN_SECRET_LENGTH) return
+    if (!byForm.has(form)) byForm.set(form, name)
+    // A form that is also an encoding is matched as one (a superset of the plain match).
+    const was = kinds.get(form)
+    if (!was || was === 'plain' || kind === 'hex') kinds.set(form, kind)
+  }
   for (const { name, value } of entries) {
     if (!isRedactableSecret(value) || values.has(value)) continue
     values.add(value)
-    for (const form of secretForms(value)) if (!byForm.has(form)) byForm.set(form, name)
+    const { plain, encoded, hex } = formsOf(value)
+    for (const form of plain) add(form, name, 'plain')
+    for (const form of encoded) add(form, name, 'base64')
+    if (hex !== undefined) add(hex, name, 'hex')
   }
   if (byForm.size === 0) return { size: 0, redact: (text) => text, test: () => false, stream: () => PASS_THROUGH }
   // Longest first, so a value wins over any shorter value it contains. Short forms only as whole
   // words: `abc123` must not be cut out of `xabc1234`.
   const forms = [...byForm.keys()].sort((a, b) => b.length - a.length)
-  const source = forms.map((f) => (f.length >= ANYWHERE_LENGTH ? escape(f) : `(?<![A-Za-z0-9])${escape(f)}(?![A-Za-z0-9])`)).join('|')
-  const pattern = new RegExp(source, 'g')
-  const probe = new RegExp(source)
-  const redact = (text: string) => (typeof text === 'string' && text.length >= MIN_SECRET_LENGTH ? text.replace(pattern, (m) => marker(byForm.get(m) ?? '')) : text)
-  // Tails that may still grow into a match: every proper prefix of every form, and short forms
-  // whole (a word match needs the next character to be decided). Built on the first stream.
-  let prefixes: Set<string> | undefined
-  // Characters that occur in some form: a tail reaching past one that occurs in none cannot be a prefix.
-  let alphabet: Set<string> | undefined
-  const longest = forms[0]!.length
-  const held = (text: string) => {
-    prefixes ??= new Set(forms.flatMap((f) => Array.from({ length: f.length < ANYWHERE_LENGTH ? f.length : f.length - 1 }, (_, i) => f.slice(0, i + 1))))
-    alphabet ??= new Set(forms.join(''))
-    let reach = 0
-    while (reach < longest && reach < text.length && alphabet.has(text[text.length - 1 - reach]!)) reach++
-    for (let k = reach; k > 0; k--) if (prefixes.has(text.slice(text.length - k))) return k
-    return 0
-  }
-  return {
-    size: values.size,
-    redact,
-    test: (text) => typeof text === 'string' && probe.test(text),
-    stream: () => {
-      // `before` is the last character passed on: the context a word match looks behind at.
-      let pending = ''
-      let before = ''
-      const take = (final: boolean) => {
-        const text = before + pending
-        const from = before.length
-        let cut = Math.max(from, final ? text.length : text.length - held(text))
-        let out = ''
-        let last = from
-        pattern.lastIndex = 0
-        for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-          const start = m.index
-          const end = start + m[0].length
-          if (start < from) continue // overlaps what was passed on already: the whole text would not match it either
-          if (start >= cut) break
-          // A match across the cut is complete already: it goes out whole, as its marker.
-          if (end > cut) cut = end
-          out += text.slice(last, start) + marker(byForm.get(m[0]) ?? '')
-          last = end
+  // Every form as written (one pattern, unless too long for one), the hex forms apart with the `i`
+  // flag (in with the others they slow the search down several times over, digits being common);
+  // probes: the same, for `test`.
+  const hexForms = forms.filter((f) => kinds.get(f) === 'hex')
+  const exact = [
+    ...patterns(forms.filter((f) => kinds.get(f) !== 'hex').map((f) => formSource(f, kinds.get(f)!)), 'g'),
+    ...patterns(hexForms, 'gi'),
+  ]
+  const probes = exact.map((p) => new RegExp(p.source, p.flags.replace('g', '')))
+  // Wrapped forms: the line breaks that may sit inside one (none, mostly), and the forms across them.
+  const { pointsIn, wrappedIn } = wrappedSearch(forms, kinds, byForm)
+  // An upper-case hex form is found by its form in lower case.
+  const nameOf = (match: string) => byForm.get(match) ?? byForm.get(match.toLowerCase()) ?? ''
+  /**
+   * The matches in `text`, in order, as one pattern of every form would find them (leftmost first;
+   * at one place the longest form): the exact patterns' matches, merged with the `wrapped` ones.
+   */
+  const scan = (text: string, wrapped: readonly Wrapped[]): Found[] => {
+    const found: Found[] = []
+    let pos = 0
+    let next = 0
+    const heads = exact.map((p) => {
+      p.lastIndex = 0
+      return p.exec(text)
+    })
+    for (;;) {
+      let best = -1
+      for (let i = 0; i < heads.length; i++) {
+        const h = heads[i]
+        const b = best < 0 ? undefined : heads[best]!
+        if (h && (!b || h.index < b.index || (h.index === b.index && h[0].length > b[0].length))) best = i
+      }
+      const h = best < 0 ? undefined : heads[best]!
+      while (next < wrapped.length && wrapped[next]!.start < pos) next++
+      const w = wrapped[next]
+      let f: Found
+      if (w && (!h || w.start < h.index || (w.start === h.index && w.length > h[0].length))) f = w
+      else if (h) f = { start: h.index, end: h.index + h[0].length, name: nameOf(h[0]) }
+      else break
+      found.push(f)
+      pos = f.end
+      for (let i = 0; i < heads.length; i++) {
+        if (heads[i] && heads[i]!.index < pos) {
+          exact[i]!.lastIndex = pos
+          heads[i] = exact[i]!.exec(text)
         }
-        if (cut > last) out += text.slice(last, cut)
-        if (cut > from) before = text[cut - 1]!
-        pending = text.slice(cut)
-        return out
       }
-      return {
-        push(piece) {
-          pending += piece
-          return take(false)
-        },
-        flush: () => take(true),
-      }
-    },
+    }
+    return found
   }
+  const matches = (text: string) => {
+    const points = pointsIn(text)
+    return scan(text, points.length ? wrappedIn(text, points) : [])
+  }
+  const redact = (text: string) => {
+    if (typeof text !== 'string' || text.length < MIN_SECRET_LENGTH) return text
+    let out = ''
+    let last = 0
+    for (const f of matches(text)) {
+      out += text.slice(last, f.start) + marker(f.name)
+      last = f.end
+    }
+    return last === 0 ? text : out + text.slice(last)
+  }
+  const test = (text: string) => typeof text === 'string' && (probes.some((p) => p.test(text)) || (pointsIn(text).length > 0 && matches(text).length > 0))
+  return { size: values.size, redact, test, stream: secretStreams(forms, kinds, matches, marker) }
 }
 
 // A few recent sets: the runtime, the store and the logger ask with the same set over and over.
