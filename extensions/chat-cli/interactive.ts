@@ -3,7 +3,7 @@
 // Ctrl-C interrupts the turn and a second Ctrl-C leaves. The status bar ticks once a second.
 
 import { emitKeypressEvents } from 'node:readline'
-import { AgentError, errorMessage, resolveSlash, SESSIONS_SERVICE, terminalSafe, type CliContext, type SessionStore, type SlashContext } from 'agent/sdk'
+import { AgentError, errorMessage, redactSecrets, resolveSlash, SESSIONS_SERVICE, terminalSafe, type CliContext, type SessionStore, type SlashContext } from 'agent/sdk'
 import { ApprovalQuestions } from './approval-prompt.ts'
 import { ElicitationQuestions } from './elicitation-prompt.ts'
 import { complete, suggest } from './completion.ts'
@@ -54,6 +54,14 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   const screen = new Screen(stdout, { statusBar: settings.get('display.statusbar') !== false })
   const history = new InputHistory(settings.home)
   const editor = new LineEditor(history.entries)
+  /** An error line as shown: cleared of known secrets (a provider may echo any back), withheld when they cannot be read. */
+  const shownError = (error: unknown): string => {
+    try {
+      return redactSecrets(errorMessage(error), settings.secretValues())
+    } catch (cause) {
+      return `the error message is withheld: the known secrets could not be read to redact it (${errorMessage(cause)})`
+    }
+  }
   const chat = new CliConversation({ services: ctx.services, settings, tools: ctx.tools, cwd, provider: options.provider, model: options.model, skills: options.skills, personality: options.personality, checkpoints: options.checkpoints })
   const transcript = new Transcript(screen, theme, () => chat.showReasoning())
   const approvals = new ApprovalQuestions((lines) => {
@@ -157,7 +165,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
     try {
       await resolved.command.slash!(slash)
     } catch (error) {
-      transcript.line(theme.error(`✗ /${resolved.invokedAs}: ${errorMessage(error)}`))
+      transcript.line(theme.error(`✗ /${resolved.invokedAs}: ${shownError(error)}`))
     }
     if (!exiting) transcript.blank()
     status()
@@ -294,7 +302,7 @@ export async function runInteractive(ctx: CliContext, options: InteractiveOption
   })()
   started
     .then(() => chat.refreshModelInfo())
-    .catch((error) => transcript.line(theme.warn(errorMessage(error))))
+    .catch((error) => transcript.line(theme.warn(shownError(error))))
     .finally(() => status())
 
   await finished

@@ -12,6 +12,7 @@ import { makeTempHome, startScriptedModel, type ScriptedModelServer } from '../.
 import { hasTmux, openTerminal, type Terminal } from '../../helpers/tmux.ts'
 
 const ANSWER_TAIL = 'and that is the end of the streamed answer.'
+const ECHOED_SECRET = 'tg-bot-token-4f5e6d7c8b9a0f1e'
 
 describe('interactive chat in a terminal', { skip: hasTmux() ? false : 'tmux is not installed (apt-get install tmux)' }, () => {
   let model: ScriptedModelServer
@@ -23,6 +24,8 @@ describe('interactive chat in a terminal', { skip: hasTmux() ? false : 'tmux is 
       models: ['scripted-model', 'foo'],
       respond: (body) => {
         const last = [...body.messages].reverse().find((m: any) => m.role === 'user')?.content ?? ''
+        // A provider that echoes a credential in its error (the slash-command error line must not show it).
+        if (String(last).includes('echo a key')) return { status: 401, error: `bad key; also seen: ${ECHOED_SECRET}` }
         // Slow enough to watch it arrive: ~40 chunks, 40 ms apart.
         return { text: `Reply to ${last}: ${'word '.repeat(40)}${ANSWER_TAIL}`, chunkSize: 6, chunkDelayMs: 40, usage: { prompt_tokens: 2000, completion_tokens: 100 } }
       },
@@ -240,6 +243,19 @@ describe('interactive chat in a terminal', { skip: hasTmux() ? false : 'tmux is 
     t.send('Enter')
     await t.waitFor(shows('visible answer'), 10_000)
     assert.ok(!shows('secret musings')(t.capture()))
+  })
+
+  test('a slash command failing with a provider error that echoes a known secret shows it redacted', async () => {
+    const dir = home()
+    writeFileSync(join(dir, '.env'), `TELEGRAM_BOT_TOKEN=${ECHOED_SECRET}\n`)
+    const t = open(dir)
+    await ready(t)
+    t.type('/plan echo a key')
+    t.send('Enter')
+    const screen = await t.waitFor(/✗ \/plan:/, 20_000, 'the error line')
+    assert.ok(!flat(screen).includes(ECHOED_SECRET), screen)
+    assert.ok(shows('also seen: ***')(screen), screen)
+    await leave(t)
   })
 
   test('the status bar follows a terminal resize', async () => {
