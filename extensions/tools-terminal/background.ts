@@ -20,7 +20,7 @@ import {
   type Settings,
   type ToolSession,
 } from 'agent/sdk'
-import { OutputBuffer } from './output.ts'
+import { OutputBuffer, secretCutGuard } from './output.ts'
 import { killTree } from './run-process.ts'
 
 export interface BackgroundProcess {
@@ -55,7 +55,10 @@ export class BackgroundRegistry {
   start(argv: string[], options: { cwd?: string; env: Record<string, string>; command: string; session: ToolSession }): BackgroundProcess {
     const id = `proc_${++this.counter}`
     const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    const output = new OutputBuffer(this.deps.limit)
+    // Raw output is cut here before the notification or the poll result is redacted: what is kept
+    // next to each cut is guarded, so a secret across it leaves no part of itself (output.ts).
+    const guard = () => secretCutGuard(this.deps.settings)
+    const output = new OutputBuffer(this.deps.limit, guard)
     let resolveDone!: () => void
     const entry: BackgroundProcess = {
       id,
@@ -70,20 +73,28 @@ export class BackgroundRegistry {
       done: new Promise<void>((r) => (resolveDone = r)),
     }
     let pending = ''
+    /** Whether `pending` lost its start (its first characters are then a cut edge). */
+    let pendingCut = false
     let lastSent = 0
     let flushTimer: NodeJS.Timeout | undefined
     const flush = () => {
       flushTimer = undefined
       if (!pending) return
-      const text = pending.slice(-2000)
+      const cut = pendingCut || pending.length > 2000
+      const text = cut ? guard().afterCut(pending.slice(-2000)) : pending
       pending = ''
+      pendingCut = false
+      if (!text) return
       lastSent = Date.now()
       void this.notify(options.session, { kind: 'output', processId: id, text: `[${id}] ${text}` })
     }
     const take = (chunk: string) => {
       output.push(chunk)
       pending += chunk
-      if (pending.length > 8000) pending = pending.slice(-4000)
+      if (pending.length > 8000) {
+        pending = pending.slice(-4000)
+        pendingCut = true
+      }
       if (!flushTimer) flushTimer = setTimeout(flush, Math.max(0, lastSent + this.deps.outputIntervalMs() - Date.now()))
     }
     child.stdout!.setEncoding('utf8').on('data', take)
@@ -92,6 +103,7 @@ export class BackgroundRegistry {
       if (entry.endedAt) return
       clearTimeout(flushTimer)
       pending = ''
+      pendingCut = false
       entry.endedAt = Date.now()
       entry.exitCode = code ?? (entry.status === 'killed' ? 137 : 1)
       if (entry.status === 'running') entry.status = 'exited'

@@ -7,7 +7,7 @@ import { editorIoOf, errorMessage, knownSecretsRedactor, shortHash, type Logger,
 import { BackgroundRegistry } from './background.ts'
 import { localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
 import { execArgv, interactiveShellArgv, planContainer, SessionContainer } from './container.ts'
-import { capOutput } from './output.ts'
+import { capOutput, secretCutGuard } from './output.ts'
 import { PersistentShell } from './persistent-shell.ts'
 import { outputProgress } from './progress.ts'
 import { runProcess } from './run-process.ts'
@@ -86,18 +86,20 @@ export class TerminalManager {
     try {
       if (inEditor) {
         // An editor (ACP) that offers its terminal: the command runs there, where the user sees it.
-        outcome = await inEditor({ command: this.config.shell, args: ['-c', input.command], cwd: this.cwdOf(session, input.workdir), timeoutMs, outputByteLimit: limit, signal, ...(callId ? { callId } : {}) })
+        const ran = await inEditor({ command: this.config.shell, args: ['-c', input.command], cwd: this.cwdOf(session, input.workdir), timeoutMs, outputByteLimit: limit, signal, ...(callId ? { callId } : {}) })
+        // The editor cut the raw output's start: guarded (output.ts), and the cut marked.
+        outcome = ran.truncated ? { ...ran, output: `[… earlier output omitted …]\n${this.cutGuard().afterCut(ran.output)}` } : ran
       } else if (persistentFor(this.config, backend, this.settings)) {
         const shell = await this.shell(session, backend, timeoutMs)
         // A workdir for one command must not move the persistent shell: run it in a subshell.
         const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command
         outcome = await shell.run(command, timeoutMs, signal, onOutput)
       } else if (backend === 'local') {
-        outcome = await runProcess([this.config.shell, '-c', input.command], { cwd: this.cwdOf(session, input.workdir), env: localEnv(this.config, this.settings), timeoutMs, signal, limit, onOutput })
+        outcome = await runProcess([this.config.shell, '-c', input.command], { cwd: this.cwdOf(session, input.workdir), env: localEnv(this.config, this.settings), timeoutMs, signal, limit, guard: this.cutGuard, onOutput })
       } else {
         const container = this.container(session)
         await container.ensure(Math.max(timeoutMs, 120_000))
-        outcome = await runProcess(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), { env: container.plan.clientEnv, timeoutMs, signal, limit, onOutput })
+        outcome = await runProcess(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), { env: container.plan.clientEnv, timeoutMs, signal, limit, guard: this.cutGuard, onOutput })
       }
     } finally {
       progress.close()
@@ -114,6 +116,9 @@ export class TerminalManager {
     if (outcome.shellEnded) result.note = [result.note, 'the persistent shell ended; the next command starts a fresh one (cwd and variables reset)'].filter(Boolean).join('; ')
     return result
   }
+
+  /** Clears what is kept next to a cut of raw output of any part of a known secret (output.ts). */
+  private readonly cutGuard = () => secretCutGuard(this.settings)
 
   /** `output` without known secrets (.env looked at now: the command may have written it); fails closed. */
   private redacted(output: string, exitCode: number | null): string {
@@ -135,11 +140,11 @@ export class TerminalManager {
     let shell = state.shells.get(backend)
     if (shell) return shell
     if (backend === 'local') {
-      shell = new PersistentShell({ argv: [this.config.shell, '--noprofile', '--norc'], cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars)
+      shell = new PersistentShell({ argv: [this.config.shell, '--noprofile', '--norc'], cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars, this.cutGuard)
     } else {
       const container = this.container(session)
       await container.ensure(Math.max(timeoutMs, 120_000))
-      shell = new PersistentShell({ argv: interactiveShellArgv(container.plan, this.config.shell, this.config.container_workdir), env: container.plan.clientEnv }, this.config.max_output_chars)
+      shell = new PersistentShell({ argv: interactiveShellArgv(container.plan, this.config.shell, this.config.container_workdir), env: container.plan.clientEnv }, this.config.max_output_chars, this.cutGuard)
     }
     state.shells.set(backend, shell)
     return shell

@@ -5,6 +5,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { noCutGuard, omittedNote, type CutGuardSource } from './output.ts'
 import { killTree } from './run-process.ts'
 
 export interface ShellResult {
@@ -26,16 +27,21 @@ export class PersistentShell {
   private child: ChildProcess | undefined
   private chain: Promise<unknown> = Promise.resolve()
   private buffer = ''
+  /** Characters of the running command's output dropped from the buffer's start (memory bound). */
+  private dropped = 0
   private onData: (() => void) | undefined
   /** The running command's live output (the marker line is filtered by the receiver). */
   private onOutput: ((chunk: string) => void) | undefined
   private ended = false
   private readonly spawnSpec: ShellSpawn
   private readonly limit: number
+  private readonly guard: CutGuardSource
 
-  constructor(spec: ShellSpawn, limit: number) {
+  /** `guard`: clears what is kept after a cut of the raw output of any part of a secret (output.ts). */
+  constructor(spec: ShellSpawn, limit: number, guard: CutGuardSource = noCutGuard) {
     this.spawnSpec = spec
     this.limit = limit
+    this.guard = guard
   }
 
   get alive(): boolean {
@@ -63,11 +69,15 @@ export class PersistentShell {
     })
     this.ended = false
     this.buffer = ''
+    this.dropped = 0
     const take = (d: string) => {
       this.buffer += d
       this.onOutput?.(d)
       // Bound memory while a command is chatty: keep the tail (the marker arrives at the end).
-      if (this.buffer.length > this.limit * 4) this.buffer = this.buffer.slice(this.buffer.length - this.limit * 2)
+      if (this.buffer.length > this.limit * 4) {
+        this.dropped += this.buffer.length - this.limit * 2
+        this.buffer = this.buffer.slice(this.buffer.length - this.limit * 2)
+      }
       this.onData?.()
     }
     child.stdout!.setEncoding('utf8').on('data', take)
@@ -83,12 +93,19 @@ export class PersistentShell {
     return child
   }
 
+  /** The command's output as kept: where its start was dropped, marked, and guarded (output.ts). */
+  private cutStart(output: string): string {
+    if (!this.dropped) return output
+    return `${omittedNote(this.dropped)}\n${this.guard().afterCut(output)}`
+  }
+
   private async runNow(command: string, timeoutMs: number, signal?: AbortSignal, onOutput?: (chunk: string) => void): Promise<ShellResult> {
     const child = this.alive ? this.child! : this.start()
     const nonce = randomBytes(8).toString('hex')
     const eof = `__AGENT_EOF_${nonce}`
     const marker = `__AGENT_DONE_${nonce}__`
     this.buffer = ''
+    this.dropped = 0
     // The heredoc delimiter is quoted: nothing in the command is expanded before eval sees it.
     // stdin of the command is /dev/null, so it cannot swallow the next script.
     const script =
@@ -121,11 +138,11 @@ export class PersistentShell {
       this.onData = () => {
         const match = pattern.exec(this.buffer)
         if (match) {
-          const output = this.buffer.slice(0, match.index)
+          const output = this.cutStart(this.buffer.slice(0, match.index))
           this.buffer = this.buffer.slice(match.index + match[0].length)
           finish({ output, exitCode: Number(match[1]), timedOut, interrupted, shellEnded: false })
         } else if (this.ended) {
-          const output = this.buffer
+          const output = this.cutStart(this.buffer)
           this.buffer = ''
           finish({ output, exitCode: child.exitCode, timedOut, interrupted, shellEnded: true })
         }

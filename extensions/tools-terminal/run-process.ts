@@ -3,7 +3,7 @@
 // KILL), and output bounded in memory.
 
 import { spawn, type ChildProcess } from 'node:child_process'
-import { OutputBuffer } from './output.ts'
+import { OutputBuffer, type CutGuardSource } from './output.ts'
 
 export interface RunOptions {
   cwd?: string
@@ -12,6 +12,8 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Characters kept in memory (head and tail). */
   limit: number
+  /** Clears both sides of a memory-bound cut of any part of a secret (output.ts). */
+  guard?: CutGuardSource
   stdin?: string
   /** Each chunk of output as it arrives (live progress). */
   onOutput?: (chunk: string) => void
@@ -48,7 +50,7 @@ export function killTree(child: ChildProcess, graceMs = 2000): void {
 
 export function runProcess(argv: readonly string[], options: RunOptions): Promise<RunOutcome> {
   return new Promise((resolve) => {
-    const buffer = new OutputBuffer(options.limit)
+    const buffer = new OutputBuffer(options.limit, options.guard)
     let timedOut = false
     let interrupted = false
     let settled = false
