@@ -6,9 +6,10 @@ import { FINDINGS, type FindingKey } from './patterns.ts'
 import { isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { commandOptions, judgeAssignment } from './interpreters.ts'
 import { placesOf, type Judge } from './judge.ts'
-import { execTargetsOf, judgeProgram, sqlFindings } from './rules.ts'
+import { aliasWords, execTargetsOf, judgeProgram, renamesOf, sqlFindings } from './rules.ts'
 import { parseScript, shellParser, type ParsedScript, type SimpleCommand, type Stdin } from './shell-parse.ts'
 import { basename, optionValue, skipOptions, unwrap } from './wrappers.ts'
+import { scriptPath } from './interpreters.ts'
 import { UNKNOWN, type Word } from './words.ts'
 
 export interface Finding {
@@ -39,19 +40,21 @@ export async function commandJudge(): Promise<(command: string, options?: Assess
   const parser = await shellParser()
   return (command, options = {}) => {
     const keys = new Set<FindingKey>()
-    const judgeScript = (source: string, depth: number, stdin?: Stdin, positional?: Word[]): void => {
+    const judgeScript = (source: string, depth: number, stdin?: Stdin, positional?: Word[], outerRenames?: Map<string, Word[][]>): void => {
       if (depth > MAX_DEPTH) return void keys.add('unparseable')
       const script = parseScript(parser, source, stdin, positional)
       if (script.hasError) keys.add('unparseable')
       const execTargets = new Set(script.commands.flatMap((c) => execTargetsOf(unwrap(c.words).argv)))
+      const renames = renamesIn(script, outerRenames)
       const judgeFor = (cmd: SimpleCommand, cwd?: string): Judge => {
         const j: Judge = {
           emit: (key) => void keys.add(key),
           // The body reads what the command reads (`curl … | bash -c 'source /dev/stdin'`).
-          script: (body: Word, args?: Word[]) => (body.literal ? judgeScript(body.value, depth + 1, cmd.stdin, args) : void keys.add('inline-script')),
+          script: (body: Word, args?: Word[]) => (body.literal ? judgeScript(body.value, depth + 1, cmd.stdin, args, renames) : void keys.add('inline-script')),
           argv: (words, via) => judgeWords(words, via, j),
           cmd,
           execTargets,
+          renames,
           paths: options,
           cwd,
         }
@@ -104,7 +107,33 @@ function variants(command: string): Array<{ text: string; structural: boolean }>
 /** Reserved words tree-sitter leaves as plain words after a keyword (`time { …; }`, `time ! …`). */
 const RESERVED = new Set(['{', '!'])
 
-function judgeWords(words: Word[], outer: string[], j: Judge): void {
+/**
+ * What names stand for after the script renamed programs to them (see renamesOf), with those of the
+ * script around it (a copied file stays; an alias is taken as staying too). `BASH_ALIASES[NAME]=…`
+ * and `BASH_CMDS[NAME]=…` set aliases and the command hash as `alias` and `hash -p` do.
+ */
+function renamesIn(script: ParsedScript, outer?: Map<string, Word[][]>): Map<string, Word[][]> {
+  const renames = new Map<string, Word[][]>(outer)
+  const add = (name: string, words: Word[]) => renames.set(name, [...(renames.get(name) ?? []), words])
+  for (const cmd of script.commands) for (const [name, words] of renamesOf(unwrap(cmd.words).argv)) add(name, words)
+  for (const { name, value } of script.assignments) {
+    const table = /^BASH_(ALIASES|CMDS)\[(.*)\]$/s.exec(name)
+    if (table) add(table[2]!.replace(/^(['"])(.*)\1$/s, '$2'), table[1] === 'ALIASES' ? aliasWords(value) : [value.literal ? value : { value: UNKNOWN, literal: false }])
+  }
+  return renames
+}
+
+/** The words a program name stands for after a rename (none for a name not renamed). */
+function renamedTo(program: Word | undefined, renames: Map<string, Word[][]>): Word[][] {
+  if (!program?.literal || renames.size === 0) return []
+  const names = new Set([program.value, scriptPath(program.value), basename(program.value)])
+  return [...names].flatMap((n) => renames.get(n) ?? []).filter((words) => words.length > 0 && words[0]!.value !== program.value)
+}
+
+/** Renames followed at most this deep (`alias a=b b=c c=rm`). */
+const MAX_RENAMES = 4
+
+function judgeWords(words: Word[], outer: string[], j: Judge, renamed = 0): void {
   const unwrapped = unwrap(words)
   const start = unwrapped.argv.findIndex((w) => !RESERVED.has(w.value))
   const { via, script, assignments, stages } = unwrapped
@@ -118,6 +147,8 @@ function judgeWords(words: Word[], outer: string[], j: Judge): void {
   for (const w of assignments) judgeAssignment(w.value.slice(0, w.value.indexOf('=')), { ...w, value: w.value.slice(w.value.indexOf('=') + 1) }, here)
   if (script) here.script(script)
   judgeProgram(argv, [...outer, ...via], here)
+  // A name the script renamed runs that program too: `alias ls=rm; ls -rf ~`, `cp /bin/rm x; ./x -rf ~`.
+  if (renamed < MAX_RENAMES) for (const to of renamedTo(argv[0], j.renames)) judgeWords([...to, ...argv.slice(1)], [...outer, ...via], here, renamed + 1)
 }
 
 /** The directory a wrapper runs its program in: `env -C DIR`, `env --chdir=DIR`, `sudo -D DIR`. */

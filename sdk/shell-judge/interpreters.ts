@@ -150,6 +150,8 @@ export function judgeAssignment(name: string, value: Word, j: Judge): void {
   // Settings git reads from the environment (`GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…`).
   if (/^GIT_CONFIG_KEY_\d+$/.test(name) && (!value.literal || COMMAND_KEY.test(value.value) || /^alias\./i.test(value.value))) return j.emit('inline-script')
   if (name === 'GIT_CONFIG_PARAMETERS' && (!value.literal || /alias\.|protocol\.|\b(?:sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|helper|textconv|command|clean|smudge|process|driver|external|program|path|cmd|uploadpack|receivepack)\b/i.test(value.value))) return j.emit('inline-script')
+  // The alias table and the command hash (`BASH_ALIASES[ls]=rm`, `BASH_CMDS[ls]=/bin/rm`): a name runs something else.
+  if (/^BASH_(?:ALIASES|CMDS)(?:\[|$)/.test(name)) return j.emit('dynamic-command')
   if (CODE_VARS.test(name) || (name === 'NODE_OPTIONS' && /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)\b/.test(value.value))) j.emit('inline-script')
 }
 

@@ -17,6 +17,8 @@ export interface Judge {
   cmd: SimpleCommand
   /** Files a `chmod +x` of the same script made executable. */
   execTargets: Set<string>
+  /** Names the script made run another program (`alias ls=rm`, `cp /bin/rm ./x`): what they then run. */
+  renames: Map<string, Word[][]>
   /** Agent home and working directory, for protected paths. */
   paths: PathContext
   /** Where an earlier literal `cd` of the same script went (`/`, `~/x`), when known. */
@@ -58,7 +60,25 @@ export function inCwd(value: string, j: Judge): string {
 export function placesOf(value: string, cwd: string | undefined): string[] {
   if (cwd === undefined || /^[/~]/.test(value)) return [value]
   const joined = `${cwd}/${value}`
-  return cwd.includes(UNKNOWN) ? [value, joined] : [joined]
+  return cwd.includes(UNKNOWN) ? [value, joined, ...guessedPlaces(value)] : [joined]
+}
+
+const GIT_HOOKS = 'applypatch-msg|pre-applypatch|post-applypatch|pre-commit|pre-merge-commit|prepare-commit-msg|commit-msg|post-commit|pre-rebase|post-checkout|post-merge|pre-push|pre-receive|post-receive|post-update|reference-transaction|push-to-checkout|pre-auto-gc|post-rewrite|sendemail-validate|fsmonitor-watchman|post-index-change'
+/**
+ * Where a relative name may be after a `cd` to a run-time place (`cd "$d" && echo … > authorized_keys`):
+ * names that only matter in a protected folder, and that a project seldom uses for its own files,
+ * are taken as in that folder (ordinary names such as `list.txt` or `config` are not guessed).
+ */
+const GUESSES: Array<[RegExp, (value: string) => string]> = [
+  [/^(?:authorized_keys2?|known_hosts|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?|rc)$/, (v) => `~/.ssh/${v}`],
+  [new RegExp(`^(?:${GIT_HOOKS})$`), (v) => `.git/hooks/${v}`],
+  [new RegExp(`^hooks/(?:${GIT_HOOKS})$`), (v) => `.git/${v}`],
+  [/^(?:sudoers|passwd|shadow|gshadow|crontab|ld\.so\.preload)$|^(?:sudoers\.d|cron\.(?:d|hourly|daily|weekly|monthly)|profile\.d|systemd|init\.d|ld\.so\.conf\.d|pam\.d|apt|yum\.repos\.d)\//, (v) => `/etc/${v}`],
+]
+
+function guessedPlaces(value: string): string[] {
+  const rel = value.replace(/^(?:\.\/)+/, '')
+  return GUESSES.filter(([name]) => name.test(rel)).map(([, place]) => place(rel))
 }
 
 /** A long option given as any unambiguous prefix (GNU getopt, git): `--rec` is `--recursive`. */

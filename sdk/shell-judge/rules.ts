@@ -12,9 +12,9 @@ import { writeTargetKey } from './paths.ts'
 import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
 import { reads } from './readers.ts'
 import type { SimpleCommand } from './shell-parse.ts'
-import { basename } from './wrappers.ts'
+import { basename, isWrapper } from './wrappers.ts'
 import { writes, WRITERS } from './writers.ts'
-import type { Word } from './words.ts'
+import { UNKNOWN, type Word } from './words.ts'
 
 const dd: Rule = (argv, j) => {
   for (const w of argv.slice(1)) {
@@ -80,7 +80,16 @@ const PROGRAMS: Record<string, Rule> = {
   gawk: (argv, j) => writes(awk(argv, j), j),
   mawk: (argv, j) => writes(awk(argv, j), j),
   nawk: (argv, j) => writes(awk(argv, j), j),
-  alias,
+  alias: (argv, j) => {
+    alias(argv, j)
+    for (const [name, words] of renamesOf(argv)) if (renamesToRules(name, words)) j.emit('dynamic-command')
+  },
+  // `hash -p PATH NAME`: NAME runs PATH from now on (also in later commands of a persistent shell).
+  hash: (argv, j) => {
+    for (const [name, words] of renamesOf(argv)) if (!words[0]!.literal || renamesToRules(name, words)) j.emit('dynamic-command')
+  },
+  // `enable -f LIB NAME`: a builtin loaded from a shared library (native code, any name).
+  enable: (argv, j) => argv.slice(1).some((w) => /^-[^-]*f/.test(w.value)) && j.emit('dynamic-command'),
   trap,
   docker: container,
   podman: container,
@@ -126,6 +135,7 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   if (!program) return
   if (!program.literal) return j.emit('dynamic-command')
   const name = basename(program.value)
+  if (Object.hasOwn(COPIERS, name) && renamesOf(argv).some(([to, words]) => renamesToRules(to, words))) j.emit('dynamic-command')
   if (j.cmd.inFunction && program.value === j.cmd.inFunction && (j.cmd.inPipeline || j.cmd.background)) j.emit('fork-bomb')
   if (j.execTargets.has(scriptPath(program.value))) j.emit('chmod-exec-run')
   reads(name, argv, j)
@@ -154,4 +164,81 @@ export function execTargetsOf(argv: Word[]): string[] {
   if (basename(argv[0]?.value ?? '') !== 'chmod') return []
   const [mode, ...targets] = split(argv).operands
   return mode && makesExecutable(mode.value) ? targets.map((t) => scriptPath(t.value)) : []
+}
+
+/** Whether a program has rules of its own (a table entry, a shell or interpreter, a disk tool, a wrapper). */
+function rulesOf(name: string): unknown {
+  if (Object.hasOwn(PROGRAMS, name)) return PROGRAMS[name]
+  if (MKFS.test(name)) return MKFS
+  if (DISK_TOOLS.has(name)) return DISK_TOOLS
+  if (isWrapper(name)) return name
+  return interpreterFor(name)
+}
+
+/**
+ * Renaming a program that has rules to a name without the same rules (`alias ls=rm`, `hash -p
+ * /bin/rm ls`, `cp /bin/rm ./ls`): a later command under that name, also in a later call of a
+ * persistent shell, is not what it looks like. `alias rm='rm -i'`, `alias ll='ls -l'` and
+ * `ln -s /usr/bin/python3 python` are not renames of that kind; a run-time program is not known here.
+ */
+function renamesToRules(name: string, words: Word[]): boolean {
+  const program = words[0]
+  if (!program?.literal) return false
+  const target = rulesOf(basename(program.value))
+  return target !== undefined && target !== rulesOf(basename(name))
+}
+
+const unknownWord: Word = { value: UNKNOWN, literal: false }
+/** The words an alias value stands for (split at blanks; a run-time value is an unknown program). */
+export const aliasWords = (value: Word): Word[] => (value.literal ? value.value.trim().split(/\s+/).filter(Boolean).map((v) => ({ value: v.replace(/^(['"])(.*)\1$/, '$2'), literal: true })) : [unknownWord])
+const COPIERS: Record<string, { arg: string; long: string[] }> = {
+  cp: { arg: 'St', long: ['suffix', 'target-directory'] },
+  mv: { arg: 'St', long: ['suffix', 'target-directory'] },
+  ln: { arg: 'St', long: ['suffix', 'target-directory'] },
+  install: { arg: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'] },
+}
+
+/**
+ * Names a command makes run another program, with the words they then stand for: `alias NAME=VALUE`
+ * (VALUE's words), `hash -p PATH NAME`, `cp|ln|install|mv PROGRAM DEST` (DEST as written, without
+ * `./`, and its file name). A value only known at run time stands for an unknown program.
+ */
+export function renamesOf(argv: Word[]): Array<[string, Word[]]> {
+  const name = basename(argv[0]?.value ?? '')
+  if (name === 'alias') {
+    return argv.slice(1).flatMap((w): Array<[string, Word[]]> => {
+      const at = w.value.indexOf('=')
+      return at > 0 && !w.value.startsWith('-') ? [[w.value.slice(0, at), aliasWords({ ...w, value: w.value.slice(at + 1) })]] : []
+    })
+  }
+  if (name === 'hash') {
+    const at = argv.findIndex((w) => /^-[^-]*p/.test(w.value))
+    if (at < 0) return []
+    const cluster = argv[at]!.value
+    const attached = cluster.slice(cluster.indexOf('p') + 1)
+    const path = attached ? { ...argv[at]!, value: attached } : argv[at + 1]
+    const names = argv.slice(at + (attached ? 1 : 2)).filter((w) => !w.value.startsWith('-'))
+    return path ? names.map((n) => [n.value, [path.literal ? path : unknownWord]]) : []
+  }
+  const spec = Object.hasOwn(COPIERS, name) ? COPIERS[name] : undefined
+  if (!spec) return []
+  const operands: Word[] = []
+  let ended = false
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i]!.value
+    if (!ended && w === '--') ended = true
+    else if (!ended && w.startsWith('--')) {
+      if (/^--target-directory/.test(w)) return [] // names are kept in the target directory
+      if (!w.includes('=') && spec.long.includes(w.slice(2))) i++
+    } else if (!ended && /^-[^-]/.test(w)) {
+      if (w.includes('t')) return []
+      const k = [...w.slice(1)].findIndex((c) => spec.arg.includes(c))
+      if (k >= 0 && k === w.length - 2) i++
+    } else operands.push(argv[i]!)
+  }
+  if (operands.length !== 2) return []
+  const [source, dest] = operands as [Word, Word]
+  if (!dest.literal || basename(dest.value) === basename(source.value)) return []
+  const runs = [source.literal ? source : unknownWord]
+  return [...new Set([scriptPath(dest.value), basename(dest.value)])].map((n) => [n, runs])
 }

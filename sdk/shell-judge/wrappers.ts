@@ -283,6 +283,9 @@ function joined(rest: Word[]): Step {
   return { kind: 'script', script: { value: rest.map((w) => w.value).join(' '), literal: rest.every((w) => w.literal) } }
 }
 
+/** A program that runs another program given in its arguments (`sudo`, `env`, `xargs`, …). */
+export const isWrapper = (name: string): boolean => Object.hasOwn(WRAPPERS, name)
+
 /** Strips wrappers until the program that runs is reached. */
 export function unwrap(words: Word[]): Unwrapped {
   const via: string[] = []
