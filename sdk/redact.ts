@@ -1,10 +1,10 @@
 // Redaction of secrets and phone numbers before anything reaches a log line or an error body.
-// Known secret values are matched by sdk/secret-matcher.ts; this file adds secret-shaped strings,
+// Known secret values are matched by sdk/secrets/; this file adds secret-shaped strings,
 // phone numbers and the rules that say which names hold secrets.
 
-import { secretMatcher, type SecretEntry } from './secret-matcher.ts'
+import { secretMatcher, type SecretEntry } from './secrets/index.ts'
 
-export * from './secret-matcher.ts'
+export * from './secrets/index.ts'
 
 const SECRET_PATTERNS: RegExp[] = [
   /\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}/g, // API keys in the common vendor shapes

@@ -6,7 +6,7 @@ import type { Context as KoaContext, Next as KoaNext } from 'koa'
 import type { HookHandles } from './hooks.ts'
 import type { ModelClient } from './model.ts'
 import type { ChatConversation } from './chat.ts'
-import type { SecretEntry } from './secret-matcher.ts'
+import type { SecretEntry } from './secrets/index.ts'
 import type { PlanEntry } from './plan.ts'
 
 export type JsonSchema = { [key: string]: unknown }

@@ -1,7 +1,7 @@
 // Every secret value the agent knows, with the name it is known by: secret-named environment
 // variables, `<agent_home>/.env` entries, and credentials in the config (provider keys, platform
 // tokens, `key_env` targets, `--api-key VALUE` arguments), the credentials inside URLs in any
-// value, and each item of a secret-named list. Feeds redaction (sdk/secret-matcher.ts).
+// value, and each item of a secret-named list. Feeds redaction (sdk/secrets/).
 
 import { isRedactableSecret, isSecretConfigKey, isSecretName, type SecretEntry } from '../../sdk/redact.ts'
 

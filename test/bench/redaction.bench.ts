@@ -1,4 +1,4 @@
-// What known-secret redaction costs (sdk/secret-matcher.ts): building the matcher for 40 secrets
+// What known-secret redaction costs (sdk/secrets/): building the matcher for 40 secrets
 // (each with its URL, JSON, hex and base64 forms), a cached lookup, and redacting 1 MB and 10 MB of
 // tool output with no secret in it and with secrets sprinkled through it; plus the same through
 // FileSettings.secretEntries() as the runtime calls it per tool result, a whole 500 KB transcript as

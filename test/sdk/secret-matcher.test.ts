@@ -1,4 +1,4 @@
-// Known-secret redaction (sdk/secret-matcher.ts): each value and the encodings that leak it unchanged
+// Known-secret redaction (sdk/secrets/): each value and the encodings that leak it unchanged
 // become `[REDACTED:NAME]`; values too short or too common are never treated as secrets; look-alikes
 // pass through untouched.
 

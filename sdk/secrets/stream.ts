@@ -1,10 +1,10 @@
 // Redacting text that arrives in pieces (streamed model deltas): what may be passed on now, and the
 // tail held back because it could still grow into a secret or one of its forms, wrapped ones too.
-// The matcher (sdk/secret-matcher.ts) hands out these streams.
+// The matcher (index.ts) hands out these streams.
 
-import { breakStart } from './secret-breaks.ts'
-import { ANYWHERE_LENGTH, type FormKind } from './secret-forms.ts'
-import type { Found } from './secret-wrapped.ts'
+import { breakStart } from './breaks.ts'
+import { ANYWHERE_LENGTH, type FormKind } from './forms.ts'
+import type { Found } from './wrapped.ts'
 
 /**
  * Redacts a stream of pieces: `push` returns what can be passed on now, holding back a tail that

@@ -1,6 +1,6 @@
 // The forms a secret value is matched in: as written (and URL/JSON-escaped), base64 at any alignment
 // (and base64url), hex; which kind each is matched as; and the patterns they are searched for with.
-// The matcher (sdk/secret-matcher.ts) builds its search from these.
+// The matcher (index.ts) builds its search from these.
 
 /** Values of this length or more are matched anywhere; shorter ones only as a whole word. */
 export const ANYWHERE_LENGTH = 12

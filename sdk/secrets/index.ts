@@ -4,14 +4,14 @@
 // wrapped: a line break (`\n` or `\r\n`, with the blanks some tools put around it) anywhere inside
 // them, as `base64` (76 columns) and `xxd -p` (60) print them. Values too short or too common to be
 // secrets are never matched.
-// The forms are listed by sdk/secret-forms.ts, wrapped ones found by sdk/secret-wrapped.ts, streams
-// redacted by sdk/secret-stream.ts.
+// The forms are listed by forms.ts, wrapped ones found by wrapped.ts, streams
+// redacted by stream.ts.
 
-import { formSource, formsOf, patterns, type FormKind } from './secret-forms.ts'
-import { PASS_THROUGH, secretStreams, type SecretStream } from './secret-stream.ts'
-import { wrappedSearch, type Found, type Wrapped } from './secret-wrapped.ts'
+import { formSource, formsOf, patterns, type FormKind } from './forms.ts'
+import { PASS_THROUGH, secretStreams, type SecretStream } from './stream.ts'
+import { wrappedSearch, type Found, type Wrapped } from './wrapped.ts'
 
-export type { SecretStream } from './secret-stream.ts'
+export type { SecretStream } from './stream.ts'
 
 /** A secret the agent knows, with the name it is known by (an environment variable or config path). */
 export interface SecretEntry {

@@ -1,8 +1,8 @@
 // Finding the base64 and hex forms of secrets that are wrapped across line breaks, for the matcher
-// (sdk/secret-matcher.ts), which merges what is found here with its matches of the forms as written.
+// (index.ts), which merges what is found here with its matches of the forms as written.
 
-import { BREAK_BLANKS, isBlank, stepEncoded, symbol, unwrap } from './secret-breaks.ts'
-import { escape, patterns, type FormKind } from './secret-forms.ts'
+import { BREAK_BLANKS, isBlank, stepEncoded, symbol, unwrap } from './breaks.ts'
+import { escape, patterns, type FormKind } from './forms.ts'
 
 // Wrapped encodings. A tool may break an encoded form across lines anywhere (`base64` wraps at 76
 // columns, `xxd -p` at 60, PEM at 64): a line break is up to BREAK_BLANKS blanks, `\r?\n`, up to

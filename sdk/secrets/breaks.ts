@@ -1,8 +1,8 @@
 // Line breaks inside encoded forms (blanks, `\r?\n`, blanks, as tools that wrap base64 or hex print
 // them): which characters are encoded ones, where such a break starts and ends, the encoded character
 // across one, and text with those breaks taken out (each character mapped back to where it was).
-// Used to find wrapped forms (sdk/secret-wrapped.ts) and to hold back a streamed tail that may still
-// grow into one (sdk/secret-stream.ts).
+// Used to find wrapped forms (wrapped.ts) and to hold back a streamed tail that may still
+// grow into one (stream.ts).
 
 /** Most blanks matched on each side of a line break inside an encoded form. */
 export const BREAK_BLANKS = 32
