@@ -98,6 +98,22 @@ export class AnswerTooLargeError extends ProviderProtocolError {
   }
 }
 
+/**
+ * What a streamed answer holds so far (text, reasoning, tool calls), against its cap: every
+ * provider's stream reader counts into one, and past the cap it throws AnswerTooLargeError before
+ * the piece is kept or reported.
+ */
+export class AnswerBudget {
+  private size = 0
+  constructor(readonly limit: number = MAX_ANSWER_BYTES) {}
+
+  /** Counts `n` more characters; throws past the cap. */
+  grow(n: number): void {
+    this.size += n
+    if (this.size > this.limit) throw new AnswerTooLargeError(this.limit, 'streamed answer')
+  }
+}
+
 const LF = 10
 const CR = 13
 

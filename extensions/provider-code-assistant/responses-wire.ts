@@ -2,7 +2,7 @@
 // (messages, function_call, function_call_output paired by call_id), and output items or stream
 // events → ModelResponse (text, reasoning summaries, function calls, usage).
 
-import { AnswerTooLargeError, describeMedia, MAX_ANSWER_BYTES, syntheticCallId, type ChatMessage, type ModelDelta, type ModelRequest, type ModelResponse, type ToolCall, type Usage } from 'agent/sdk'
+import { AnswerBudget, describeMedia, MAX_ANSWER_BYTES, syntheticCallId, type ChatMessage, type ModelDelta, type ModelRequest, type ModelResponse, type ToolCall, type Usage } from 'agent/sdk'
 
 const text = (content: ChatMessage['content']): string =>
   content === null ? '' : typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')
@@ -78,19 +78,15 @@ export class ResponsesStream {
   private reasoning = ''
   private calls: ToolCall[] = []
   private final: any
-  /** Characters held so far, against `limit`. */
-  private size = 0
   events = 0
+
+  private readonly budget: AnswerBudget
 
   constructor(
     private readonly onDelta?: (delta: ModelDelta) => void,
-    private readonly limit: number = MAX_ANSWER_BYTES,
-  ) {}
-
-  /** Counts `n` more characters; throws past the cap. */
-  private grow(n: number): void {
-    this.size += n
-    if (this.size > this.limit) throw new AnswerTooLargeError(this.limit, 'streamed answer')
+    limit: number = MAX_ANSWER_BYTES,
+  ) {
+    this.budget = new AnswerBudget(limit)
   }
 
   push(event: any): boolean {
@@ -98,21 +94,21 @@ export class ResponsesStream {
     switch (event?.type) {
       case 'response.output_text.delta':
         if (!event.delta) return false
-        this.grow(String(event.delta).length)
+        this.budget.grow(String(event.delta).length)
         this.text += event.delta
         this.onDelta?.({ content: event.delta })
         return true
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
         if (!event.delta) return false
-        this.grow(String(event.delta).length)
+        this.budget.grow(String(event.delta).length)
         this.reasoning += event.delta
         this.onDelta?.({ reasoning: event.delta })
         return true
       case 'response.output_item.done':
         if (event.item?.type === 'function_call') {
           const call = callOf(event.item, this.calls.length)
-          this.grow(CALL_OVERHEAD + call.id.length + call.name.length + call.arguments.length)
+          this.budget.grow(CALL_OVERHEAD + call.id.length + call.name.length + call.arguments.length)
           this.calls.push(call)
         }
         return false

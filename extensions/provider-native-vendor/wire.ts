@@ -2,7 +2,7 @@
 // blocks in a user turn (paired by `tool_use_id`), same-role turns merged, reasoning effort as an
 // extended-thinking budget; answers and stream events folded back into a ModelResponse.
 
-import { AnswerTooLargeError, describeMedia, MAX_ANSWER_BYTES, parseToolArguments, ProviderProtocolError, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelRequest, type ModelResponse, type ReasoningEffort, type ToolCall, type Usage } from 'agent/sdk'
+import { AnswerBudget, describeMedia, MAX_ANSWER_BYTES, parseToolArguments, ProviderProtocolError, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelRequest, type ModelResponse, type ReasoningEffort, type ToolCall, type Usage } from 'agent/sdk'
 
 const THINKING_BUDGET: Record<Exclude<ReasoningEffort, 'none'>, number> = { low: 2048, medium: 8192, high: 16384, xhigh: 32000 }
 export const DEFAULT_MAX_TOKENS = 8192
@@ -108,20 +108,16 @@ export class MessageStream {
   private blocks: Array<{ type: string; text: string; id?: string; name?: string }> = []
   private usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
   private stop: string | undefined
-  /** Characters held so far, against `limit`. */
-  private size = 0
   done = false
   events = 0
 
+  private readonly budget: AnswerBudget
+
   constructor(
     private readonly onDelta?: (delta: ModelDelta) => void,
-    private readonly limit: number = MAX_ANSWER_BYTES,
-  ) {}
-
-  /** Counts `n` more characters; throws past the cap. */
-  private grow(n: number): void {
-    this.size += n
-    if (this.size > this.limit) throw new AnswerTooLargeError(this.limit, 'streamed answer')
+    limit: number = MAX_ANSWER_BYTES,
+  ) {
+    this.budget = new AnswerBudget(limit)
   }
 
   /** Returns true when the event carried output for the caller; throws on an error event. */
@@ -140,7 +136,7 @@ export class MessageStream {
         // The block's position: one far past the end would leave a sparse array of billions of holes
         // to walk; the holes a gap leaves count against the cap too.
         if (!Number.isInteger(index) || index < 0 || index > this.blocks.length + MAX_BLOCK_GAP) throw new ProviderProtocolError(`the stream started a content block at index ${String(index).slice(0, 20)}; refused`, false)
-        this.grow(BLOCK_OVERHEAD + 8 * Math.max(0, index - this.blocks.length) + text.length + (id?.length ?? 0) + (name?.length ?? 0))
+        this.budget.grow(BLOCK_OVERHEAD + 8 * Math.max(0, index - this.blocks.length) + text.length + (id?.length ?? 0) + (name?.length ?? 0))
         this.blocks[index] = { type: b.type, text, id, name }
         return false
       }
@@ -149,19 +145,19 @@ export class MessageStream {
         const d = event.delta ?? {}
         if (!block) return false
         if (d.type === 'text_delta' && d.text) {
-          this.grow(String(d.text).length)
+          this.budget.grow(String(d.text).length)
           block.text += d.text
           this.onDelta?.({ content: d.text })
           return true
         }
         if (d.type === 'thinking_delta' && d.thinking) {
-          this.grow(String(d.thinking).length)
+          this.budget.grow(String(d.thinking).length)
           block.text += d.thinking
           this.onDelta?.({ reasoning: d.thinking })
           return true
         }
         if (d.type === 'input_json_delta' && d.partial_json) {
-          this.grow(String(d.partial_json).length)
+          this.budget.grow(String(d.partial_json).length)
           block.text += d.partial_json
         }
         return false

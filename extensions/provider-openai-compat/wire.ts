@@ -2,7 +2,7 @@
 // chunks → ModelResponse. Tool calls keep their ids; a call sent without one gets a synthetic id so
 // its result still pairs with it.
 
-import { AnswerTooLargeError, describeMedia, MAX_ANSWER_BYTES, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
+import { AnswerBudget, describeMedia, MAX_ANSWER_BYTES, syntheticCallId, type ChatMessage, type ContentPart, type ModelDelta, type ModelResponse, type ToolCall, type ToolSchema, type Usage } from 'agent/sdk'
 
 export function toWireMessages(messages: readonly ChatMessage[]): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = []
@@ -134,19 +134,15 @@ export class StreamAccumulator {
   private byIndex = new Map<number, number>()
   private usage: Usage | undefined
   private finish: string | undefined
-  /** Characters held so far, against `limit`. */
-  private size = 0
   chunks = 0
+
+  private readonly budget: AnswerBudget
 
   constructor(
     private readonly onDelta?: (delta: ModelDelta) => void,
-    private readonly limit: number = MAX_ANSWER_BYTES,
-  ) {}
-
-  /** Counts `n` more characters; throws past the cap. */
-  private grow(n: number): void {
-    this.size += n
-    if (this.size > this.limit) throw new AnswerTooLargeError(this.limit, 'streamed answer')
+    limit: number = MAX_ANSWER_BYTES,
+  ) {
+    this.budget = new AnswerBudget(limit)
   }
 
   /** Returns true when the chunk carried output for the caller. */
@@ -160,13 +156,13 @@ export class StreamAccumulator {
     let delivered = false
     const reasoning = reasoningOf(delta)
     if (reasoning) {
-      this.grow(reasoning.length)
+      this.budget.grow(reasoning.length)
       this.reasoning += reasoning
       this.onDelta?.({ reasoning })
       delivered = true
     }
     if (typeof delta.content === 'string' && delta.content) {
-      this.grow(delta.content.length)
+      this.budget.grow(delta.content.length)
       this.text += delta.content
       this.onDelta?.({ content: delta.content })
       delivered = true
@@ -183,7 +179,7 @@ export class StreamAccumulator {
     const name = typeof part?.function?.name === 'string' ? part.function.name : part?.function?.name ? String(part.function.name) : ''
     const args = part?.function?.arguments ? (typeof part.function.arguments === 'string' ? part.function.arguments : JSON.stringify(part.function.arguments)) : ''
     const fresh = slot === undefined || (id && this.calls[slot]!.id && this.calls[slot]!.id !== id)
-    this.grow((fresh ? CALL_OVERHEAD + id.length : 0) + name.length + args.length)
+    this.budget.grow((fresh ? CALL_OVERHEAD + id.length : 0) + name.length + args.length)
     if (fresh) {
       slot = this.calls.push({ id, name: '', arguments: '' }) - 1
       if (typeof part?.index === 'number') this.byIndex.set(part.index, slot)

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib'
 import { AgentError, AnswerTooLargeError, type ModelDelta } from 'agent/sdk'
 import { createResponsesClient } from '../../../extensions/provider-code-assistant/responses-client.ts'
 import { ResponsesStream } from '../../../extensions/provider-code-assistant/responses-wire.ts'
-import { endpoint, GiB, gzipBomb, MiB, sseStream, watchMemory } from '../provider-openai-compat/hostile-endpoints.ts'
+import { endpoint, GiB, gzipBomb, MiB, sseStream, watchMemory, waitFor } from '../provider-openai-compat/hostile-endpoints.ts'
 
 function client(baseUrl: string, maxAnswerBytes?: number) {
   return createResponsesClient({ provider: 'copilot', model: 'gpt-5', baseUrl, token: 'gho_test_token_123456', headers: {}, timeoutMs: 30_000, retry: { retries: 2, baseDelayMs: 1 }, authHint: 'log in', maxAnswerBytes })
@@ -19,14 +19,6 @@ function client(baseUrl: string, maxAnswerBytes?: number) {
 const response = (text: string) => JSON.stringify({ id: 'r1', object: 'response', status: 'completed', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }], usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } })
 const sse = (data: Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`
 const hi = [{ role: 'user' as const, content: 'hi' }]
-
-async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 test('a gzip bomb (1 GiB decoded) fails in one line at the default cap, memory bounded, not retried; the next call works', async (t: TestContext) => {
   let calls = 0

@@ -12,7 +12,7 @@ import { MessagesClient } from '../../../extensions/provider-native-vendor/clien
 import { Credentials } from '../../../extensions/provider-native-vendor/credentials.ts'
 import { readSse } from '../../../extensions/provider-native-vendor/sse.ts'
 import { MessageStream } from '../../../extensions/provider-native-vendor/wire.ts'
-import { endpoint, GiB, gzipBomb, MiB, sseStream, watchMemory } from '../provider-openai-compat/hostile-endpoints.ts'
+import { endpoint, GiB, gzipBomb, MiB, sseStream, watchMemory, waitFor } from '../provider-openai-compat/hostile-endpoints.ts'
 
 const settings = { env: () => undefined } as unknown as Settings
 
@@ -24,14 +24,6 @@ function client(baseUrl: string, maxAnswerBytes?: number) {
 const message = (text: string) => JSON.stringify({ id: 'm1', type: 'message', role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 2 } })
 const event = (data: unknown) => `event: ${(data as any).type}\ndata: ${JSON.stringify(data)}\n\n`
 const hi = [{ role: 'user' as const, content: 'hi' }]
-
-async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 test('a gzip bomb (1 GiB decoded) fails in one line at the default cap, memory bounded, not retried; the next call works', async (t: TestContext) => {
   let calls = 0

@@ -13,7 +13,7 @@ import { createTestKernel } from 'agent/sdk/testing'
 import { createCompatClient } from '../../../extensions/provider-openai-compat/client.ts'
 import { createNodeFetch, type NodeFetchOptions } from '../../../extensions/provider-openai-compat/node-fetch.ts'
 import { StreamAccumulator } from '../../../extensions/provider-openai-compat/wire.ts'
-import { chunkedBody, compressedBomb, sseStream, endpoint, GiB, gzipBomb, MiB, watchMemory } from './hostile-endpoints.ts'
+import { chunkedBody, compressedBomb, sseStream, endpoint, GiB, gzipBomb, MiB, watchMemory, waitFor } from './hostile-endpoints.ts'
 
 function transport(t: TestContext, options?: NodeFetchOptions) {
   const nf = createNodeFetch(options)
@@ -216,11 +216,3 @@ test('StreamAccumulator: text, reasoning and tool calls count against one cap; a
   fits.push({ choices: [{ delta: { content: 'a'.repeat(1000) }, finish_reason: 'stop' }] })
   assert.equal(fits.result().content!.length, 1000, 'exactly the cap is kept')
 })
-
-async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}

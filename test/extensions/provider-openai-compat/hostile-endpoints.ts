@@ -140,3 +140,12 @@ export function watchMemory(): { stop(): number } {
     },
   }
 }
+
+/** Resolves once `condition` holds (polled every 10 ms); throws past `ms`. */
+export async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('timed out waiting')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
