@@ -75,4 +75,10 @@ export interface ApprovalsService {
    * true once per approval.
    */
   writeApproved(sessionId: string, callId: string, realPath: string): boolean
+  /**
+   * Whether this terminal call may run outside the terminal sandbox: it asked to (`outside_sandbox`)
+   * and the approvals policy allowed that, or a person approved the call when asked. Answers true
+   * once per call; a call that skipped the guard stays in the sandbox.
+   */
+  unsandboxed(sessionId: string, callId: string): boolean
 }

@@ -206,6 +206,8 @@ export interface PathClassifier {
    * (those in the secret folders one level deep).
    */
   hardLinkedSecret(path: string): PathClass | undefined
+  /** The fixed places the rules name (folders and files, real spellings), whether or not they exist: the terminal sandbox makes them read-only. */
+  places(): { path: string; kind: 'secret' | 'protected'; area: NonNullable<PathClass['area']> }[]
 }
 
 export function pathClassifier(roots: PathRoots): PathClassifier {
@@ -264,6 +266,13 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
       secretIds ??= collectSecretIds(rules.filter((r) => r.kind === 'secret'))
       const found = secretIds.get(`${info.dev}:${info.ino}`)
       return found ? { ...found, reason: `${path} is another name (a hard link) of ${found.reason}` } : undefined
+    },
+    places() {
+      const seen = new Map<string, { path: string; kind: Rule['kind']; area: Rule['area'] }>()
+      // A rule with `below` covers part of its root only (the agent home's .env): the root's own rule, if any, says more.
+      for (const r of rules) if (!r.below) seen.set(r.spellings.at(-1)!, { path: r.spellings.at(-1)!, kind: r.kind, area: r.area })
+      for (const r of rules) if (r.below && !seen.has(r.spellings.at(-1)!)) seen.set(r.spellings.at(-1)!, { path: r.spellings.at(-1)!, kind: r.kind, area: r.area })
+      return [...seen.values()]
     },
   }
 }

@@ -63,13 +63,13 @@ function visible(text: string): string {
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`)
 }
 
-/** Approved protected writes, each taken once by the tool call it was granted to (bounded). */
-export class WriteGrants {
+/** What one tool call was allowed (a protected path it may write, leaving the sandbox), taken once by that call (bounded). */
+export class CallGrants {
   private readonly granted = new Set<string>()
   constructor(private readonly max = 256) {}
 
-  grant(sessionId: string, callId: string, path: string): void {
-    this.granted.add(JSON.stringify([sessionId, callId, path]))
+  grant(sessionId: string, callId: string, what: string): void {
+    this.granted.add(JSON.stringify([sessionId, callId, what]))
     // Calls blocked after this guard (a later tap) never take theirs: drop the oldest.
     for (const old of this.granted) {
       if (this.granted.size <= this.max) break
@@ -77,7 +77,7 @@ export class WriteGrants {
     }
   }
 
-  take(sessionId: string, callId: string, path: string): boolean {
-    return this.granted.delete(JSON.stringify([sessionId, callId, path]))
+  take(sessionId: string, callId: string, what: string): boolean {
+    return this.granted.delete(JSON.stringify([sessionId, callId, what]))
   }
 }

@@ -7,7 +7,7 @@ import { APPROVALS_SERVICE, approvalModeOf, assessCommand, commandJudge, defineE
 import { isAbsolute, resolve } from 'node:path'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
-import { assessFileWrite, WriteGrants } from './file-guard.ts'
+import { assessFileWrite, CallGrants } from './file-guard.ts'
 import { commandTools, FAIL_CLOSED_TOOLS } from './guarded.ts'
 import { PendingApprovals } from './pending.ts'
 import { askJudge } from './smart.ts'
@@ -46,7 +46,9 @@ export default defineExtension<ApprovalsConfig>({
     const guardedCommands = commandTools(config.tools)
     const pending = new PendingApprovals()
     const sessionAllowed = new Map<string, Set<string>>()
-    const writeGrants = new WriteGrants()
+    const writeGrants = new CallGrants()
+    // Terminal calls that may run outside the sandbox (tools-terminal sandbox.ts), by the same rule.
+    const escapes = new CallGrants()
     let saving: Promise<void> = Promise.resolve()
 
     const block = (reason: string): ToolCallVerdict => ({ block: true, reason })
@@ -96,7 +98,18 @@ export default defineExtension<ApprovalsConfig>({
       if (assessment.neverAllowed.length) {
         return block(`BLOCKED: ${describe(assessment.neverAllowed)} is never allowed. Do not retry it or work around it.`)
       }
-      return decide(event, command, assessment.dangerous, true)
+      const findings = [...assessment.dangerous]
+      const escape = (event.input as { outside_sandbox?: unknown }).outside_sandbox === true && sandboxOn()
+      if (escape) findings.push(SANDBOX_ESCAPE)
+      const verdict = await decide(event, command, findings, true)
+      if (!verdict && escape) escapes.grant(event.session.id, event.callId, 'sandbox')
+      return verdict
+    }
+
+    /** Whether the terminal sandbox may be on (sandbox.ts decides whether it runs): asking to leave it is then a finding. */
+    function sandboxOn(): boolean {
+      const mode = api.settings.env('AGENT_TERMINAL_SANDBOX')?.trim() || api.settings.get<unknown>('terminal.sandbox')
+      return mode !== 'off'
     }
 
     /** The flow for findings that need approval: mode, allowlist and session grants, judge, person. */
@@ -128,7 +141,10 @@ export default defineExtension<ApprovalsConfig>({
         { sessionId: event.session.id, source: event.session.source, tool: event.tool, callId: event.callId, command: shown, findings: open },
         typeof prompt === 'function' ? prompt : undefined,
       )
-      return apply(answer.choice, answer.reason, open, event.session.id)
+      const verdict = await apply(answer.choice, answer.reason, open, event.session.id)
+      // A person who approved this very command saw all of it: it runs as approved, outside the sandbox.
+      if (!verdict && judge) escapes.grant(event.session.id, event.callId, 'sandbox')
+      return verdict
     }
 
     async function apply(choice: ApprovalChoice, reason: string | undefined, open: CommandFinding[], sessionId: string): Promise<ToolCallVerdict | undefined> {
@@ -155,12 +171,16 @@ export default defineExtension<ApprovalsConfig>({
       resolve: async (id, choice, reason) => pending.settle(id, choice, reason),
       denyAll: (sessionId, reason = 'the session was reset') => pending.denyAll(reason, { sessionId }),
       writeApproved: (sessionId, callId, path) => writeGrants.take(sessionId, callId, path),
+      unsandboxed: (sessionId, callId) => escapes.take(sessionId, callId, 'sandbox'),
     }
     api.services.provide(APPROVALS_SERVICE, service)
     for (const command of approvalCommands(service)) api.commands.register(command)
     api.onDispose(() => void pending.denyAll('approvals were unloaded'))
   },
 })
+
+/** A terminal call that asks to run outside the sandbox (`outside_sandbox: true`). */
+const SANDBOX_ESCAPE: CommandFinding = { key: 'sandbox-escape', description: 'runs outside the terminal sandbox, where protected places (home login files, the agent, system folders) are writable' }
 
 function describe(findings: CommandFinding[]): string {
   return findings.map((f) => f.description).join('; ')

@@ -26,6 +26,8 @@ export interface TerminalConfig {
   container_mount_cwd_to_workspace: boolean
   container_args: string[]
   background_output_interval: number
+  /** The local backend's sandbox (sandbox.ts); AGENT_TERMINAL_SANDBOX wins. */
+  sandbox: 'auto' | 'bwrap' | 'off'
   local: BackendSection
   container: BackendSection
 }
@@ -58,6 +60,7 @@ export const TERMINAL_SCHEMA = {
     container_mount_cwd_to_workspace: { type: 'boolean', default: false },
     container_args: { type: 'array', items: { type: 'string' }, default: [] },
     background_output_interval: { type: 'number', minimum: 1, default: 10 },
+    sandbox: { enum: ['auto', 'bwrap', 'off'], default: 'auto' },
     local: backendSection,
     container: backendSection,
   },

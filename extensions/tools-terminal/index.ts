@@ -56,6 +56,7 @@ export default defineExtension<TerminalConfig>({
           background: { type: 'boolean', description: 'Start it in the background and return at once' },
           timeout: { type: 'number', description: 'Seconds before the command is ended (capped by terminal.max_timeout)' },
           workdir: { type: 'string', description: 'Directory to run in (relative to the working directory)' },
+          outside_sandbox: { type: 'boolean', description: 'Run outside the sandbox, where protected places are read-only; only when the command must change one (a person is asked)' },
         },
         required: ['command'],
         additionalProperties: false,

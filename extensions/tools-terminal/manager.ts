@@ -3,7 +3,7 @@
 // processes. One instance per extension instance (no module-global state).
 
 import { isAbsolute, resolve } from 'node:path'
-import { editorIoOf, errorMessage, knownSecretsRedactor, shortHash, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
+import { APPROVALS_SERVICE, editorIoOf, errorMessage, knownSecretsRedactor, shortHash, type ApprovalsService, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
 import { BackgroundRegistry } from './background.ts'
 import { localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
 import { execArgv, interactiveShellArgv, planContainer, SessionContainer } from './container.ts'
@@ -11,12 +11,15 @@ import { capOutput, secretCutGuard } from './output.ts'
 import { PersistentShell } from './persistent-shell.ts'
 import { outputProgress } from './progress.ts'
 import { runProcess } from './run-process.ts'
+import { sandboxModeOf, TerminalSandbox } from './sandbox.ts'
 
 export interface TerminalInput {
   command: string
   background?: boolean
   timeout?: number
   workdir?: string
+  /** Run outside the sandbox (sandbox.ts): a finding the approvals guard asks about. */
+  outside_sandbox?: boolean
 }
 
 export interface TerminalResult {
@@ -39,14 +42,16 @@ interface SessionState {
 export class TerminalManager {
   private readonly sessions = new Map<string, SessionState>()
   readonly background: BackgroundRegistry
+  readonly sandbox: TerminalSandbox
 
   constructor(
     private readonly config: TerminalConfig,
     private readonly settings: Settings,
-    services: Services,
-    log: Logger,
+    private readonly services: Services,
+    private readonly log: Logger,
   ) {
     this.background = new BackgroundRegistry({ settings, services, log, limit: config.max_output_chars, outputIntervalMs: () => config.background_output_interval * 1000 })
+    this.sandbox = new TerminalSandbox(() => sandboxModeOf(config.sandbox, settings), settings)
   }
 
   backend(): Backend {
@@ -76,9 +81,13 @@ export class TerminalManager {
     const timeoutS = Math.min(input.timeout ?? this.config.timeout, this.config.max_timeout)
     const timeoutMs = Math.round(timeoutS * 1000)
     const limit = this.config.max_output_chars
-    if (input.background) return this.startBackground(input, session, backend)
+    // Taken for every call, so that an approval never outlives the call it was given to.
+    const outside = backend === 'local' && callId !== undefined && Boolean(this.services.get<ApprovalsService>(APPROVALS_SERVICE)?.unsandboxed(session.id, callId))
+    const local = (argv: string[], cwd: string) => (outside ? Promise.resolve({ argv, sandboxed: false }) : this.placed(argv, cwd))
+    if (input.background) return this.startBackground(input, session, backend, local)
+    let sandboxed = false
 
-    let outcome: { output: string; exitCode: number | null; timedOut: boolean; interrupted: boolean; spawnError?: string; shellEnded?: boolean }
+    let outcome: { output: string; exitCode: number | null; timedOut: boolean; interrupted: boolean; spawnError?: string; shellEnded?: boolean; note?: string }
     // The persistent shell's end-of-command marker is not output.
     const progress = outputProgress(session.progress?.bind(session), 250, (line) => line.startsWith('__AGENT_DONE_'))
     const onOutput = (chunk: string) => progress.push(chunk)
@@ -86,16 +95,25 @@ export class TerminalManager {
     try {
       if (inEditor) {
         // An editor (ACP) that offers its terminal: the command runs there, where the user sees it.
-        const ran = await inEditor({ command: this.config.shell, args: ['-c', input.command], cwd: this.cwdOf(session, input.workdir), timeoutMs, outputByteLimit: limit, signal, ...(callId ? { callId } : {}) })
+        const cwd = this.cwdOf(session, input.workdir)
+        const placed = await local([this.config.shell, '-c', input.command], cwd)
+        sandboxed = placed.sandboxed
+        const ran = await inEditor({ command: placed.argv[0]!, args: placed.argv.slice(1), cwd, timeoutMs, outputByteLimit: limit, signal, ...(callId ? { callId } : {}) })
         // The editor cut the raw output's start: guarded (output.ts), and the cut marked.
         outcome = ran.truncated ? { ...ran, output: `[… earlier output omitted …]\n${this.cutGuard().afterCut(ran.output)}` } : ran
-      } else if (persistentFor(this.config, backend, this.settings)) {
+      } else if (persistentFor(this.config, backend, this.settings) && !outside) {
         const shell = await this.shell(session, backend, timeoutMs)
+        sandboxed = shell.sandboxed
         // A workdir for one command must not move the persistent shell: run it in a subshell.
         const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command
         outcome = await shell.run(command, timeoutMs, signal, onOutput)
       } else if (backend === 'local') {
-        outcome = await runProcess([this.config.shell, '-c', input.command], { cwd: this.cwdOf(session, input.workdir), env: localEnv(this.config, this.settings), timeoutMs, signal, limit, guard: this.cutGuard, onOutput })
+        // (A call approved to leave the sandbox with a persistent shell runs here: the shell is inside it.)
+        const cwd = this.cwdOf(session, input.workdir)
+        const placed = await local([this.config.shell, '-c', input.command], cwd)
+        sandboxed = placed.sandboxed
+        outcome = await runProcess(placed.argv, { cwd, env: localEnv(this.config, this.settings), timeoutMs, signal, limit, guard: this.cutGuard, onOutput })
+        if (outside && persistentFor(this.config, backend, this.settings)) outcome = { ...outcome, note: 'ran outside the sandbox in a fresh shell, not the persistent one (its cd and variables do not apply)' }
       } else {
         const container = this.container(session)
         await container.ensure(Math.max(timeoutMs, 120_000))
@@ -114,8 +132,23 @@ export class TerminalManager {
     if (outcome.interrupted) result.interrupted = true
     if (outcome.timedOut) result.note = `command timed out after ${timeoutS} s and was ended`
     if (outcome.shellEnded) result.note = [result.note, 'the persistent shell ended; the next command starts a fresh one (cwd and variables reset)'].filter(Boolean).join('; ')
+    const notes = [result.note, outcome.note, sandboxed && outcome.exitCode !== 0 && SANDBOX_REFUSAL.test(outcome.output) ? SANDBOX_NOTE : undefined].filter(Boolean)
+    if (notes.length) result.note = notes.join('; ')
     return result
   }
+
+  /** `argv` inside the sandbox when it is active; a sandbox that cannot start says why once in the log. */
+  private async placed(argv: string[], cwd: string): Promise<{ argv: string[]; sandboxed: boolean }> {
+    const placed = await this.sandbox.wrap(argv, cwd)
+    if (!placed.sandboxed && !this.warned) {
+      const status = await this.sandbox.status()
+      if (status.reason) this.log.warn(`terminal sandbox not in use: ${status.reason}; commands run unconfined (install bubblewrap, or set terminal.sandbox: off to say so)`)
+      this.warned = true
+    }
+    return placed
+  }
+
+  private warned = false
 
   /** Clears what is kept next to a cut of raw output of any part of a known secret (output.ts). */
   private readonly cutGuard = () => secretCutGuard(this.settings)
@@ -140,7 +173,8 @@ export class TerminalManager {
     let shell = state.shells.get(backend)
     if (shell) return shell
     if (backend === 'local') {
-      shell = new PersistentShell({ argv: [this.config.shell, '--noprofile', '--norc'], cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars, this.cutGuard)
+      const placed = await this.placed([this.config.shell, '--noprofile', '--norc'], this.cwdOf(session))
+      shell = new PersistentShell({ argv: placed.argv, cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars, this.cutGuard, placed.sandboxed)
     } else {
       const container = this.container(session)
       await container.ensure(Math.max(timeoutMs, 120_000))
@@ -150,12 +184,15 @@ export class TerminalManager {
     return shell
   }
 
-  private startBackground(input: TerminalInput, session: ToolSession, backend: Backend): Promise<TerminalResult> | TerminalResult {
+  private startBackground(input: TerminalInput, session: ToolSession, backend: Backend, local: (argv: string[], cwd: string) => Promise<{ argv: string[] }>): Promise<TerminalResult> | TerminalResult {
     const start = (argv: string[], env: Record<string, string>, cwd?: string): TerminalResult => {
       const entry = this.background.start(argv, { cwd, env, command: input.command, session })
       return { output: `started in the background as ${entry.id}; use the process tool to poll or kill it`, exit_code: null, backend, process_id: entry.id, status: 'running' }
     }
-    if (backend === 'local') return start([this.config.shell, '-c', input.command], localEnv(this.config, this.settings), this.cwdOf(session, input.workdir))
+    if (backend === 'local') {
+      const cwd = this.cwdOf(session, input.workdir)
+      return local([this.config.shell, '-c', input.command], cwd).then((placed) => start(placed.argv, localEnv(this.config, this.settings), cwd))
+    }
     const container = this.container(session)
     return container.ensure(120_000).then(() => start(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), container.plan.clientEnv))
   }
@@ -174,6 +211,10 @@ export class TerminalManager {
     await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)))
   }
 }
+
+/** What a sandboxed command that tried to change a read-only place prints (EROFS; EBUSY for a mount point). */
+const SANDBOX_REFUSAL = /Read-only file system|Device or resource busy/
+const SANDBOX_NOTE = 'the command ran in the terminal sandbox, where protected places (login and shell files, credentials, the agent, system folders, the project\'s .agent and .git/hooks) are read-only; if it must change one, run it again with outside_sandbox: true (a person will be asked)'
 
 export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`

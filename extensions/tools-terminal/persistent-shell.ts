@@ -37,8 +37,11 @@ export class PersistentShell {
   private readonly limit: number
   private readonly guard: CutGuardSource
 
-  /** `guard`: clears what is kept after a cut of the raw output of any part of a secret (output.ts). */
-  constructor(spec: ShellSpawn, limit: number, guard: CutGuardSource = noCutGuard) {
+  /**
+   * `guard`: clears what is kept after a cut of the raw output of any part of a secret (output.ts);
+   * `sandboxed`: whether `spec.argv` runs the shell inside the terminal sandbox (sandbox.ts).
+   */
+  constructor(spec: ShellSpawn, limit: number, guard: CutGuardSource = noCutGuard, readonly sandboxed = false) {
     this.spawnSpec = spec
     this.limit = limit
     this.guard = guard

@@ -222,8 +222,10 @@ describe("agent acp with the editor's file system and terminal", () => {
     const { sessionId } = await proc.agent.request('session/new', { cwd, mcpServers: [] })
     model.enqueue({ toolCalls: [{ id: 'call_echo', name: 'terminal', arguments: { command: 'echo hello' } }] }, { text: 'ran' })
     await proc.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'say hello' }] })
-    assert.equal(created[0].command.endsWith('bash') || created[0].command.endsWith('sh'), true, created[0].command)
-    assert.deepEqual(created[0].args, ['-c', 'echo hello'])
+    // The shell, or bubblewrap running it (the terminal sandbox, where it can run).
+    const argv = [created[0].command, ...created[0].args]
+    assert.equal(/(ba)?sh$/.test(argv.at(-3)) && (argv.length === 3 || argv[0].endsWith('bwrap')), true, argv.join(' '))
+    assert.deepEqual(argv.slice(-2), ['-c', 'echo hello'])
     assert.equal(created[0].cwd, cwd)
     const result = (model.requests.at(-1)!.body.messages as any[]).find((m) => m.role === 'tool')
     assert.match(String(result.content), /hello from the editor terminal/)

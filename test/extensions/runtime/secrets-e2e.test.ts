@@ -30,7 +30,8 @@ function setupHome(t: TestContext, model: ScriptedModelServer) {
   // The command judge flags reading a process's environment and the agent's .env; both allowed here so
   // the test exercises redaction.
   const approvals = { allowlist: ['process-environ', 'secret-read'] }
-  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ approvals, custom_providers: [{ name: 'spare', base_url: 'http://127.0.0.1:9/v1', api_key: SECRETS.CUSTOM, model: 'm' }] }))
+  // The terminal sandbox would hide the agent's process (its own /proc): off, so redaction is what is tested.
+  writeFileSync(join(home, 'config.yaml'), YAML.stringify({ approvals, terminal: { sandbox: 'off' }, custom_providers: [{ name: 'spare', base_url: 'http://127.0.0.1:9/v1', api_key: SECRETS.CUSTOM, model: 'm' }] }))
   const env = {
     AGENT_INFERENCE_PROVIDER: 'custom',
     OPENAI_BASE_URL: model.url,
