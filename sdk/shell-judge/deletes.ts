@@ -1,10 +1,11 @@
-// Deletes and permissions: `rm`, `find -delete` / `-exec rm`, Windows deletes, and `chmod`/`chown`
-// (world-writable modes, the root or a system directory changed recursively). Which delete targets
-// are never allowed (the root, a system directory, a home) is paths.ts.
+// Deletes: `rm`, `find -delete` / `-exec rm` (and the files find's `-fprint` family writes), Windows
+// deletes. Which delete targets are never allowed (the root, a system directory, a home) is paths.ts;
+// permissions (`chmod`, `chown`) are permissions.ts.
 
 import { inCwd, longIs, split, type Judge, type Rule } from './judge.ts'
 import { deleteTargetKey } from './paths.ts'
 import { basename } from './wrappers.ts'
+import { writes } from './writers.ts'
 import { UNKNOWN, type Word } from './words.ts'
 
 const rm: Rule = (argv, j, via) => {
@@ -39,6 +40,8 @@ const find: Rule = (argv, j, via) => {
         if (key) j.emit(key)
       }
     }
+    // `-fprint FILE`, `-fprintf FILE FORMAT`, `-fls FILE` write FILE.
+    if (/^-(?:fprint0?|fprintf|fls)$/.test(w) && argv[i + 1]) writes([argv[i + 1]!], j)
     if (/^-(?:exec|execdir|ok|okdir)$/.test(w)) {
       const end = argv.findIndex((x, k) => k > i && (x.value === ';' || x.value === '+'))
       for (const item of /dir$/.test(w) ? [UNKNOWN] : items) {
@@ -51,33 +54,10 @@ const find: Rule = (argv, j, via) => {
   }
 }
 
-/** Numeric modes with the others-write bit, or `a+w`/`o=rw` style clauses. */
-function worldWritable(mode: string): boolean {
-  if (/^[0-7]{3,4}$/.test(mode)) return /[2367]$/.test(mode)
-  return mode.split(',').some((clause) => /^[ugoa]*[ao][ugoa]*[+=][rwxXst]*w/.test(clause))
-}
-
-function permissionRule(kind: 'chmod' | 'chown'): Rule {
-  return (argv, j) => {
-    const { operands, flags, longs } = split(argv)
-    const recursive = /R/.test(flags) || longIs(longs, 'recursive')
-    const [mode, ...targets] = operands
-    if (kind === 'chown' && recursive) j.emit('chown-recursive')
-    if (kind === 'chmod' && mode && worldWritable(mode.value)) j.emit('world-writable')
-    for (const t of targets) {
-      const where = deleteTargetKey(inCwd(t.value, j))
-      if (where === 'rm-root' || (recursive && where === 'rm-system-dir')) j.emit('chmod-root')
-    }
-  }
-}
-
-/** Rules of the programs that delete or change permissions (part of the table in rules.ts). */
+/** Rules of the programs that delete (part of the table in rules.ts). */
 export const DELETES: Record<string, Rule> = {
   rm,
   find,
-  chmod: permissionRule('chmod'),
-  chown: permissionRule('chown'),
-  chgrp: permissionRule('chown'),
   del: windowsDelete,
   erase: windowsDelete,
   rd: windowsDelete,

@@ -6,7 +6,8 @@ import { FINDINGS, type FindingKey } from './patterns.ts'
 import { isProcessEnviron, isSecretRead, writeTargetKey, type PathContext } from './paths.ts'
 import { commandOptions, judgeAssignment } from './interpreters.ts'
 import { placesOf, type Judge } from './judge.ts'
-import { aliasWords, execTargetsOf, judgeProgram, renamesOf, sqlFindings } from './rules.ts'
+import { dataFindings } from './infra.ts'
+import { aliasWords, execTargetsOf, judgeProgram, renamesOf } from './rules.ts'
 import { parseScript, shellParser, type ParsedScript, type SimpleCommand, type Stdin } from './shell-parse.ts'
 import { basename, optionValue, skipOptions, unwrap } from './wrappers.ts'
 import { scriptPath } from './interpreters.ts'
@@ -49,8 +50,8 @@ export async function commandJudge(): Promise<(command: string, options?: Assess
       const judgeFor = (cmd: SimpleCommand, cwd?: string): Judge => {
         const j: Judge = {
           emit: (key) => void keys.add(key),
-          // The body reads what the command reads (`curl … | bash -c 'source /dev/stdin'`).
-          script: (body: Word, args?: Word[]) => (body.literal ? judgeScript(body.value, depth + 1, cmd.stdin, args, renames) : void keys.add('inline-script')),
+          // The body reads what the command reads (`curl … | bash -c 'source /dev/stdin'`), unless told.
+          script: (body: Word, args?: Word[], stdin?: Stdin) => (body.literal ? judgeScript(body.value, depth + 1, stdin ?? cmd.stdin, args, renames) : void keys.add('inline-script')),
           argv: (words, via) => judgeWords(words, via, j),
           cmd,
           execTargets,
@@ -62,7 +63,7 @@ export async function commandJudge(): Promise<(command: string, options?: Assess
       }
       const bare = judgeFor({ words: [], redirects: [], inPipeline: false, background: false })
       for (const { name, value } of script.assignments) judgeAssignment(name, value, bare)
-      for (const key of sqlFindings(script.commands)) keys.add(key)
+      for (const key of dataFindings(script.commands)) keys.add(key)
       // Every working directory the script may be in (a `cd` inside a subshell or a branch may or
       // may not apply later): redirections, which tree-sitter may hang on a list, are judged in each.
       let cwd: string | undefined

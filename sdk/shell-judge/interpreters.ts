@@ -1,9 +1,10 @@
 // Rules for programs that run code: shells (`sh -c` bodies and heredocs are judged as scripts of
 // their own), other interpreters (python, perl, node, … : inline code cannot be judged, so it needs
 // approval), `source`/`.` and `eval`, and where their program comes from (a pipe, a heredoc, `<(…)`);
-// also code hidden in values: `alias`, `trap`, awk `system()`, git settings, variables such as EDITOR.
+// makefiles from stdin; also code hidden in values: `alias`, `trap`, git settings, variables such as EDITOR.
+// awk is awk.ts, sed is sed.ts.
 
-import type { Judge } from './judge.ts'
+import { getopt, valuesOf, type Getopt, type Judge, type Rule } from './judge.ts'
 import { pathShape } from './paths.ts'
 import { skipOptions } from './wrappers.ts'
 import type { Word } from './words.ts'
@@ -114,6 +115,27 @@ export function programFrom(operand: Word | undefined, j: Judge, shell: boolean,
   else j.emit('heredoc-script')
 }
 
+/**
+ * The program file of a language other than the shell (`awk -f F`, `sed -f F`, `make -f F`): from
+ * stdin, a literal heredoc is judged by `analyse` when the language has one; otherwise it is judged
+ * as any interpreter's program (a pipe, a process substitution, another descriptor need approval).
+ */
+export function programFile(operand: Word, j: Judge, analyse?: (text: Word) => void): void {
+  const stdin = j.cmd.stdin
+  if (analyse && isStdin(operand.value) && stdin?.kind === 'text' && stdin.text.literal) return analyse(stdin.text)
+  programFrom(operand, j, false, false)
+}
+
+/** GNU make options that take a value (`-j`, `-l`, `-O` only attached). */
+const MAKE: Getopt = { arg: 'CfIoWE', optional: 'jlO', long: ['directory', 'file', 'makefile', 'include-dir', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'eval', 'jobserver-style'] }
+
+/** make: a makefile from stdin or a process substitution (`make -f -`), or given inline (`--eval`), runs its recipes. */
+export const make: Rule = (argv, j) => {
+  const read = getopt(argv, MAKE)
+  if (valuesOf(read, 'E', 'eval').length) j.emit('inline-script')
+  for (const file of valuesOf(read, 'f', 'file', 'makefile')) programFile(file, j)
+}
+
 /** `source FILE` / `. FILE`: like a shell reading FILE. */
 export function judgeSource(argv: Word[], j: Judge): void {
   const operand = argv[skipOptions(argv, 1)]
@@ -166,20 +188,6 @@ export function gitConfig(config: Word, j: Judge): void {
 /** git settings whose value is a command git runs, or a file of more settings (include.path). */
 const COMMAND_KEY = /^(?:core\.(?:sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|sequence\.editor|credential\.(?:.*\.)?helper|(?:diff|filter|merge)\..*\.(?:textconv|command|clean|smudge|process|driver)|diff\.(?:external|.*\.command)|gpg\.(?:.*\.)?program|include\.path|includeif\..*\.path|pager\..*|remote\..*\.(?:uploadpack|receivepack|proxy)|(?:difftool|mergetool|browser|man)\..*\.(?:cmd|path)|web\.browser|interactive\.difffilter|ssh\.variant|.*\.sshcommand)$/i
 
-/** awk programs that run commands (`system()`, pipes to or from a command); gawk `-i inplace` writes its files. */
-export function awk(argv: Word[], j: Judge): Word[] {
-  const spec = { arg: 'vFfieElW', long: ['assign', 'field-separator', 'file', 'source', 'include', 'exec', 'load'] }
-  const i = skipOptions(argv, 1, spec)
-  const options = argv.slice(1, i)
-  const inplace = options.some((w, k) => (/^-[^-]*i$|^--include$/.test(w.value) && /^inplace(?:\.awk)?$/.test(options[k + 1]?.value ?? '')) || /^-[^-]*iinplace|^--include=inplace/.test(w.value))
-  // `--source PROG` / `-e PROG` (gawk) are programs too.
-  const sources = options.flatMap((w, k) => (/^(?:-e|--source)$/.test(w.value) && options[k + 1] ? [options[k + 1]!] : /^--source=/.test(w.value) ? [{ ...w, value: w.value.slice(9) }] : []))
-  const fromFile = options.some((w) => /^-[^-]*[fE]|^--(?:file|exec)/.test(w.value))
-  const programs = [...sources, ...(fromFile || sources.length ? [] : argv.slice(i, i + 1))]
-  if (programs.some((p) => !p.literal || /\bsystem\s*\(|\|\s*getline|\|&|print[^;}]*\|/.test(p.value))) j.emit('inline-script')
-  return inplace ? argv.slice(i + (fromFile || sources.length ? 0 : 1)).filter((w) => !/^\w+=/.test(w.value)) : []
-}
-
 /** Values a later command runs: `alias x='…'`, `trap '…' EXIT`. */
 export function alias(argv: Word[], j: Judge): void {
   for (const w of argv.slice(1)) {
@@ -220,11 +228,4 @@ export function commandOptions(name: string, argv: Word[], j: Judge): void {
       if (setting) j.script({ ...w, value: setting[1]!, literal: w.value === '-o' ? (argv[i + 1]?.literal ?? false) : w.literal })
     }
   })
-}
-
-/** GNU sed runs commands: the `e` command (after any address, `!`) and the `e` flag of `s///`. */
-export function sedExecutes(scripts: Word[], j: Judge): void {
-  const address = String.raw`(?:\d+|\$|\/(?:[^/\\\n]|\\.)*\/)(?:\s*[,~]\s*(?:\d+|\$|\/(?:[^/\\\n]|\\.)*\/))?`
-  const command = new RegExp(String.raw`(?:^|[;\n{}])\s*(?:${address})?\s*!?\s*e(?:\s|;|$)`)
-  if (scripts.some((w) => command.test(w.value) || /s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gpIiMm0-9w]*e/.test(w.value))) j.emit('inline-script')
 }

@@ -4,13 +4,13 @@
 
 import type { PathContext } from './paths.ts'
 import type { FindingKey } from './patterns.ts'
-import type { SimpleCommand } from './shell-parse.ts'
+import type { SimpleCommand, Stdin } from './shell-parse.ts'
 import { UNKNOWN, type Word } from './words.ts'
 
 export interface Judge {
   emit(key: FindingKey): void
-  /** A shell command string to judge as a script of its own (`sh -c BODY`), with its `$0 $1 …`. */
-  script(body: Word, args?: Word[]): void
+  /** A shell command string to judge as a script of its own (`sh -c BODY`), with its `$0 $1 …`; it reads the command's stdin unless told (`awk '{print | "sh"}'` pipes into it). */
+  script(body: Word, args?: Word[], stdin?: Stdin): void
   /** Another command line this one runs (`find -exec …`), judged like a simple command. */
   argv(words: Word[], via: string[]): void
   /** The simple command being judged (stdin, pipeline, function). */
@@ -80,6 +80,69 @@ function guessedPlaces(value: string): string[] {
   const rel = value.replace(/^(?:\.\/)+/, '')
   return GUESSES.filter(([name]) => name.test(rel)).map(([, place]) => place(rel))
 }
+
+/**
+ * How a program reads its options: short letters that take a value (`-fX`, `-f X`, ending a cluster
+ * `-sf X`), letters whose value is optional (only attached: `-i.bak`), long options that take the next
+ * word when not given with `=`; `posix`: options end at the first operand (GNU programs permute).
+ */
+export interface Getopt {
+  arg?: string
+  optional?: string
+  long?: string[]
+  posix?: boolean
+}
+
+export interface Options {
+  operands: Word[]
+  /** Options in order: a short one by its letter, a long one by its name (a listed one by its full name when given as a prefix). */
+  options: Array<{ name: string; value?: Word }>
+}
+
+/** A command line read as getopt reads it: clusters, attached values, long options by prefix, `--`. */
+export function getopt(argv: Word[], spec: Getopt, from = 1): Options {
+  const out: Options = { operands: [], options: [] }
+  for (let i = from; i < argv.length; i++) {
+    const w = argv[i]!
+    if (w.value === '--') return out.operands.push(...argv.slice(i + 1)), out
+    if (w.value.startsWith('--')) {
+      const eq = w.value.indexOf('=')
+      const name = fullLong(w.value.slice(2, eq < 0 ? undefined : eq), spec.long ?? [])
+      if (eq >= 0) out.options.push({ name, value: { ...w, value: w.value.slice(eq + 1) } })
+      else out.options.push(spec.long?.includes(name) ? { name, value: argv[++i] } : { name })
+      continue
+    }
+    if (!/^-./.test(w.value)) {
+      if (spec.posix) return out.operands.push(...argv.slice(i)), out
+      out.operands.push(w)
+      continue
+    }
+    for (let k = 1; k < w.value.length; k++) {
+      const c = w.value[k]!
+      const takes = spec.arg?.includes(c)
+      if (!takes && !spec.optional?.includes(c)) {
+        out.options.push({ name: c })
+        continue
+      }
+      const rest = w.value.slice(k + 1)
+      out.options.push({ name: c, value: rest ? { ...w, value: rest } : takes ? argv[++i] : undefined })
+      break
+    }
+  }
+  return out
+}
+
+/** A listed long option given by a prefix only it has (`--targ` is `--target-directory`). */
+function fullLong(given: string, longs: string[]): string {
+  if (longs.includes(given)) return given
+  const matches = longs.filter((l) => prefixOf(given, l))
+  return matches.length === 1 ? matches[0]! : given
+}
+
+/** Values of the options named (letters and long names) in a `getopt` reading. */
+export const valuesOf = (read: Options, ...names: string[]): Word[] => read.options.flatMap((o) => (o.value && names.includes(o.name) ? [o.value] : []))
+/** Whether a `getopt` reading has one of the options named (a long one also by a prefix). */
+export const hasOption = (read: Options, ...names: string[]): boolean => read.options.some((o) => names.includes(o.name) || (o.name.length > 1 && names.some((n) => n.length > 1 && prefixOf(o.name, n))))
 
 /** A long option given as any unambiguous prefix (GNU getopt, git): `--rec` is `--recursive`. */
 export const longIs = (longs: string[], full: string) => longs.some((l) => prefixOf(l.split('=')[0]!, full))

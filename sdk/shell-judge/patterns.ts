@@ -39,6 +39,8 @@ export const FINDINGS = {
   'xargs-rm': dangerous('xargs rm'),
   'world-writable': dangerous('world-writable permissions'),
   'chown-recursive': dangerous('recursive ownership change'),
+  setuid: dangerous('set-user-ID or set-group-ID bit (the file runs with its owner\'s or group\'s rights)'),
+  'system-permissions': dangerous('permission or ownership change of the root, a system directory or file, a home or a disk'),
   'disk-tools': dangerous('partition or wipe a disk'),
   dd: dangerous('raw copy with dd'),
   'sql-drop': dangerous('SQL DROP'),
@@ -57,6 +59,7 @@ export const FINDINGS = {
   'git-control': dangerous("write a git repository's hooks or config (commands git runs)"),
   'agent-self': dangerous('stop or kill the agent itself'),
   'container-destructive': dangerous('stop, kill or prune containers'),
+  'infra-destroy': dangerous('destroy cloud, cluster or database resources (terraform destroy, kubectl delete, aws … delete-*, FLUSHALL, docker volume rm …)'),
   'chmod-exec-run': dangerous('make a file executable and run it at once'),
   'crontab-remove': dangerous('remove the crontab'),
   'crontab-replace': dangerous('replace the crontab (commands that run later)'),
@@ -72,7 +75,7 @@ export const FINDINGS = {
 
 export type FindingKey = keyof typeof FINDINGS
 
-/** SQL that destroys data, checked in what a database client is given (arguments, heredoc). */
+/** SQL that destroys data, checked in what a database client is given (arguments, heredoc; see infra.ts). */
 export const SQL_PATTERNS: ReadonlyArray<{ key: FindingKey; pattern: RegExp }> = [
   { key: 'sql-drop', pattern: /\bdrop\s+(?:table|database|schema|index)\b/im },
   { key: 'sql-delete-all', pattern: /\bdelete\s+from\s+[\w."`]+\s*(?:;|$)/im },

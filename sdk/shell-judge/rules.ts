@@ -1,19 +1,21 @@
 // Per-program rules: given one simple command after its wrappers (see wrappers.ts), which findings
-// it raises. Here: the rule table, disks, processes, the machine, services, containers, firewalls,
-// cron, the agent's own CLI, SQL clients. Deletes and permissions are in deletes.ts, writes onto
-// protected paths in writers.ts, secret reads in readers.ts, git in git.ts; programs that run code
-// are in interpreters.ts.
+// it raises. Here: the rule table, disks, processes, the machine, services, firewalls, cron, the
+// agent's own CLI, renamed programs. Deletes are in deletes.ts, permissions in permissions.ts, writes
+// onto protected paths in writers.ts, secret reads in readers.ts, git in git.ts, cloud, cluster,
+// container and database CLIs in infra.ts; programs that run code are in interpreters.ts, awk.ts, sed.ts.
 
+import { AWKS } from './awk.ts'
 import { DELETES } from './deletes.ts'
+import { INFRA } from './infra.ts'
+import { makesExecutable, PERMISSIONS } from './permissions.ts'
 import { git } from './git.ts'
-import { alias, awk, interpreterFor, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath, trap } from './interpreters.ts'
+import { alias, interpreterFor, make, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath, trap } from './interpreters.ts'
 import { split, type Judge, type Rule } from './judge.ts'
 import { writeTargetKey } from './paths.ts'
-import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
 import { reads } from './readers.ts'
-import type { SimpleCommand } from './shell-parse.ts'
+import { sed } from './sed.ts'
 import { basename, isWrapper } from './wrappers.ts'
-import { writes, WRITERS } from './writers.ts'
+import { copyArgs, writes, WRITERS } from './writers.ts'
 import { UNKNOWN, type Word } from './words.ts'
 
 const dd: Rule = (argv, j) => {
@@ -50,18 +52,9 @@ const systemctl: Rule = (argv, j) => {
   if (verbs.some((v) => /^(?:stop|restart|disable|mask|kill|isolate)$/.test(v))) j.emit('service-control')
 }
 
-const container: Rule = (argv, j) => {
-  const ops = split(argv).operands.map((w) => w.value)
-  const [a, b] = ops
-  const hit =
-    (a === 'compose' && b === 'down') ||
-    /^(?:rm|rmi|stop|kill|restart)$/.test(a ?? '') ||
-    (/^(?:container|image|network|volume|system)$/.test(a ?? '') && /^(?:rm|stop|kill|restart|prune)$/.test(b ?? ''))
-  if (hit) j.emit('container-destructive')
-}
-
 const PROGRAMS: Record<string, Rule> = {
   ...DELETES,
+  ...PERMISSIONS,
   dd,
   kill,
   killall: killByName,
@@ -76,10 +69,10 @@ const PROGRAMS: Record<string, Rule> = {
   init: (argv, j) => /^[06]$/.test(argv[1]?.value ?? '') && j.emit('shutdown'),
   telinit: (argv, j) => /^[06]$/.test(argv[1]?.value ?? '') && j.emit('shutdown'),
   git,
-  awk: (argv, j) => writes(awk(argv, j), j),
-  gawk: (argv, j) => writes(awk(argv, j), j),
-  mawk: (argv, j) => writes(awk(argv, j), j),
-  nawk: (argv, j) => writes(awk(argv, j), j),
+  ...AWKS,
+  sed,
+  make,
+  gmake: make,
   alias: (argv, j) => {
     alias(argv, j)
     for (const [name, words] of renamesOf(argv)) if (renamesToRules(name, words)) j.emit('dynamic-command')
@@ -91,10 +84,7 @@ const PROGRAMS: Record<string, Rule> = {
   // `enable -f LIB NAME`: a builtin loaded from a shared library (native code, any name).
   enable: (argv, j) => argv.slice(1).some((w) => /^-[^-]*f/.test(w.value)) && j.emit('dynamic-command'),
   trap,
-  docker: container,
-  podman: container,
-  nerdctl: container,
-  'docker-compose': (argv, j) => split(argv).operands[0]?.value === 'down' && j.emit('container-destructive'),
+  ...INFRA,
   crontab: (argv, j) => {
     const { operands, flags } = split(argv)
     if (/r/.test(flags)) j.emit('crontab-remove')
@@ -135,7 +125,7 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   if (!program) return
   if (!program.literal) return j.emit('dynamic-command')
   const name = basename(program.value)
-  if (Object.hasOwn(COPIERS, name) && renamesOf(argv).some(([to, words]) => renamesToRules(to, words))) j.emit('dynamic-command')
+  if (COPIERS.has(name) && renamesOf(argv).some(([to, words]) => renamesToRules(to, words))) j.emit('dynamic-command')
   if (j.cmd.inFunction && program.value === j.cmd.inFunction && (j.cmd.inPipeline || j.cmd.background)) j.emit('fork-bomb')
   if (j.execTargets.has(scriptPath(program.value))) j.emit('chmod-exec-run')
   reads(name, argv, j)
@@ -146,18 +136,6 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   if (interpreter) return judgeInterpreter(name, interpreter, argv, j)
   if (Object.hasOwn(PROGRAMS, name)) PROGRAMS[name]!(argv, j, via)
 }
-
-/**
- * SQL that destroys data, when the script runs a database client anywhere (`psql -c …`,
- * `docker exec db psql …`, `echo "DROP …" | sqlite3 db`): every word and heredoc of the script is read.
- */
-export function sqlFindings(commands: SimpleCommand[]): FindingKey[] {
-  if (!commands.some((c) => c.words.some((w) => DB_CLIENTS.has(basename(w.value))))) return []
-  const texts = commands.flatMap((c) => [...c.words.map((w) => w.value), ...(c.stdin?.kind === 'text' ? [c.stdin.text.value] : [])])
-  return SQL_PATTERNS.filter(({ pattern }) => texts.some((t) => pattern.test(t))).map(({ key }) => key)
-}
-
-const makesExecutable = (mode: string) => (/^[0-7]{3,4}$/.test(mode) ? /[1357]/.test(mode) : /[+=][rwst]*x/.test(mode))
 
 /** `chmod +x FILE` targets in a script (a later `./FILE` or `sh FILE` runs what was just written). */
 export function execTargetsOf(argv: Word[]): string[] {
@@ -189,15 +167,9 @@ function renamesToRules(name: string, words: Word[]): boolean {
 }
 
 const unknownWord: Word = { value: UNKNOWN, literal: false }
+const COPIERS = new Set(['cp', 'mv', 'ln', 'install'])
 /** The words an alias value stands for (split at blanks; a run-time value is an unknown program). */
 export const aliasWords = (value: Word): Word[] => (value.literal ? value.value.trim().split(/\s+/).filter(Boolean).map((v) => ({ value: v.replace(/^(['"])(.*)\1$/, '$2'), literal: true })) : [unknownWord])
-const COPIERS: Record<string, { arg: string; long: string[] }> = {
-  cp: { arg: 'St', long: ['suffix', 'target-directory'] },
-  mv: { arg: 'St', long: ['suffix', 'target-directory'] },
-  ln: { arg: 'St', long: ['suffix', 'target-directory'] },
-  install: { arg: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'] },
-}
-
 /**
  * Names a command makes run another program, with the words they then stand for: `alias NAME=VALUE`
  * (VALUE's words), `hash -p PATH NAME`, `cp|ln|install|mv PROGRAM DEST` (DEST as written, without
@@ -220,23 +192,10 @@ export function renamesOf(argv: Word[]): Array<[string, Word[]]> {
     const names = argv.slice(at + (attached ? 1 : 2)).filter((w) => !w.value.startsWith('-'))
     return path ? names.map((n) => [n.value, [path.literal ? path : unknownWord]]) : []
   }
-  const spec = Object.hasOwn(COPIERS, name) ? COPIERS[name] : undefined
-  if (!spec) return []
-  const operands: Word[] = []
-  let ended = false
-  for (let i = 1; i < argv.length; i++) {
-    const w = argv[i]!.value
-    if (!ended && w === '--') ended = true
-    else if (!ended && w.startsWith('--')) {
-      if (/^--target-directory/.test(w)) return [] // names are kept in the target directory
-      if (!w.includes('=') && spec.long.includes(w.slice(2))) i++
-    } else if (!ended && /^-[^-]/.test(w)) {
-      if (w.includes('t')) return []
-      const k = [...w.slice(1)].findIndex((c) => spec.arg.includes(c))
-      if (k >= 0 && k === w.length - 2) i++
-    } else operands.push(argv[i]!)
-  }
-  if (operands.length !== 2) return []
+  if (!COPIERS.has(name)) return []
+  // `-t DIR` keeps the names in DIR: not a rename.
+  const { dirs, operands } = copyArgs(argv)
+  if (dirs.length || operands.length !== 2) return []
   const [source, dest] = operands as [Word, Word]
   if (!dest.literal || basename(dest.value) === basename(source.value)) return []
   const runs = [source.literal ? source : unknownWord]

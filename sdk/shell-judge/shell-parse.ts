@@ -4,8 +4,8 @@
 
 import { createRequire } from 'node:module'
 import type { Node, Parser as TSParser } from 'web-tree-sitter'
-import { resolveWord, UNKNOWN, type Vars, type Word } from './words.ts'
-import { skipOptions } from './wrappers.ts'
+import { collectVars } from './variables.ts'
+import { resolveWord, type Vars, type Word } from './words.ts'
 
 export { UNKNOWN, type Word } from './words.ts'
 
@@ -66,8 +66,6 @@ interface Ctx {
 }
 
 const PLAIN: Ctx = { inPipeline: false, background: false }
-/** `b=$a$a; c=$b$b; …` doubles: longer values are left unknown rather than built. */
-const MAX_VALUE = 4096
 const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution'])
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect'])
 const STATEMENTS = new Set(['subshell', 'compound_statement'])
@@ -88,120 +86,12 @@ export function parseScript(parser: TSParser, source: string, stdin?: Stdin, pos
       seed.set('@', args.every((w) => w.literal) ? args.map((w) => w.value).join(' ') : null)
       seed.set('*', seed.get('@')!)
     }
-    const vars = collectVars(tree.rootNode, seed)
+    const vars = collectVars(tree.rootNode, parser, seed)
     new Walker(out, vars).statements(tree.rootNode, { ...PLAIN, stdin })
     return out
   } finally {
     tree.delete()
   }
-}
-
-/** Plain assignments with one literal value resolve later expansions; anything else stays unknown. */
-function collectVars(root: Node, seed: Vars = new Map()): Vars {
-  const vars: Vars = new Map(seed)
-  // Variables also set some other way anywhere (`read`, `printf -v`, `c[0]=`, `${c:=…}`, a nameref):
-  // unknown everywhere, whatever order the script sets them in.
-  const { names, all } = otherwiseSet(root)
-  for (const name of names) vars.set(name, null)
-  if (all) return new NoneKnown()
-  const visit = (node: Node) => {
-    if (node.type === 'variable_assignment') {
-      const nameNode = node.childForFieldName('name')
-      // `c[0]=rm`: an element of `c` (and `$c` is its element 0).
-      const name = nameNode?.type === 'subscript' ? undefined : nameNode?.text
-      const valueNode = node.childForFieldName('value')
-      if (nameNode?.type === 'subscript') {
-        const base = nameNode.childForFieldName('name')?.text
-        if (base) vars.set(base, null)
-      }
-      if (name) {
-        const value = valueNode ? resolveWord(valueNode, vars) : { value: '', literal: true }
-        const before = vars.get(name)
-        const known = value.literal && value.value.length <= MAX_VALUE && (before === undefined || before === value.value)
-        vars.set(name, known ? value.value : null)
-      }
-    } else if (node.type === 'for_statement') {
-      const name = node.childForFieldName('variable')?.text
-      if (name) vars.set(name, null)
-    }
-    for (const child of node.namedChildren) if (child) visit(child)
-  }
-  visit(root)
-  return vars
-}
-
-/** Every variable unknown (a script sets one whose name is only known at run time). */
-class NoneKnown extends Map<string, string | null> {
-  override get(): null {
-    return null
-  }
-}
-
-/** Options of builtins that set variables, which take a value (so the name is not that value). */
-const READ_SPEC = { arg: 'deinNptu' }
-const MAPFILE_SPEC = { arg: 'dnOsuCc' }
-
-/**
- * Names of variables a script sets other than by `NAME=literal`: `read [-a] NAME…`, `mapfile`/
- * `readarray NAME`, `printf -v NAME`, `getopts SPEC NAME`, `unset NAME`, `NAME[i]=…`, `${NAME:=…}`
- * / `${NAME=…}`, `declare -n NAME=TARGET` (both: assigning the one sets the other). `all`: a name
- * only known at run time is set (`printf -v "$n" …`), so no variable is known.
- */
-function otherwiseSet(root: Node): { names: Set<string>; all: boolean } {
-  const names = new Set<string>()
-  let all = false
-  const add = (word: Word | undefined) => {
-    if (!word) return
-    if (!word.literal) return void (all = true)
-    const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(word.value)?.[0]
-    if (name) names.add(name)
-  }
-  const visit = (node: Node) => {
-    if (node.type === 'command') {
-      const words = node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'variable_assignment' && !REDIRECTS.has(c.type)).map((c) => resolveWord(c.type === 'command_name' ? (c.namedChildren[0] ?? c) : c, new Map()))
-      const name = (words[0]?.value ?? '').replace(/^.*\//, '')
-      const at = (spec: { arg: string }) => skipOptions(words, 1, spec)
-      if (name === 'read') {
-        const i = at(READ_SPEC)
-        words.slice(i).forEach(add)
-        add(optionAfter(words.slice(0, i), 'a'))
-      } else if (name === 'mapfile' || name === 'readarray') {
-        const i = at(MAPFILE_SPEC)
-        if (words[i]) add(words[i])
-        else names.add('MAPFILE')
-      } else if (name === 'printf') add(optionAfter(words, 'v'))
-      else if (name === 'getopts') add(words[at({ arg: '' }) + 1])
-    } else if (node.type === 'unset_command' && !node.namedChildren.some((c) => c?.type === 'word' && /^-[^-]*f/.test(c.text))) {
-      for (const child of node.namedChildren) if (child && !/^-/.test(child.text)) add(resolveWord(child, new Map()))
-    } else if (node.type === 'expansion' && node.children.some((c) => c?.type === ':=' || c?.type === '=')) {
-      const target = node.namedChildren[0]
-      const base = target?.type === 'subscript' ? target.childForFieldName('name') : target
-      if (base?.type === 'variable_name') names.add(base.text)
-    } else if (node.type === 'declaration_command' && node.namedChildren.some((c) => c?.type === 'word' && /^-[a-zA-Z]*n/.test(c.text))) {
-      for (const child of node.namedChildren) {
-        if (child?.type === 'variable_name') names.add(child.text)
-        if (child?.type !== 'variable_assignment') continue
-        const ref = child.childForFieldName('name')
-        if (ref) names.add(ref.text.replace(/\[.*$/s, ''))
-        const value = child.childForFieldName('value')
-        add(value ? resolveWord(value, new Map()) : undefined)
-      }
-    }
-    for (const child of node.namedChildren) if (child) visit(child)
-  }
-  visit(root)
-  return { names, all }
-}
-
-/** The value of short option `-x` (`-x V`, `-xV`, in a cluster `-rx V`) among the words before the operands. */
-function optionAfter(words: Word[], letter: string): Word | undefined {
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i]!.value
-    if (w === '--' || !/^-[^-]/.test(w)) continue
-    const k = w.indexOf(letter)
-    if (k > 0) return k === w.length - 1 ? words[i + 1] : { ...words[i]!, value: w.slice(k + 1) }
-  }
-  return undefined
 }
 
 class Walker {
@@ -284,7 +174,7 @@ class Walker {
     }
   }
 
-  command(node: Node, ctx: Ctx): void {
+  command(node: Node, ctx: Ctx, trailing: Word[] = []): void {
     const words: Word[] = []
     const redirects: Redirect[] = []
     let stdin = ctx.stdin
@@ -304,6 +194,7 @@ class Walker {
         if (SUBSTITUTIONS.has(target.type)) this.node(target, ctx)
       }
     }
+    words.push(...trailing)
     this.out.commands.push({ words, redirects, stdin, inPipeline: ctx.inPipeline, background: ctx.background, inFunction: ctx.inFunction })
   }
 
@@ -326,7 +217,13 @@ class Walker {
       }
     }
     const body = node.childForFieldName('body')
-    if (body) this.node(body, { ...ctx, stdin, inPipeline: ctx.inPipeline || piped })
+    const bodyCtx = { ...ctx, stdin, inPipeline: ctx.inPipeline || piped }
+    const dropped = body?.type === 'command' ? droppedBefore(node, body) : ''
+    // tree-sitter leaves out a lone `-` just before a heredoc (`python3 - <<E`, `make -f - <<E`).
+    if (body && dropped === '-') this.command(body, bodyCtx, [{ value: '-', literal: true }])
+    else if (body) this.node(body, bodyCtx)
+    // Any other text it left out is not known: the shell would run it.
+    if (dropped && dropped !== '-') this.out.hasError = true
     for (const run of later) run()
   }
 
@@ -355,3 +252,9 @@ class Walker {
   }
 }
 
+/** Text of a redirected statement between its command and its first redirection that no node holds. */
+function droppedBefore(statement: Node, body: Node): string {
+  const first = statement.namedChildren.find((c) => c !== null && REDIRECTS.has(c.type))
+  if (!first || first.startIndex <= body.endIndex) return ''
+  return statement.text.slice(body.endIndex - statement.startIndex, first.startIndex - statement.startIndex).replace(/\\\r?\n/g, '').trim()
+}

@@ -1,11 +1,11 @@
 // Programs that write files, and where they write: copy/move/link targets, downloads (curl/wget
-// option values), archives unpacked into a folder, in-place editors (sed -i, sed `w FILE`, yq -i,
-// ed/ex/vim, patch). Whether a target is protected is paths.ts; dd, awk and git write through `writes`.
+// option values), archives unpacked into a folder, in-place editors (yq -i, ed/ex/vim, patch). Whether
+// a target is protected is paths.ts; dd, sed, awk, find and git write through `writes`.
 
-import { sedExecutes } from './interpreters.ts'
-import { inCwd, longIs, optionValues, placesOf, split, type Judge, type Rule } from './judge.ts'
+import { getopt, hasOption, inCwd, longIs, optionValues, placesOf, split, valuesOf, type Getopt, type Judge, type Rule } from './judge.ts'
 import { deleteTargetKey, holdsSecrets, isSecretRead, writeTargetKey } from './paths.ts'
-import { skipOptions } from './wrappers.ts'
+import { modeFindings } from './permissions.ts'
+import { basename, skipOptions } from './wrappers.ts'
 import type { Word } from './words.ts'
 
 /** Targets written, each in every place the script's `cd`s may have put it. */
@@ -39,22 +39,28 @@ function writesInto(dirs: Word[], j: Judge): void {
 /** Rules of the programs that write files (part of the table in rules.ts). */
 export const WRITERS: Record<string, Rule> = {
   tee: (argv, j) => writes(split(argv).operands, j),
-  cp: (argv, j) => writes(copyTargets(argv, false), j),
+  cp: (argv, j) => writes(copyTargets(argv), j),
   mv: (argv, j) => {
-    writes(copyTargets(argv, true), j)
+    // Every operand is written: the destination, and each source moved away.
+    const { dirs, operands } = copyArgs(argv)
+    writes([...dirs, ...operands], j)
     // Moving `/`, a system directory or a home away is as bad as deleting it.
-    for (const t of split(argv).operands.slice(0, -1)) {
+    for (const t of dirs.length ? operands : operands.slice(0, -1)) {
       const key = deleteTargetKey(inCwd(t.value, j))
       if (key) j.emit(key)
     }
   },
-  install: (argv, j) => writes(copyTargets(argv, false), j),
+  install: (argv, j) => {
+    writes(copyTargets(argv), j)
+    copyArgs(argv).modes.forEach((mode) => modeFindings(mode, j))
+  },
   ln: (argv, j) => {
-    writes(copyTargets(argv, false), j)
+    writes(copyTargets(argv), j)
     linkTargets(argv, j)
   },
+  // rsync has no target-directory option (its `-t` keeps times): the destination is the last operand.
   rsync: (argv, j) => {
-    const dest = copyTargets(argv, false)
+    const dest = split(argv).operands.slice(-1)
     writes(dest, j)
     // `--delete` empties the destination of what the source lacks: onto `/` or a home it is a wipe.
     if (longIs(split(argv).longs, 'delete') || split(argv).longs.some((l) => /^(?:delete|del)(?:-|$)/.test(l))) {
@@ -94,14 +100,6 @@ export const WRITERS: Record<string, Rule> = {
   },
   truncate: (argv, j) => writes(split(argv).operands, j),
   sudoedit: (argv, j) => writes(split(argv).operands, j),
-  sed: (argv, j) => {
-    const { scripts, files } = sedScripts(argv)
-    sedExecutes(scripts, j)
-    // `w FILE` and the `w` flag of `s///` write FILE (the rest of the line).
-    for (const script of scripts) for (const m of script.value.matchAll(SED_WRITE)) writes([{ value: (m[1] ?? m[3] ?? '').trim(), literal: script.literal }], j)
-    const { flags, longs } = split(argv)
-    if (/i/.test(flags) || longs.some((l) => l.startsWith('in-place'))) writes(files, j)
-  },
   curl: (argv, j) => {
     const spec = CURL_SHORT
     writes([...shortValues(argv, 'oDc', spec), ...optionValues(argv, /^--(?:output|dump-header|cookie-jar|trace|trace-ascii|stderr|libcurl|etag-save|hsts|alt-svc)$/)], j)
@@ -113,12 +111,29 @@ export const WRITERS: Record<string, Rule> = {
   },
 }
 
-/** Where cp/mv/install/ln/rsync write: `-t DIR`, else the last operand (mv: every operand moves). */
-function copyTargets(argv: Word[], all: boolean): Word[] {
-  const dir = optionValues(argv, /^-t$|^--target-directory$/)
-  const { operands } = split(argv)
-  if (all) return [...dir, ...operands]
-  return dir.length ? dir : operands.slice(-1)
+/** Options of cp, mv, ln and install that take a value (the rest are flags). */
+const COPY_OPTIONS: Record<string, Getopt> = {
+  cp: { arg: 'St', long: ['suffix', 'target-directory', 'sparse', 'no-preserve'] },
+  mv: { arg: 'St', long: ['suffix', 'target-directory'] },
+  ln: { arg: 'St', long: ['suffix', 'target-directory'] },
+  install: { arg: 'gmoSt', long: ['group', 'mode', 'owner', 'suffix', 'target-directory', 'strip-program'] },
+}
+
+/**
+ * A copy's target folders (`-t DIR`, `-tDIR`, `-vt DIR`, `--target-directory=DIR`, `--targ DIR`),
+ * its other operands, and whether `-T` makes the last operand the destination itself.
+ */
+export function copyArgs(argv: Word[]): { dirs: Word[]; operands: Word[]; noTarget: boolean; modes: Word[] } {
+  const name = basename(argv[0]?.value ?? '')
+  const read = getopt(argv, Object.hasOwn(COPY_OPTIONS, name) ? COPY_OPTIONS[name]! : {})
+  const modes = name === 'install' ? valuesOf(read, 'm', 'mode') : []
+  return { dirs: valuesOf(read, 't', 'target-directory'), operands: read.operands, noTarget: hasOption(read, 'T', 'no-target-directory'), modes }
+}
+
+/** Where cp/install/ln write: the target folders, else the last operand. */
+function copyTargets(argv: Word[]): Word[] {
+  const { dirs, operands } = copyArgs(argv)
+  return dirs.length ? dirs : operands.slice(-1)
 }
 
 /** Short options of curl and wget that take a value (a cluster such as `-sSLo FILE` ends at one). */
@@ -176,9 +191,8 @@ function localDest(targets: Word[]): Word[] {
  * (system locations only where they are configuration: linking /usr/bin/python3 is everyday).
  */
 function linkTargets(argv: Word[], j: Judge): void {
-  const dir = optionValues(argv, /^-t$|^--target-directory$/)
-  const { operands, flags, longs } = split(argv)
-  const targets = dir.length || /T/.test(flags) || longs.includes('no-target-directory') ? (dir.length ? operands : operands.slice(0, 1)) : operands.length > 1 ? operands.slice(0, -1) : operands
+  const { dirs, operands, noTarget } = copyArgs(argv)
+  const targets = dirs.length ? operands : noTarget ? operands.slice(0, 1) : operands.length > 1 ? operands.slice(0, -1) : operands
   for (const t of targets) {
     for (const place of placesOf(t.value, j.cwd)) {
       const key = writeTargetKey(place, j.paths)
@@ -187,24 +201,3 @@ function linkTargets(argv: Word[], j: Judge): void {
     }
   }
 }
-
-/** sed's scripts (`-e S`, `-eS`, `--expression=S`, else the first operand) and its files. */
-function sedScripts(argv: Word[]): { scripts: Word[]; files: Word[] } {
-  const scripts: Word[] = []
-  const rest: Word[] = []
-  let fromFile = false
-  for (let i = 1; i < argv.length; i++) {
-    const w = argv[i]!
-    if (w.value === '-e' || w.value === '--expression') scripts.push(...(argv[i + 1] ? [argv[++i]!] : []))
-    else if (w.value.startsWith('--expression=')) scripts.push({ ...w, value: w.value.slice(13) })
-    else if (w.value === '-f' || w.value === '--file') (fromFile = true), i++
-    else if (/^-[^-]*e./.test(w.value)) scripts.push({ ...w, value: w.value.slice(w.value.indexOf('e') + 1) })
-    else if (/^-[^-]*f/.test(w.value) || w.value.startsWith('--file=')) fromFile = true
-    else if (/^-[lL]$|^--line-length$/.test(w.value)) i++
-    else if (!w.value.startsWith('-') || w.value === '-') rest.push(w)
-  }
-  if (!scripts.length && !fromFile && rest.length) scripts.push(rest.shift()!)
-  return { scripts, files: rest }
-}
-/** `[addr]w FILE` / `W FILE` commands and the `w FILE` flag of `s///` (FILE: the rest of the line). */
-const SED_WRITE = /(?:^|[;\n{}])\s*(?:(?:\d+|\$|\/(?:[^/\\\n]|\\.)*\/)(?:\s*,\s*(?:\d+|\$|\/(?:[^/\\\n]|\\.)*\/))?)?\s*!?\s*[wW]\s*([^\n]+)|s(.)(?:(?!\2)[^\\\n]|\\.)*\2(?:(?!\2)[^\\\n]|\\.)*\2[gpIiMme0-9]*w\s*([^\n]+)/g
