@@ -45,7 +45,9 @@ export function killTree(child: ChildProcess, graceMs = 2000): void {
   send('SIGTERM')
   const timer = setTimeout(() => send('SIGKILL'), graceMs)
   timer.unref()
-  child.once('exit', () => clearTimeout(timer))
+  // Not on the leader's 'exit': the rest of the group may live on (a process that ignores TERM, or
+  // the sandbox's init while bubblewrap sets up); 'close' means nothing holds the output any more.
+  child.once('close', () => clearTimeout(timer))
 }
 
 export function runProcess(argv: readonly string[], options: RunOptions): Promise<RunOutcome> {
