@@ -17,6 +17,7 @@ import {
 } from 'agent/sdk'
 import type { AgentContext, AgentRequestContext, ClientCapabilities, InitializeResponse } from '@agentclientprotocol/sdk/unstable'
 import { AcpConversation } from './conversation.ts'
+import { diffGuard } from './diff-guard.ts'
 import { editorIo } from './editor-io.ts'
 import { AcpFailure, badParams, toRequestError, unknownSession, wrongTime } from './errors.ts'
 import { addUsage, LiveSessions, newSessionId, type LiveSession } from './live-sessions.ts'
@@ -93,6 +94,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
     let clientCapabilities: ClientCapabilities | undefined
     const models = new ModelOptions(ctx.services, { provider: options.provider, model: options.model }, log, ctx.settings)
     const secrets = () => ctx.settings.secretValues()
+    const diffs = diffGuard(ctx.settings)
 
     /** Runs a handler; whatever it throws becomes a one-line, redacted JSON-RPC error. */
     const guarded =
@@ -283,6 +285,7 @@ export async function serveAcp(ctx: CliContext, options: ServeOptions): Promise<
               enableTools: switches.filter(([, on]) => on).map(([name]) => name),
               disableTools: switches.filter(([, on]) => !on).map(([name]) => name),
               onUsage: (usage) => addUsage(session, usage),
+              diffs,
             })
             await usageUpdate(session, updates)
             await updates.flush()

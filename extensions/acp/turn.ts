@@ -8,6 +8,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { APPROVAL_MODE_KEY, EDITOR_IO_KEY, errorMessage, type ApprovalMode, type EditorIo, type Logger, type RunEvent, type RunResult, type RuntimeService, type ToolDefinition, type Usage } from 'agent/sdk'
 import type { AgentContext, SessionUpdate, StopReason, ToolCallContent } from '@agentclientprotocol/sdk/unstable'
+import type { DiffGuard } from './diff-guard.ts'
 import { permissionPrompt } from './permission.ts'
 import { editDiff, textContent, toolKind, toolLocations, toolTitle } from './tool-calls.ts'
 import { TURN_KEY, type TurnHooks } from './turn-hooks.ts'
@@ -65,6 +66,8 @@ export interface TurnOptions {
   runTools?: ToolDefinition[]
   /** Each model call's usage. */
   onUsage?(usage: Usage): void
+  /** What of an edit's diff the editor may see: no secret file's, no known secret (diff-guard.ts). */
+  diffs: DiffGuard
 }
 
 interface CallState {
@@ -81,11 +84,12 @@ interface CallState {
   done: boolean
 }
 
-/** The file as it is before write_file replaces it (null: it does not exist; undefined: unknown). */
-function currentText(cwd: string, input: unknown): string | null | undefined {
+/** The file as it is before write_file replaces it (null: it does not exist; undefined: unknown or a secret file, never read). */
+function currentText(cwd: string, input: unknown, diffs: DiffGuard): string | null | undefined {
   const path = (input as { path?: unknown } | null)?.path
   if (typeof path !== 'string' || !path) return undefined
   const absolute = isAbsolute(path) ? path : resolve(cwd, path)
+  if (!diffs.mayShow(absolute)) return undefined
   try {
     if (statSync(absolute).size > 1_000_000) return undefined
     return readFileSync(absolute, 'utf8')
@@ -116,7 +120,8 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
     const content: ToolCallContent[] = state.terminalId ? [{ type: 'terminal', terminalId: state.terminalId }] : []
     if (ok) {
       const diff = editDiff(state.name, state.input, cwd, state.before)
-      if (diff) content.push(diff)
+      const shown = diff && options.diffs.clear(diff)
+      if (shown) content.push(shown)
     }
     const text = state.result?.result ?? (options.signal.aborted ? 'Interrupted before it finished.' : 'Not run: a guard blocked it.')
     // A call that ends after session/cancel was stopped by it, whatever the tool made of that (a
@@ -150,7 +155,7 @@ export async function runTurn(options: TurnOptions): Promise<{ stopReason: StopR
           progress: [],
           done: false,
         }
-        if (event.name === 'write_file') state.before = currentText(cwd, event.input)
+        if (event.name === 'write_file') state.before = currentText(cwd, event.input, options.diffs)
         calls.set(event.callId, state)
         const locations = toolLocations(event.name, event.input, cwd)
         return updates.send({

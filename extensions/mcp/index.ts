@@ -12,6 +12,7 @@ import { probeServers, type ProbeResult } from './probe.ts'
 import { registerServers } from './register.ts'
 import { mcpService } from './session-servers.ts'
 import { sharedManager } from './shared-manager.ts'
+import { redactOfferedTools } from './tool-redaction.ts'
 
 export default defineExtension({
   name: 'mcp',
@@ -59,6 +60,8 @@ export default defineExtension({
       chat.cancelAll()
     })
     registered = registerServers(api, configs, () => manager)
+    // Tool descriptions and schemas are the servers' text: known secrets in them never reach the model.
+    redactOfferedTools(api)
     api.services.provide<McpService>(MCP_SERVICE, mcpService({ settings: api.settings, log: api.log, services: api.services, clientVersion: agentVersion() }))
 
     /** Re-reads config.yaml, (re)connects the enabled servers and refreshes the caches. */

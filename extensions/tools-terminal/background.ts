@@ -20,6 +20,7 @@ import {
   type Settings,
   type ToolSession,
 } from 'agent/sdk'
+import { LiveOutput } from './live-output.ts'
 import { OutputBuffer, secretCutGuard } from './output.ts'
 import { killTree } from './run-process.ts'
 
@@ -72,38 +73,28 @@ export class BackgroundRegistry {
       child,
       done: new Promise<void>((r) => (resolveDone = r)),
     }
-    let pending = ''
-    /** Whether `pending` lost its start (its first characters are then a cut edge). */
-    let pendingCut = false
+    // Running output is redacted as one stream (live-output.ts): a secret printed across two
+    // notifications is never shown in part.
+    const live = new LiveOutput(this.deps.settings)
     let lastSent = 0
     let flushTimer: NodeJS.Timeout | undefined
     const flush = () => {
       flushTimer = undefined
-      if (!pending) return
-      const cut = pendingCut || pending.length > 2000
-      const text = cut ? guard().afterCut(pending.slice(-2000)) : pending
-      pending = ''
-      pendingCut = false
+      const text = live.take()
       if (!text) return
       lastSent = Date.now()
       void this.notify(options.session, { kind: 'output', processId: id, text: `[${id}] ${text}` })
     }
     const take = (chunk: string) => {
       output.push(chunk)
-      pending += chunk
-      if (pending.length > 8000) {
-        pending = pending.slice(-4000)
-        pendingCut = true
-      }
-      if (!flushTimer) flushTimer = setTimeout(flush, Math.max(0, lastSent + this.deps.outputIntervalMs() - Date.now()))
+      live.push(chunk)
+      if (!flushTimer && live.pending) flushTimer = setTimeout(flush, Math.max(0, lastSent + this.deps.outputIntervalMs() - Date.now()))
     }
     child.stdout!.setEncoding('utf8').on('data', take)
     child.stderr!.setEncoding('utf8').on('data', take)
     const end = (code: number | null, spawnError?: string) => {
       if (entry.endedAt) return
       clearTimeout(flushTimer)
-      pending = ''
-      pendingCut = false
       entry.endedAt = Date.now()
       entry.exitCode = code ?? (entry.status === 'killed' ? 137 : 1)
       if (entry.status === 'running') entry.status = 'exited'

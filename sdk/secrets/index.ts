@@ -4,10 +4,11 @@
 // wrapped: a line break (`\n` or `\r\n`, with the blanks some tools put around it) anywhere inside
 // them, as `base64` (76 columns) and `xxd -p` (60) print them. Values too short or too common to be
 // secrets are never matched.
-// The forms are listed by forms.ts, wrapped ones found by wrapped.ts, streams
-// redacted by stream.ts.
+// The forms are listed by forms.ts, wrapped ones found by wrapped.ts, long ones (too long for a
+// pattern) by long.ts, streams redacted by stream.ts.
 
 import { formSource, formsOf, patterns, type FormKind } from './forms.ts'
+import { LONG_FORM, literalSearch, longWrappedSearch, type Search } from './long.ts'
 import { PASS_THROUGH, secretStreams, type SecretStream } from './stream.ts'
 import { wrappedSearch, type Found, type Wrapped } from './wrapped.ts'
 
@@ -91,14 +92,26 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
   // Every form as written (one pattern, unless too long for one), the hex forms apart with the `i`
   // flag (in with the others they slow the search down several times over, digits being common);
   // probes: the same, for `test`.
-  const hexForms = forms.filter((f) => kinds.get(f) === 'hex')
-  const exact = [
-    ...patterns(forms.filter((f) => kinds.get(f) !== 'hex').map((f) => formSource(f, kinds.get(f)!)), 'g'),
-    ...patterns(hexForms, 'gi'),
+  // Forms of LONG_FORM or more (the hex form of a secret of 512 bytes and up) are searched as
+  // literals (long.ts): in a pattern, a long secret's would make it too large to build.
+  const short = forms.filter((f) => f.length < LONG_FORM)
+  const long = forms.filter((f) => f.length >= LONG_FORM)
+  const patternsOf = [
+    ...patterns(short.filter((f) => kinds.get(f) !== 'hex').map((f) => formSource(f, kinds.get(f)!)), 'g'),
+    ...patterns(short.filter((f) => kinds.get(f) === 'hex'), 'gi'),
   ]
-  const probes = exact.map((p) => new RegExp(p.source, p.flags.replace('g', '')))
+  const literals = long.map((f) => literalSearch(f, kinds.get(f) === 'hex'))
+  const exact: Search[] = [...patternsOf, ...literals]
+  const probes: Search[] = [...patternsOf.map((p) => new RegExp(p.source, p.flags.replace('g', ''))), ...literals]
   // Wrapped forms: the line breaks that may sit inside one (none, mostly), and the forms across them.
-  const { pointsIn, wrappedIn } = wrappedSearch(forms, kinds, byForm)
+  const wrappedShort = wrappedSearch(short, kinds, byForm)
+  const wrappedLong = longWrappedSearch(long.filter((f) => kinds.get(f) !== 'plain'), kinds, byForm)
+  const pointsIn = wrappedShort.pointsIn
+  const wrappedIn = (text: string, points: readonly number[]): Wrapped[] => {
+    const found = points.length ? wrappedShort.wrappedIn(text, points) : []
+    const longer = wrappedLong(text)
+    return longer.length ? [...found, ...longer].sort((a, b) => a.start - b.start || b.length - a.length) : found
+  }
   // An upper-case hex form is found by its form in lower case.
   const nameOf = (match: string) => byForm.get(match) ?? byForm.get(match.toLowerCase()) ?? ''
   /**
@@ -138,10 +151,7 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
     }
     return found
   }
-  const matches = (text: string) => {
-    const points = pointsIn(text)
-    return scan(text, points.length ? wrappedIn(text, points) : [])
-  }
+  const matches = (text: string) => scan(text, wrappedIn(text, pointsIn(text)))
   const redact = (text: string) => {
     if (typeof text !== 'string' || text.length < MIN_SECRET_LENGTH) return text
     let out = ''
@@ -152,7 +162,7 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
     }
     return last === 0 ? text : out + text.slice(last)
   }
-  const test = (text: string) => typeof text === 'string' && (probes.some((p) => p.test(text)) || (pointsIn(text).length > 0 && matches(text).length > 0))
+  const test = (text: string) => typeof text === 'string' && (probes.some((p) => p.test(text)) || wrappedIn(text, pointsIn(text)).length > 0)
   return { size: values.size, redact, test, stream: secretStreams(forms, kinds, matches, marker) }
 }
 

@@ -4,6 +4,7 @@
 
 import { breakStart } from './breaks.ts'
 import { ANYWHERE_LENGTH, type FormKind } from './forms.ts'
+import { LONG_FORM, longStreamTail } from './long.ts'
 import type { Found } from './wrapped.ts'
 
 /**
@@ -30,14 +31,17 @@ export function secretStreams(
 ): () => SecretStream {
   // Tails that may still grow into a match, built on the first stream. Plain forms: every proper
   // prefix, and short forms whole (a word match needs the next character to be decided). Encoded
-  // forms: every proper prefix, looked up with the line breaks taken out (hex in lower case).
+  // forms: every proper prefix, looked up with the line breaks taken out (hex in lower case). Long
+  // forms are compared with the tail instead (long.ts): their prefixes would take the square of
+  // their length.
   let tails:
     | { plain: Set<string>; plainAlphabet: Set<string>; plainLongest: number; base64: Set<string>; hex: Set<string>; encodedAlphabet: Set<string>; encodedLongest: number }
     | undefined
   const tailSets = () => {
     const prefixes = (f: string, whole: boolean) => Array.from({ length: whole ? f.length : f.length - 1 }, (_, i) => f.slice(0, i + 1))
-    const plain = forms.filter((f) => kinds.get(f) === 'plain')
-    const encodedForms = forms.filter((f) => kinds.get(f) !== 'plain')
+    const short = forms.filter((f) => f.length < LONG_FORM)
+    const plain = short.filter((f) => kinds.get(f) === 'plain')
+    const encodedForms = short.filter((f) => kinds.get(f) !== 'plain')
     const base64 = encodedForms.filter((f) => kinds.get(f) === 'base64')
     const hex = encodedForms.filter((f) => kinds.get(f) === 'hex')
     return {
@@ -51,7 +55,9 @@ export function secretStreams(
       encodedLongest: encodedForms.length ? encodedForms[0]!.length : 0,
     }
   }
-  const held = (text: string) => {
+  const longHeld = longStreamTail(forms.filter((f) => f.length >= LONG_FORM), kinds)
+  const held = (text: string) => Math.max(shortHeld(text), longHeld(text))
+  const shortHeld = (text: string) => {
     const t = (tails ??= tailSets())
     let plainTail = 0
     let reach = 0
