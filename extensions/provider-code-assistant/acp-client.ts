@@ -1,11 +1,13 @@
 // The ACP-shim variant: each call starts the configured agent process (e.g. `copilot --acp
 // --stdio`), opens a session, sends the flattened conversation as one prompt, streams the agent's
 // message and thought chunks, and turns `<tool_call>` blocks into tool calls. The process is always
-// ended when the call ends; abort sends session/cancel first.
+// ended when the call ends; abort sends session/cancel first. What the agent answers (message and
+// thought chunks together, and each JSON-RPC line) is capped like every provider's answer
+// (MAX_ANSWER_BYTES, AGENT_API_MAX_ANSWER_MB): past it the call fails in one line and the process ends.
 
-import { AgentError, callProvider, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
+import { AgentError, AnswerBudget, callProvider, MAX_ANSWER_BYTES, type ModelCallOptions, type ModelClient, type ModelRequest, type ModelResponse, type RetryPolicy } from 'agent/sdk'
 import { AcpPeer, AcpProcessError } from './acp-rpc.ts'
-import { buildPrompt, parseAnswer, visiblePrefix } from './acp-prompt.ts'
+import { buildPrompt, parseAnswer, VisibleText } from './acp-prompt.ts'
 
 export interface AcpClientOptions {
   model: string
@@ -14,6 +16,8 @@ export interface AcpClientOptions {
   cwd: string
   timeoutMs: number
   retry?: RetryPolicy
+  /** The cap on one answer (default MAX_ANSWER_BYTES): what the chunks add up to, and one JSON-RPC line. */
+  maxAnswerBytes?: number
 }
 
 const estimate = (chars: number) => Math.max(1, Math.ceil(chars / 4))
@@ -36,9 +40,12 @@ export class AcpClient implements ModelClient {
       { provider: this.provider, baseUrl: this.label, timeoutMs: this.options.timeoutMs, signal: options.signal, ...this.options.retry },
       async (attempt) => {
         // The agent process inherits the environment: it authenticates itself (its own login or token).
-        const peer = new AcpPeer(this.options.command, this.options.args, { cwd: this.options.cwd })
+        const limit = this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES
+        const peer = new AcpPeer(this.options.command, this.options.args, { cwd: this.options.cwd, maxLineBytes: limit })
+        // Counted before a chunk is kept or shown; past the cap the peer fails the prompt and ends the process.
+        const budget = new AnswerBudget(limit)
+        const visible = new VisibleText()
         let answer = ''
-        let shown = 0
         let reasoning = ''
         let sessionId: string | undefined
         const onAbort = () => {
@@ -52,14 +59,15 @@ export class AcpClient implements ModelClient {
           const chunk = update.content?.type === 'text' ? String(update.content.text ?? '') : ''
           if (!chunk) return
           if (update.sessionUpdate === 'agent_message_chunk') {
+            budget.grow(chunk.length)
             answer += chunk
-            const visible = visiblePrefix(answer)
-            if (visible.length > shown && options.onDelta) {
+            const shown = visible.push(chunk)
+            if (shown && options.onDelta) {
               attempt.markDelivered()
-              options.onDelta({ content: visible.slice(shown) })
+              options.onDelta({ content: shown })
             }
-            shown = Math.max(shown, visible.length)
           } else if (update.sessionUpdate === 'agent_thought_chunk') {
+            budget.grow(chunk.length)
             reasoning += chunk
             attempt.markDelivered()
             options.onDelta?.({ reasoning: chunk })

@@ -60,14 +60,41 @@ export function parseAnswer(answer: string): { content: string; toolCalls: ToolC
   return { content, toolCalls }
 }
 
-/** The part of a growing answer that is safe to show: no tool-call block, complete or not. */
-export function visiblePrefix(answer: string): string {
-  const stripped = answer.replace(BLOCK, '')
-  const open = stripped.indexOf('<tool_call>')
-  if (open >= 0) return stripped.slice(0, open)
-  // Hold back a trailing fragment that could be the start of a block.
-  for (let k = Math.min('<tool_call>'.length - 1, stripped.length); k > 0; k--) {
-    if ('<tool_call>'.startsWith(stripped.slice(-k))) return stripped.slice(0, -k)
+const OPEN = '<tool_call>'
+const CLOSE = '</tool_call>'
+
+/** How many characters at the end of `text` could be the start of `tag`. */
+function partialTag(text: string, tag: string): number {
+  for (let k = Math.min(tag.length - 1, text.length); k > 0; k--) if (tag.startsWith(text.slice(-k))) return k
+  return 0
+}
+
+/**
+ * The part of a growing answer that is safe to show, fed chunk by chunk: the text outside tool-call
+ * blocks, up to a block that has not closed yet. Each chunk is read once and at most a tag's length
+ * is held back: scanning the whole answer again for every chunk would take minutes of CPU before an
+ * endless answer reached its cap.
+ */
+export class VisibleText {
+  private held = ''
+  private inBlock = false
+
+  /** What `chunk` makes newly visible ('' for nothing). */
+  push(chunk: string): string {
+    let text = this.held + chunk
+    let out = ''
+    for (;;) {
+      const at = text.indexOf(this.inBlock ? CLOSE : OPEN)
+      if (at < 0) {
+        // Hold back what could be the start of the tag looked for; inside a block nothing is shown.
+        const keep = this.inBlock ? Math.min(text.length, CLOSE.length - 1) : partialTag(text, OPEN)
+        if (!this.inBlock) out += text.slice(0, text.length - keep)
+        this.held = text.slice(text.length - keep)
+        return out
+      }
+      if (!this.inBlock) out += text.slice(0, at)
+      text = text.slice(at + (this.inBlock ? CLOSE : OPEN).length)
+      this.inBlock = !this.inBlock
+    }
   }
-  return stripped
 }

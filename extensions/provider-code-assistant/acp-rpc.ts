@@ -1,9 +1,11 @@
 // JSON-RPC 2.0 over a child process's stdio, one JSON object per line (the ACP transport). Tracks
 // pending requests, answers the agent's own requests through a handler, keeps the last stderr lines
-// to explain a failure, and fails every pending request when the process errors or exits.
+// to explain a failure, and fails every pending request when the process errors or exits. A line is
+// held up to `maxLineBytes` (the answer cap): a longer one fails the peer and ends the process.
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { createInterface } from 'node:readline'
+import { AnswerTooLargeError, MAX_ANSWER_BYTES } from 'agent/sdk'
+import { LineSplitter } from './acp-lines.ts'
 
 export class AcpProcessError extends Error {
   constructor(
@@ -17,18 +19,22 @@ export class AcpProcessError extends Error {
 
 type Handler = (method: string, params: any) => Promise<unknown> | unknown
 
+/** What one stderr line keeps: only its last line's start is ever shown. */
+const STDERR_LINE_BYTES = 4096
+
 export class AcpPeer {
   private readonly child: ChildProcessWithoutNullStreams
   private readonly pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>()
   private readonly stderr: string[] = []
   private nextId = 1
   private failure: Error | undefined
+  private closing = false
   onNotification: (method: string, params: any) => void = () => {}
   onRequest: Handler = () => {
     throw Object.assign(new Error('method not supported'), { rpcCode: -32601 })
   }
 
-  constructor(command: string, args: string[], options: { cwd?: string }) {
+  constructor(command: string, args: string[], options: { cwd?: string; maxLineBytes?: number }) {
     this.child = spawn(command, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true })
     this.child.on('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'ENOENT' ? `command not found: ${command}` : error.message
@@ -39,14 +45,29 @@ export class AcpPeer {
       this.fail(new AcpProcessError(`the ACP process exited (${signal ?? `code ${code}`})${last ? `: ${last.trim().slice(0, 200)}` : ''}`))
     })
     this.child.stdin.on('error', () => {}) // a closed pipe is reported by 'exit'
-    createInterface({ input: this.child.stderr }).on('line', (line) => {
+    const keep = (line: string) => {
       this.stderr.push(line)
       if (this.stderr.length > 20) this.stderr.shift()
+    }
+    const stderr = new LineSplitter(STDERR_LINE_BYTES, keep, (head) => keep(head.toString('utf8')))
+    this.child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk)).on('end', () => stderr.end())
+    const limit = options.maxLineBytes ?? MAX_ANSWER_BYTES
+    const stdout = new LineSplitter(limit, (line) => this.receive(line), () => this.abandon(new AnswerTooLargeError(limit, 'JSON-RPC line')))
+    // Once failed, what the process still writes until it is gone is read and dropped, never kept.
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      if (!this.failure) stdout.push(chunk)
     })
-    createInterface({ input: this.child.stdout }).on('line', (line) => this.receive(line))
+    this.child.stdout.on('end', () => stdout.end())
+  }
+
+  /** Fails every pending request with `error` and ends the process. */
+  abandon(error: Error): void {
+    this.fail(error)
+    this.close()
   }
 
   private receive(line: string): void {
+    if (this.failure) return // the rest of a chunk read after the peer failed
     let message: any
     try {
       message = JSON.parse(line)
@@ -62,7 +83,15 @@ export class AcpPeer {
       return
     }
     if (typeof message?.method !== 'string') return
-    if (message.id === undefined) return this.onNotification(message.method, message.params)
+    if (message.id === undefined) {
+      // A handler that refuses (an answer past its cap) ends the exchange instead of throwing out of the stream.
+      try {
+        this.onNotification(message.method, message.params)
+      } catch (error) {
+        this.abandon(error instanceof Error ? error : new Error(String(error)))
+      }
+      return
+    }
     Promise.resolve()
       .then(() => this.onRequest(message.method, message.params))
       .then(
@@ -94,10 +123,11 @@ export class AcpPeer {
     this.write({ jsonrpc: '2.0', method, params })
   }
 
-  /** Ends the process (SIGTERM, then SIGKILL after a grace period). */
+  /** Ends the process (SIGTERM, then SIGKILL after a grace period); once, however often called. */
   close(): void {
     this.fail(new AcpProcessError('the ACP process was closed'))
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return
+    if (this.closing || this.child.exitCode !== null || this.child.signalCode !== null) return
+    this.closing = true
     this.child.stdin.end()
     this.child.kill('SIGTERM')
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000)

@@ -95,7 +95,7 @@ export default defineExtension<CodeAssistantConfig>({
       async create(options: ProviderOptions): Promise<ModelClient> {
         const { AcpClient } = await import('./acp-client.ts')
         const { command, args } = acpCommand(options.settings, config)
-        return new AcpClient({ model: options.model ?? 'copilot', command, args, cwd: process.cwd(), timeoutMs: options.timeoutMs, retry: (options.extra ?? {}).retry as RetryPolicy | undefined })
+        return new AcpClient({ model: options.model ?? 'copilot', command, args, cwd: process.cwd(), timeoutMs: options.timeoutMs, retry: (options.extra ?? {}).retry as RetryPolicy | undefined, maxAnswerBytes: maxAnswerBytes(options.settings) })
       },
       configured: (settings) => {
         const { command } = acpCommand(settings, config)
