@@ -82,3 +82,37 @@ export interface ApprovalsService {
    */
   unsandboxed(sessionId: string, callId: string): boolean
 }
+
+/**
+ * File-write grant keys from before grants named their place: one bare `protected-path-write`
+ * covered every protected path. Keys are now `protected-path-write:<place>` (`…:~/.ssh`) and
+ * `secret-path-write:<place>`, so an allowlist entry with a bare key matches nothing and those
+ * writes are asked again (fail closed). It is reported, never widened to every place.
+ */
+const RETIRED_GRANT_KEYS: Readonly<Record<string, string>> = Object.freeze({
+  'protected-path-write': 'protected-path-write:~/.gitconfig',
+  'secret-path-write': 'secret-path-write:~/.ssh',
+})
+
+export interface StaleAllowlistEntry {
+  entry: string
+  /** Why it matches nothing, in one line. */
+  problem: string
+  /** What to write instead. */
+  fix: string
+}
+
+/** The `approvals.allowlist` entries that no longer match anything (a retired grant key), with what to write instead. */
+export function staleAllowlistEntries(allowlist: unknown): StaleAllowlistEntry[] {
+  if (!Array.isArray(allowlist)) return []
+  return allowlist
+    .filter((entry): entry is string => typeof entry === 'string' && Object.hasOwn(RETIRED_GRANT_KEYS, entry.trim()))
+    .map((entry) => {
+      const key = entry.trim()
+      return {
+        entry,
+        problem: `"${key}" no longer matches anything: file-write grants name their place now, so the writes it allowed are asked again`,
+        fix: `replace it with one entry per place you mean, e.g. ${RETIRED_GRANT_KEYS[key]} (the key an approval shows; answering "always" adds it)`,
+      }
+    })
+}

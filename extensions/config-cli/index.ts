@@ -2,7 +2,7 @@
 // kept) and .env (keys that hold secrets, mode 0600); values checked against their owner's schema.
 
 import {
-  closestNames, CONFIG_MIGRATION_SERVICE, CONFIG_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, isSecretName, UsageError, type CliContext, type ConfigMigrationService, type ConfigService, type ExtensionsService,
+  closestNames, CONFIG_MIGRATION_SERVICE, CONFIG_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, isSecretName, staleAllowlistEntries, UsageError, type CliContext, type ConfigMigrationService, type ConfigService, type ExtensionsService,
 } from 'agent/sdk'
 import { stringify as stringifyYaml } from 'yaml'
 import { coerceValue } from './coerce.ts'
@@ -42,6 +42,10 @@ async function setConfigKey(ctx: SetContext, key: string, raw: string): Promise<
   const value = coerceValue(raw, extensionsOf(ctx)?.settingSchema(key))
   assertValid(ctx, key, value)
   await ctx.settings.set(key, value)
+  // A retired approval key is saved as typed (it matches nothing, so nothing opens), but not silently.
+  if (key === 'approvals' || key.startsWith('approvals.allowlist')) {
+    for (const stale of staleAllowlistEntries(ctx.settings.get('approvals.allowlist'))) ctx.err(`agent: note: approvals.allowlist: ${stale.problem}; ${stale.fix}`)
+  }
   return value
 }
 

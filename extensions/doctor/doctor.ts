@@ -1,6 +1,7 @@
 // `agent doctor`: every check in order; exit 1 when anything failed, so scripts can gate on it.
 
 import { UsageError, type CliContext } from 'agent/sdk'
+import { checkAllowlist } from './approvals.ts'
 import { checkConfig, checkEnvironment, checkExtensions, checkGateway, checkModel, checkState, checkTools } from './checks.ts'
 import { checkProviders } from './connectivity.ts'
 import { checkStorage } from './database.ts'
@@ -18,6 +19,7 @@ export async function runDoctor(ctx: CliContext): Promise<number> {
   const report = new Report()
   checkEnvironment(report, ctx)
   await checkConfig(report, ctx)
+  checkAllowlist(report, ctx)
   checkExtensions(report, ctx)
   const models = checkModel(report, ctx)
   if (models && !ctx.argv.offline) await checkProviders(report, models, ctx.settings, timeoutMs)

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import type { Settings } from '../../sdk/types.ts'
 import { envSwitchOn } from '../../sdk/gateway.ts'
 import { isSecretName } from '../../sdk/redact.ts'
+import { MAX_ANSWER_ENV } from '../../sdk/provider-kit.ts'
 
 export const CONFIG_VERSION = 10
 
@@ -47,7 +48,11 @@ export const ENV_VARS_BY_VERSION: Readonly<Record<number, readonly EnvVarNote[]>
     { name: 'TWILIO_AUTH_TOKEN', description: 'SMS provider auth token', neededBy: SMS },
     { name: 'TWILIO_PHONE_NUMBER', description: 'SMS provider phone number', neededBy: SMS },
   ],
-  10: [{ name: 'AGENT_API_TIMEOUT', description: 'provider API call timeout in seconds (default 900)' }],
+  // Optional settings join the version they shipped in without a new one: nothing is asked for them.
+  10: [
+    { name: 'AGENT_API_TIMEOUT', description: 'provider API call timeout in seconds (default 900)' },
+    { name: MAX_ANSWER_ENV, description: 'cap on one model answer in MiB, counted decoded (default 64)' },
+  ],
 }
 
 export function storedVersion(settings: Settings): number {

@@ -32,3 +32,13 @@ export async function pollUntil(check: () => boolean, ms = 10_000): Promise<bool
   }
   return check()
 }
+
+/** Whether a process with this pid exists (signal 0 checks without sending anything): to wait for one to end. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { FileSettings } from '../../kernel/config/settings.ts'
-import { checkConfigVersion, CONFIG_VERSION } from '../../kernel/config/migrate.ts'
+import { checkConfigVersion, CONFIG_VERSION, ENV_VARS_BY_VERSION, missingSince } from '../../kernel/config/migrate.ts'
 import { runAgent } from '../helpers/agent-process.ts'
 import { tempDir } from '../helpers/temp.ts'
 
@@ -46,7 +46,7 @@ test('SMS switched on without its credentials: one line without a terminal (exit
     const lines = migrate.stderr.trim().split('\n')
     assert.equal(lines.length, 1, migrate.stderr)
     assert.match(lines[0]!, /config version 8, current is 10.*TWILIO_ACCOUNT_SID \(the sms platform\)/)
-    assert.doesNotMatch(lines[0]!, /WEBHOOK_SECRET|API_SERVER_KEY|AGENT_API_TIMEOUT/, 'optional variables are not asked for')
+    assert.doesNotMatch(lines[0]!, /WEBHOOK_SECRET|API_SERVER_KEY|AGENT_API_TIMEOUT|AGENT_API_MAX_ANSWER_MB/, 'optional variables are not asked for')
     assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), original, 'nothing written without consent')
   }
   const settings = new FileSettings({ home, env: {} })
@@ -84,4 +84,19 @@ test('a fresh install (no config.yaml) is not a migration', async (t) => {
   const result = await runAgent(['extensions', 'list'], { home })
   assert.equal(result.code, 0)
   assert.doesNotMatch(result.stderr, /config version/)
+})
+
+test('the provider settings are listed with the version that introduced them, as optional: never asked for', (t) => {
+  const listed = new Map(Object.entries(ENV_VARS_BY_VERSION).flatMap(([version, notes]) => notes.map((n) => [n.name, { version: Number(version), note: n }] as const)))
+  for (const name of ['AGENT_API_TIMEOUT', 'AGENT_API_MAX_ANSWER_MB']) {
+    const entry = listed.get(name)
+    assert.ok(entry, `${name} is listed`)
+    assert.ok(entry.version <= CONFIG_VERSION && entry.version >= 10, `${name} at version ${entry.version}`)
+    assert.equal(entry.note.neededBy, undefined, `${name} is optional`)
+  }
+  assert.match(listed.get('AGENT_API_MAX_ANSWER_MB')!.note.description, /MiB.*default 64/)
+  // An old config without them is asked for nothing.
+  const home = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), '_config_version: 3\n')
+  assert.deepEqual(missingSince(new FileSettings({ home, env: {} }), 3), [])
 })

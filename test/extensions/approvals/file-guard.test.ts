@@ -1,6 +1,7 @@
 // File writes to protected real paths go through the approval flow: refused with no one to ask,
-// written after approval, grants per area and per call, and the file tool itself refusing a
-// protected write that the guard did not approve (a link swapped after the check).
+// written after approval, grants per area and per call (an allowlist entry with the retired bare key
+// opens nothing), and the file tool itself refusing a protected write that the guard did not
+// approve (a link swapped after the check).
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
@@ -137,4 +138,20 @@ test('unattended surfaces (API server, cron, webhook) have no one to ask: a prot
     assert.match(String(out.blocked), new RegExp(`did not approve.*no one to ask on ${platform}`), platform)
   }
   assert.equal(readFileSync(join(agentHome, 'config.yaml'), 'utf8'), before)
+})
+
+test('an allowlist entry with a retired key (bare protected-path-write) is not widened: every place is still asked', async (t) => {
+  const { runTool, home, session, asked, kernel } = await fixture(t, { allowlist: ['protected-path-write', 'secret-path-write'] })
+  const keys = await runTool('write_file', { path: 'keys/authorized_keys', content: 'ssh-ed25519 AAAA attacker\n' }, session())
+  assert.match(String(keys.blocked), /did not approve.*authorized_keys/)
+  assert.ok((await runTool('write_file', { path: join(home, '.gitconfig'), content: '[user]\n' }, session('once'))).result)
+  assert.deepEqual(asked.map((r) => r.findings[0]!.key), ['protected-path-write:~/.gitconfig'])
+  assert.deepEqual(kernel.settings.get('approvals.allowlist'), ['protected-path-write', 'secret-path-write'], 'kept as written')
+})
+
+test('look-alike: a per-place allowlist entry opens that place only', async (t) => {
+  const { runTool, home, session, asked } = await fixture(t, { allowlist: ['protected-path-write:~/.gitconfig'] })
+  assert.ok((await runTool('write_file', { path: join(home, '.gitconfig'), content: '[user]\n' }, session())).result)
+  assert.match(String((await runTool('write_file', { path: 'keys/authorized_keys', content: 'x\n' }, session())).blocked), /did not approve/)
+  assert.equal(asked.length, 0)
 })

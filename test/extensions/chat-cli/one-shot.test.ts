@@ -5,12 +5,11 @@
 
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import type { startScriptedModel } from 'agent/sdk/testing'
-import { chatBodies, setup } from './helpers.ts'
+import { chatBodies, closedPort, setup } from './helpers.ts'
 
 /** The model reads notes.txt, then answers with what the tool returned. */
 function readingModel(): Parameters<typeof startScriptedModel>[0] {
@@ -80,14 +79,6 @@ test('AGENT_MAX_ITERATIONS=3 against a model that always calls a tool stops afte
   assert.equal(bad.code, 2)
   assert.match(bad.stderr, /AGENT_MAX_ITERATIONS must be a positive integer/)
 })
-
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 test('an unreachable endpoint fails with one line and no stack trace', async (t) => {
   const { agent } = await setup(t)

@@ -5,12 +5,11 @@
 
 import assert from 'node:assert/strict'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { RUNTIME_SERVICE, type RunRequest, type RunResult, type Services, type Settings } from 'agent/sdk'
 import { CliConversation, type ChatUi } from '../../../extensions/chat-cli/conversation.ts'
-import { setup } from './helpers.ts'
+import { closedPort, setup } from './helpers.ts'
 
 const DEPLOY_TOKEN = 'dep-cli-token-8b6d4f2a0c9e7b5d'
 const TELEGRAM_BOT_TOKEN = '7654321098:AAHcli-bot-token-3f5a7c9e1b'
@@ -77,14 +76,6 @@ test('chat -q: a failure with no secret in it is printed unchanged', async (t) =
   assert.equal(run.code, 1)
   assert.match(run.stderr, /^agent: custom: HTTP 401 from http:\/\/127\.0\.0\.1:\d+\/v1: invalid key: check the key you configured/)
 })
-
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 test('chat -q: an unreachable base URL with user:password@ in it fails without the password', async (t) => {
   const { agent } = await setup(t)

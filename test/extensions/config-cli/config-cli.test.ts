@@ -112,3 +112,15 @@ test('the source of a value: an environment override and a project config say so
   const plain = jsonOf(await runAgent(['config', 'get', 'agent.max_iterations', '--json'], { home }))
   assert.deepEqual(plain, { key: 'agent.max_iterations', value: 12, source: 'config' })
 })
+
+test('set approvals.allowlist with a retired grant key: saved as typed (not widened) with a note; per-place keys without one', async (t) => {
+  const home = tempDir(t)
+  const stale = await runAgent(['config', 'set', 'approvals.allowlist', '[protected-path-write, rm-root]'], { home })
+  assert.equal(stale.code, 0, stale.stderr)
+  assert.match(stale.stderr, /^agent: note: approvals\.allowlist: "protected-path-write" no longer matches anything: .*; replace it with one entry per place you mean, e\.g\. protected-path-write:~\/\.gitconfig/m)
+  assert.deepEqual(config(home).approvals.allowlist, ['protected-path-write', 'rm-root'])
+  const placed = await runAgent(['config', 'set', 'approvals.allowlist', '[protected-path-write:~/.gitconfig, rm-root]'], { home })
+  assert.equal(placed.code, 0, placed.stderr)
+  assert.doesNotMatch(placed.stderr, /no longer matches/)
+  assert.deepEqual(config(home).approvals.allowlist, ['protected-path-write:~/.gitconfig', 'rm-root'])
+})
