@@ -96,3 +96,10 @@ export interface CronService {
   pause(idOrName: string): Promise<Record<string, unknown>>
   resume(idOrName: string): Promise<Record<string, unknown>>
 }
+
+export const TERMINAL_SANDBOX_SERVICE = 'terminal-sandbox'
+
+/** Provided by tools-terminal: whether local commands run in the sandbox here, and why not (`agent doctor`). */
+export interface TerminalSandboxService {
+  status(): Promise<{ mode: 'auto' | 'bwrap' | 'off'; active: boolean; reason?: string }>
+}

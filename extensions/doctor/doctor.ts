@@ -6,6 +6,7 @@ import { checkConfig, checkEnvironment, checkExtensions, checkGateway, checkMode
 import { checkProviders } from './connectivity.ts'
 import { checkStorage } from './database.ts'
 import { Report } from './report.ts'
+import { checkSandbox } from './sandbox.ts'
 import { checkVoice } from './voice.ts'
 
 export function timeoutOf(ctx: CliContext): number {
@@ -24,6 +25,7 @@ export async function runDoctor(ctx: CliContext): Promise<number> {
   const models = checkModel(report, ctx)
   if (models && !ctx.argv.offline) await checkProviders(report, models, ctx.settings, timeoutMs)
   checkTools(report, ctx)
+  await checkSandbox(report, ctx)
   await checkVoice(report, ctx)
   checkGateway(report, ctx)
   await checkStorage(report, ctx, timeoutMs)

@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
-import { BACKGROUND_NOTIFICATION_LEVELS, defineExtension, type Settings } from 'agent/sdk'
+import { BACKGROUND_NOTIFICATION_LEVELS, defineExtension, TERMINAL_SANDBOX_SERVICE, type Settings, type TerminalSandboxService } from 'agent/sdk'
 import { TERMINAL_SCHEMA, type TerminalConfig } from './config.ts'
 import { TerminalManager, type TerminalInput } from './manager.ts'
 import { processTool } from './process-tool.ts'
@@ -92,6 +92,8 @@ export default defineExtension<TerminalConfig>({
       },
     })
     api.tools.register(processTool(() => get().background))
+    // Probing runs bwrap once; until something asks, nothing starts.
+    api.services.provide<TerminalSandboxService>(TERMINAL_SANDBOX_SERVICE, { status: () => get().sandbox.status() })
 
     // Everything the toolset started ends with it (hot reload, shutdown).
     api.onDispose(async () => {
