@@ -34,13 +34,26 @@ const NARROWED: Record<string, readonly string[]> = {
 /** The working folder's own: what the kernel loads from it (project settings) and what git runs. */
 const WORKSPACE = [...PROJECT_CONFIG_PLACES.filter((place) => !place.includes('/')), '.agent', '.git/hooks']
 
-export function sandboxPlaces(roots: { agentHome: string; home: string }, cwd: string): SandboxPlaces {
-  const wanted = new Set<string>()
-  for (const place of pathClassifier(roots).places()) {
-    const rel = place.path.startsWith(roots.home + sep) ? place.path.slice(roots.home.length + 1) : undefined
-    const narrowed = rel === undefined ? undefined : NARROWED[rel]
-    for (const path of narrowed ? narrowed.map((name) => join(place.path, name)) : [place.path]) wanted.add(path)
+/** The fixed places per agent home and user home: classifying them resolves every rule's root (ms); existence is checked per command. */
+const fixedPlaces = new Map<string, readonly string[]>()
+
+function fixed(roots: { agentHome: string; home: string }): readonly string[] {
+  const key = `${roots.agentHome}\0${roots.home}`
+  let paths = fixedPlaces.get(key)
+  if (!paths) {
+    paths = pathClassifier(roots).places().flatMap((place) => {
+      const rel = place.path.startsWith(roots.home + sep) ? place.path.slice(roots.home.length + 1) : undefined
+      const narrowed = rel === undefined ? undefined : NARROWED[rel]
+      return narrowed ? narrowed.map((name) => join(place.path, name)) : [place.path]
+    })
+    if (fixedPlaces.size >= 8) fixedPlaces.clear()
+    fixedPlaces.set(key, paths)
   }
+  return paths
+}
+
+export function sandboxPlaces(roots: { agentHome: string; home: string }, cwd: string): SandboxPlaces {
+  const wanted = new Set(fixed(roots))
   for (const rel of WORKSPACE) wanted.add(join(cwd, rel))
 
   const real = new Set<string>()
