@@ -36,8 +36,8 @@ export interface PathRoots {
   agentCode?: string
 }
 
-/** The agent's installation: this file is `<root>/sdk/protected-paths.ts`. */
-const AGENT_CODE = fileURLToPath(new URL('..', import.meta.url))
+/** The agent's installation: this file is `<root>/sdk/protected-paths.ts` (the command judge finds its bin from here). */
+export const AGENT_CODE = fileURLToPath(new URL('..', import.meta.url))
 
 /** Where a project's agent settings may live, in the order cosmiconfig searches them (the first one wins). */
 export const PROJECT_CONFIG_PLACES = ['.agentrc', '.agentrc.yaml', '.agentrc.yml', '.agentrc.json', 'agent.config.yaml', '.agent/config.yaml'] as const

@@ -4,6 +4,7 @@
 // makefiles from stdin; also code hidden in values: `alias`, `trap`, git settings, variables such as EDITOR.
 // awk is awk.ts, sed is sed.ts.
 
+import { agentScript } from './agent-bin.ts'
 import { getopt, valuesOf, type Getopt, type Judge, type Rule } from './judge.ts'
 import { pathShape } from './paths.ts'
 import { skipOptions } from './wrappers.ts'
@@ -20,6 +21,8 @@ interface Interpreter {
   /** Short option naming a module to run (python -m): the program does not come from stdin. */
   module?: string
   shell?: boolean
+  /** Runs JavaScript files: its script may be the agent's bin (agent-bin.ts). */
+  agentBin?: boolean
 }
 
 const SHELL: Interpreter = { inline: 'c', arg: 'oO', long: ['rcfile', 'init-file'], shell: true }
@@ -29,7 +32,7 @@ const INTERPRETERS: Array<[RegExp, Interpreter]> = [
   [/^(?:python|pypy)[0-9.]*$/, { inline: 'c', arg: 'WXQ', module: 'm' }],
   [/^perl[0-9.]*$/, { inline: 'eE' }],
   [/^ruby[0-9.]*$/, { inline: 'e', arg: 'rIEC' }],
-  [/^(?:node|nodejs|bun)$/, { inline: 'ep', inlineWords: /^--(?:eval|print)(?:=|$)/, arg: 'r', long: ['require', 'import', 'loader', 'experimental-loader'] }],
+  [/^(?:node|nodejs|bun)$/, { inline: 'ep', inlineWords: /^--(?:eval|print)(?:=|$)/, arg: 'r', long: ['require', 'import', 'loader', 'experimental-loader'], agentBin: true }],
   [/^php[0-9.]*$/, { inline: 'rRBE', arg: 'cdz' }],
   [/^(?:lua[0-9.]*|luajit)$/, { inline: 'e', arg: 'l' }],
   [/^(?:osascript|rscript|groovy|julia)$/, { inline: 'eE', arg: 'l' }],
@@ -74,6 +77,9 @@ export function judgeInterpreter(name: string, spec: Interpreter, argv: Word[], 
     return
   }
   if (spec.module && [...spec.module].some((c) => flags.includes(c))) return
+  // `node …/kernel/bin/agent.mjs ARGS`: the agent's own CLI.
+  const agent = spec.agentBin ? agentScript(argv, j) : undefined
+  if (agent) j.argv(agent, [name])
   programFrom(argv[i], j, Boolean(spec.shell), spec.shell === true && flags.includes('s'))
 }
 

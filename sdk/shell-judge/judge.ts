@@ -159,3 +159,40 @@ export function optionValues(argv: Word[], option: RegExp): Word[] {
   })
   return out
 }
+
+/** Options of a program that runs another (`npx`, `node SCRIPT`): those that take no value and those that take the next word. */
+export interface RunnerOptions {
+  switches: readonly string[]
+  values: readonly string[]
+}
+
+/**
+ * Where the program a runner runs may start (`npx [options] PROGRAM …`, `node [options] SCRIPT …`),
+ * first option words from `from`. A listed switch takes no value, a listed value option the next
+ * word; any other option may or may not (npx takes the next word, npm's own parser does not), so
+ * both readings are kept: guessing either way would let a word hide the program. `--` ends options.
+ * `onOption` learns every option word of every reading (a runner's `-c CMD` is in one of them).
+ */
+export function programStarts(argv: Word[], from: number, spec: RunnerOptions, onOption?: (at: number) => void): number[] {
+  const starts = new Set<number>()
+  const seen = new Set<number>()
+  const queue = [from]
+  while (queue.length) {
+    const i = queue.pop()!
+    if (seen.has(i) || i >= argv.length) continue
+    seen.add(i)
+    const w = argv[i]!.value
+    if (w === '--') starts.add(i + 1)
+    else if (!w.startsWith('-') || w === '-') starts.add(i)
+    else {
+      onOption?.(i)
+      if ((w.startsWith('--') && w.includes('=')) || isSwitch(w, spec.switches)) queue.push(i + 1)
+      else if (spec.values.includes(w.replace(/^--?/, ''))) queue.push(i + 2)
+      else queue.push(i + 1, i + 2)
+    }
+  }
+  return [...starts].filter((s) => s < argv.length).sort((a, b) => a - b)
+}
+
+/** A listed switch, or a short cluster of listed switch letters (`-yq`). */
+const isSwitch = (w: string, switches: readonly string[]) => switches.includes(w.replace(/^--?/, '')) || (/^-[^-]/.test(w) && [...w.slice(1)].every((c) => switches.includes(c)))

@@ -1,9 +1,12 @@
 // Per-program rules: given one simple command after its wrappers (see wrappers.ts), which findings
-// it raises. Here: the rule table, disks, processes, the machine, services, firewalls, cron, the
-// agent's own CLI, renamed programs. Deletes are in deletes.ts, permissions in permissions.ts, writes
-// onto protected paths in writers.ts, secret reads in readers.ts, git in git.ts, cloud, cluster,
-// container and database CLIs in infra.ts; programs that run code are in interpreters.ts, awk.ts, sed.ts.
+// it raises. Here: the rule table, disks, processes, the machine, services, firewalls, cron, renamed
+// programs. Deletes are in deletes.ts, permissions in permissions.ts, writes onto protected paths in
+// writers.ts, secret reads in readers.ts, git in git.ts, cloud, cluster, container and database CLIs
+// in infra.ts, the agent's own CLI in agent-cli.ts, package runners (npx, pnpm, yarn) in runners.ts;
+// programs that run code are in interpreters.ts, awk.ts, sed.ts.
 
+import { agent } from './agent-cli.ts'
+import { isAgentBin } from './agent-bin.ts'
 import { AWKS } from './awk.ts'
 import { DELETES } from './deletes.ts'
 import { INFRA } from './infra.ts'
@@ -13,6 +16,7 @@ import { alias, interpreterFor, make, judgeEval, judgeInterpreter, judgeSource, 
 import { split, type Judge, type Rule } from './judge.ts'
 import { writeTargetKey } from './paths.ts'
 import { reads } from './readers.ts'
+import { RUNNERS } from './runners.ts'
 import { sed } from './sed.ts'
 import { basename, isWrapper } from './wrappers.ts'
 import { copyArgs, writes, WRITERS } from './writers.ts'
@@ -97,12 +101,8 @@ const PROGRAMS: Record<string, Rule> = {
   ip6tables: (argv, j) => (/F/.test(split(argv).flags) || split(argv).longs.includes('flush')) && j.emit('firewall-flush'),
   nft: (argv, j) => argv.some((w) => w.value === 'flush') && j.emit('firewall-flush'),
   ufw: (argv, j) => /^(?:disable|reset)$/.test(argv[1]?.value ?? '') && j.emit('firewall-flush'),
-  agent: (argv, j) => {
-    const [group, verb] = split(argv).operands.map((w) => w.value)
-    if (group === 'gateway' && /^(?:stop|restart|uninstall)$/.test(verb ?? '')) j.emit('agent-self')
-    // The agent's own CLI changing its settings, plugins or tools (`agent config set approvals.mode off`).
-    if ((group === 'config' && /^(?:set|unset|migrate|edit|reset|delete|rm|add|remove)$/.test(verb ?? '')) || (group === 'plugins' && /^(?:install|update|remove|uninstall|link|add)$/.test(verb ?? '')) || (group === 'tools' && /^(?:enable|disable)$/.test(verb ?? '')) || (group === 'extensions' && !/^(?:list|ls)?$/.test(verb ?? ''))) j.emit('agent-config')
-  },
+  agent,
+  ...RUNNERS,
   diskutil: (argv, j) => /^(?:erase|zero|secureErase|partition|reformat)/i.test(argv[1]?.value ?? '') && j.emit('disk-tools'),
   ...WRITERS,
   source: (argv, j) => judgeSource(argv, j),
@@ -135,6 +135,8 @@ export function judgeProgram(argv: Word[], via: string[], j: Judge): void {
   const interpreter = interpreterFor(name)
   if (interpreter) return judgeInterpreter(name, interpreter, argv, j)
   if (Object.hasOwn(PROGRAMS, name)) PROGRAMS[name]!(argv, j, via)
+  // The agent's bin run as a file (`./kernel/bin/agent.mjs mcp add …`) is the agent.
+  else if (isAgentBin(program.value, j)) agent(argv, j, via)
 }
 
 /** `chmod +x FILE` targets in a script (a later `./FILE` or `sh FILE` runs what was just written). */
