@@ -33,12 +33,19 @@ export interface SandboxStatus {
   reason?: string
 }
 
+/**
+ * The namespaces and limits of every sandbox (the probe tries exactly these). No capabilities: run as
+ * root, bwrap would otherwise leave the command CAP_SYS_ADMIN, and `umount` would take a read-only
+ * place's mount away.
+ */
+const BASE = ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--cap-drop', 'ALL']
+
 /** Arguments before the command: the machine as it is, protected places read-only, a /proc of its own. */
 export function bwrapArgs(roots: { agentHome: string; home: string }, cwd: string): string[] {
   const { readOnly, pinned } = sandboxPlaces(roots, cwd)
   const ro = new Set(readOnly)
   const mounts = [...pinned, ...readOnly].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b))
-  const args = ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent']
+  const args = [...BASE]
   for (const path of mounts) args.push(ro.has(path) ? '--ro-bind' : '--dev-bind', path, path)
   return args
 }
@@ -79,7 +86,7 @@ export class TerminalSandbox {
       if (!found) return 'bubblewrap (bwrap) is not installed'
       // User namespaces may be off (some containers, hardened kernels): try the same options once.
       const failure = await new Promise<string | undefined>((resolve) =>
-        execFile(found, ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--', 'true'], { timeout: 10_000 }, (error, _out, stderr) =>
+        execFile(found, [...BASE, '--', 'true'], { timeout: 10_000 }, (error, _out, stderr) =>
           resolve(error ? `bwrap cannot create its namespaces here: ${(stderr || error.message).trim().split('\n')[0]}` : undefined),
         ),
       )

@@ -38,7 +38,16 @@ test('sandbox: renaming a protected folder away, or its parent, and /proc/1/root
   const s = session(dir)
   // Where a broken sandbox would have moved the home: removed whatever happens.
   t.after(() => rmSync(`${k.home}-moved`, { recursive: true, force: true }))
-  for (const command of [`mv ${k.home} ${k.home}-moved`, `echo x > /proc/1/root${k.home}/planted`, `echo x > /proc/self/root${k.home}/planted`]) {
+  const attempts = [
+    `mv ${k.home} ${k.home}-moved`,
+    `echo x > /proc/1/root${k.home}/planted`,
+    `echo x > /proc/self/root${k.home}/planted`,
+    // Taking the read-only mount away (bwrap run as root would leave CAP_SYS_ADMIN without --cap-drop).
+    `umount ${k.home} ; mount -o remount,bind,rw ${k.home} ; touch ${k.home}/planted`,
+    `unshare -m sh -c 'umount ${k.home}; touch ${k.home}/planted'`,
+    `unshare -Urm sh -c 'umount ${k.home}; touch ${k.home}/planted'`,
+  ]
+  for (const command of attempts) {
     const outcome = await k.call('terminal', { command }, s)
     assert.notEqual(outcome.exit_code, 0, command)
     assert.ok(existsSync(k.home) && !existsSync(join(k.home, 'planted')), command)
