@@ -11,7 +11,7 @@ import { capOutput, secretCutGuard } from './output.ts'
 import { PersistentShell } from './persistent-shell.ts'
 import { outputProgress } from './progress.ts'
 import { runProcess } from './run-process.ts'
-import { sandboxModeOf, TerminalSandbox } from './sandbox.ts'
+import { sandboxModeOf, TerminalSandbox, type Wrapped } from './sandbox.ts'
 
 export interface TerminalInput {
   command: string
@@ -83,7 +83,7 @@ export class TerminalManager {
     const limit = this.config.max_output_chars
     // Taken for every call, so that an approval never outlives the call it was given to.
     const outside = backend === 'local' && callId !== undefined && Boolean(this.services.get<ApprovalsService>(APPROVALS_SERVICE)?.unsandboxed(session.id, callId))
-    const local = (argv: string[], cwd: string) => (outside ? Promise.resolve({ argv, sandboxed: false }) : this.placed(argv, cwd))
+    const local = (argv: string[], cwd: string) => (outside ? Promise.resolve({ argv, sandboxed: false, key: '' }) : this.placed(argv, session, cwd))
     if (input.background) return this.startBackground(input, session, backend, local)
     let sandboxed = false
 
@@ -102,11 +102,12 @@ export class TerminalManager {
         // The editor cut the raw output's start: guarded (output.ts), and the cut marked.
         outcome = ran.truncated ? { ...ran, output: `[… earlier output omitted …]\n${this.cutGuard().afterCut(ran.output)}` } : ran
       } else if (persistentFor(this.config, backend, this.settings) && !outside) {
-        const shell = await this.shell(session, backend, timeoutMs)
+        const { shell, renewed } = await this.shell(session, backend, timeoutMs)
         sandboxed = shell.sandboxed
         // A workdir for one command must not move the persistent shell: run it in a subshell.
         const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command
         outcome = await shell.run(command, timeoutMs, signal, onOutput)
+        if (renewed) outcome = { ...outcome, note: renewed }
       } else if (backend === 'local') {
         // (A call approved to leave the sandbox with a persistent shell runs here: the shell is inside it.)
         const cwd = this.cwdOf(session, input.workdir)
@@ -137,9 +138,14 @@ export class TerminalManager {
     return result
   }
 
-  /** `argv` inside the sandbox when it is active; a sandbox that cannot start says why once in the log. */
-  private async placed(argv: string[], cwd: string): Promise<{ argv: string[]; sandboxed: boolean }> {
-    const placed = await this.sandbox.wrap(argv, cwd)
+  /**
+   * `argv` inside the sandbox when it is active; a sandbox that cannot start says why once in the log.
+   * The working folders whose settings and hooks are protected: the command's, the session's,
+   * terminal.cwd and the agent's own (it reads project settings from there).
+   */
+  private async placed(argv: string[], session: ToolSession, cwd: string): Promise<Wrapped> {
+    const folders = [...new Set([cwd, session.cwd, this.config.cwd ?? cwd, process.cwd()])]
+    const placed = await this.sandbox.wrap(argv, { folders, path: localEnv(this.config, this.settings).PATH })
     if (!placed.sandboxed && !this.warned) {
       const status = await this.sandbox.status()
       if (status.reason) this.log.warn(`terminal sandbox not in use: ${status.reason}; commands run unconfined (install bubblewrap, or set terminal.sandbox: off to say so)`)
@@ -168,20 +174,32 @@ export class TerminalManager {
     return workdir.startsWith('/') ? workdir : `${this.config.container_workdir}/${workdir}`
   }
 
-  private async shell(session: ToolSession, backend: Backend, timeoutMs: number): Promise<PersistentShell> {
+  /**
+   * The session's persistent shell. A sandboxed one is started again when the protected places are
+   * no longer those it was started with (one created since, a file replaced by a rename, which takes
+   * a file's mount away): `renewed` then says so.
+   */
+  private async shell(session: ToolSession, backend: Backend, timeoutMs: number): Promise<{ shell: PersistentShell; renewed?: string }> {
     const state = this.state(session)
     let shell = state.shells.get(backend)
-    if (shell) return shell
+    let renewed: string | undefined
     if (backend === 'local') {
-      const placed = await this.placed([this.config.shell, '--noprofile', '--norc'], this.cwdOf(session))
-      shell = new PersistentShell({ argv: placed.argv, cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars, this.cutGuard, placed.sandboxed)
+      const placed = await this.placed([this.config.shell, '--noprofile', '--norc'], session, this.cwdOf(session))
+      if (shell && shell.placesKey === placed.key) return { shell }
+      if (shell) {
+        shell.close()
+        renewed = 'the protected places changed since the persistent shell started, so a fresh sandboxed shell ran this command (cd and variables reset)'
+      }
+      shell = new PersistentShell({ argv: placed.argv, cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars, this.cutGuard, placed.sandboxed, placed.key)
+    } else if (shell) {
+      return { shell }
     } else {
       const container = this.container(session)
       await container.ensure(Math.max(timeoutMs, 120_000))
       shell = new PersistentShell({ argv: interactiveShellArgv(container.plan, this.config.shell, this.config.container_workdir), env: container.plan.clientEnv }, this.config.max_output_chars, this.cutGuard)
     }
     state.shells.set(backend, shell)
-    return shell
+    return { shell, ...(renewed ? { renewed } : {}) }
   }
 
   private startBackground(input: TerminalInput, session: ToolSession, backend: Backend, local: (argv: string[], cwd: string) => Promise<{ argv: string[] }>): Promise<TerminalResult> | TerminalResult {

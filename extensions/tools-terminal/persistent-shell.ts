@@ -39,9 +39,10 @@ export class PersistentShell {
 
   /**
    * `guard`: clears what is kept after a cut of the raw output of any part of a secret (output.ts);
-   * `sandboxed`: whether `spec.argv` runs the shell inside the terminal sandbox (sandbox.ts).
+   * `sandboxed`: whether `spec.argv` runs the shell inside the terminal sandbox (sandbox.ts), and
+   * `placesKey` which places it made read-only (sandbox-places.ts).
    */
-  constructor(spec: ShellSpawn, limit: number, guard: CutGuardSource = noCutGuard, readonly sandboxed = false) {
+  constructor(spec: ShellSpawn, limit: number, guard: CutGuardSource = noCutGuard, readonly sandboxed = false, readonly placesKey = '') {
     this.spawnSpec = spec
     this.limit = limit
     this.guard = guard

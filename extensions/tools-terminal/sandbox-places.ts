@@ -1,21 +1,38 @@
 // What the terminal sandbox makes read-only: the places the file tools protect (sdk protected-paths:
 // the agent's home and code, the user's login and shell files, credentials, system folders) that
-// exist, plus the working folder's agent settings and git hooks. Each folder that holds one becomes a
-// mount point as well, because a mount point cannot be renamed: `mv ~ ~.old && mkdir ~` would
-// otherwise leave the read-only places behind and give the command a fresh, writable home.
+// exist, the working folders' agent settings and the git hooks that run there, and the folders on
+// PATH (sandbox-extra.ts). Each folder that holds one becomes a mount point as well, because a mount
+// point cannot be renamed: `mv ~ ~.old && mkdir ~` would otherwise leave the read-only places behind
+// and give the command a fresh, writable home. The agent's secret files are hidden, and the sockets
+// of services that run commands for a client are masked.
 
-import { lstatSync, realpathSync } from 'node:fs'
+import { lstatSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
-import { pathClassifier, PROJECT_CONFIG_PLACES } from 'agent/sdk'
+import { pathClassifier, PROJECT_CONFIG_PLACES, type PathClassifier } from 'agent/sdk'
+import { agentSecretFiles, gitHooksOf, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
+
+export interface SandboxScope {
+  agentHome: string
+  home: string
+  /** Where commands run and what the agent reads project settings from (the command's folder, the session's, terminal.cwd, the agent's own). */
+  folders: string[]
+  /** The shell's PATH. */
+  path?: string
+  uid?: number
+}
 
 export interface SandboxPlaces {
-  /** Existing real paths mounted read-only, parents before children. */
+  /** Existing real paths mounted read-only. */
   readOnly: string[]
   /** Their folders up to the root (exclusive), mounted on themselves so they cannot be renamed. */
   pinned: string[]
+  /** Files an empty file is mounted over (the agent's secrets; service sockets). */
+  hidden: string[]
+  /** Folders an empty one is mounted over (tmux's sockets). */
+  emptied: string[]
 }
 
-/** Kernel file systems: bwrap gives the sandbox its own /proc; /dev and /sys stay as they are. */
+/** Kernel file systems: bwrap gives the sandbox its own /proc (its /proc/sys and /sys read-only); /dev stays as it is. */
 const LEFT_AS_IS = ['/proc', '/sys', '/dev']
 
 /**
@@ -31,30 +48,36 @@ const NARROWED: Record<string, readonly string[]> = {
   '.config/gh': ['config.yml', 'hosts.yml'],
 }
 
-/** The working folder's own: what the kernel loads from it (project settings) and what git runs. */
-const WORKSPACE = [...PROJECT_CONFIG_PLACES.filter((place) => !place.includes('/')), '.agent', '.git/hooks']
+/** A working folder's own: what the kernel loads from it (project settings). Its git hooks: gitHooksOf. */
+const WORKSPACE = [...PROJECT_CONFIG_PLACES.filter((place) => !place.includes('/')), '.agent']
 
-/** The fixed places per agent home and user home: classifying them resolves every rule's root (ms); existence is checked per command. */
-const fixedPlaces = new Map<string, readonly string[]>()
+/** Per agent home and user home: the classifier and the fixed places (resolving every rule's root takes ms). */
+const fixedPlaces = new Map<string, { classifier: PathClassifier; paths: readonly string[] }>()
 
-function fixed(roots: { agentHome: string; home: string }): readonly string[] {
-  const key = `${roots.agentHome}\0${roots.home}`
-  let paths = fixedPlaces.get(key)
-  if (!paths) {
-    paths = pathClassifier(roots).places().flatMap((place) => {
-      const rel = place.path.startsWith(roots.home + sep) ? place.path.slice(roots.home.length + 1) : undefined
+function fixed(scope: SandboxScope): { classifier: PathClassifier; paths: readonly string[] } {
+  const key = `${scope.agentHome}\0${scope.home}`
+  let found = fixedPlaces.get(key)
+  if (!found) {
+    const classifier = pathClassifier({ agentHome: scope.agentHome, home: scope.home })
+    const paths = classifier.places().flatMap((place) => {
+      const rel = place.path.startsWith(scope.home + sep) ? place.path.slice(scope.home.length + 1) : undefined
       const narrowed = rel === undefined ? undefined : NARROWED[rel]
       return narrowed ? narrowed.map((name) => join(place.path, name)) : [place.path]
     })
     if (fixedPlaces.size >= 8) fixedPlaces.clear()
-    fixedPlaces.set(key, paths)
+    fixedPlaces.set(key, (found = { classifier, paths }))
   }
-  return paths
+  return found
 }
 
-export function sandboxPlaces(roots: { agentHome: string; home: string }, cwd: string): SandboxPlaces {
-  const wanted = new Set(fixed(roots))
-  for (const rel of WORKSPACE) wanted.add(join(cwd, rel))
+export function sandboxPlaces(scope: SandboxScope): SandboxPlaces {
+  const { classifier, paths } = fixed(scope)
+  const wanted = new Set(paths)
+  for (const folder of scope.folders) {
+    for (const rel of WORKSPACE) wanted.add(join(folder, rel))
+    for (const hooks of gitHooksOf(folder)) wanted.add(hooks)
+  }
+  for (const dir of pathFolders(scope.path, scope.folders)) wanted.add(dir)
 
   const real = new Set<string>()
   for (const path of wanted) {
@@ -68,8 +91,24 @@ export function sandboxPlaces(roots: { agentHome: string; home: string }, cwd: s
   for (const path of readOnly) {
     for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) if (!real.has(dir)) pinned.add(dir)
   }
-  const byDepth = (a: string, b: string) => a.split(sep).length - b.split(sep).length || a.localeCompare(b)
-  return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth) }
+  const hidden = [...agentSecretFiles(scope.agentHome, classifier).map((path) => existingReal(path) ?? path), ...serviceSockets(scope.uid)]
+  return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid) }
+}
+
+export const byDepth = (a: string, b: string) => a.split(sep).length - b.split(sep).length || a.localeCompare(b)
+
+/** What identifies the read-only places now (paths, and which file each is): a persistent shell started on other ones is stale. */
+export function placesKey(places: SandboxPlaces): string {
+  return [...places.readOnly, ...places.hidden]
+    .map((path) => {
+      try {
+        const info = statSync(path)
+        return `${path}:${info.dev}:${info.ino}`
+      } catch {
+        return `${path}:-`
+      }
+    })
+    .join('\n')
 }
 
 /** The real path of an existing file or folder; a dangling link or a missing path is nothing to mount. */

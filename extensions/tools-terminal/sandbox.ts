@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import type { Settings } from 'agent/sdk'
-import { sandboxPlaces } from './sandbox-places.ts'
+import { byDepth, placesKey, sandboxPlaces, type SandboxPlaces, type SandboxScope } from './sandbox-places.ts'
 
 export type SandboxMode = 'auto' | 'bwrap' | 'off'
 export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'bwrap', 'off']
@@ -36,18 +36,32 @@ export interface SandboxStatus {
 /**
  * The namespaces and limits of every sandbox (the probe tries exactly these). No capabilities: run as
  * root, bwrap would otherwise leave the command CAP_SYS_ADMIN, and `umount` would take a read-only
- * place's mount away.
+ * place's mount away. /proc/sys and /sys read-only: without capabilities bwrap leaves /proc/sys as
+ * the kernel has it, and root could set `kernel.core_pattern` to a program the kernel runs as root.
  */
-const BASE = ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--cap-drop', 'ALL']
+const BASE = [
+  '--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys',
+  '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger', '--ro-bind', '/sys', '/sys', '--die-with-parent', '--cap-drop', 'ALL',
+]
 
 /** Arguments before the command: the machine as it is, protected places read-only, a /proc of its own. */
-export function bwrapArgs(roots: { agentHome: string; home: string }, cwd: string): string[] {
-  const { readOnly, pinned } = sandboxPlaces(roots, cwd)
-  const ro = new Set(readOnly)
-  const mounts = [...pinned, ...readOnly].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b))
-  const args = [...BASE]
-  for (const path of mounts) args.push(ro.has(path) ? '--ro-bind' : '--dev-bind', path, path)
-  return args
+export function bwrapArgs(places: SandboxPlaces): string[] {
+  const mounts: Array<[string, string[]]> = [
+    ...places.pinned.map((p): [string, string[]] => [p, ['--dev-bind', p, p]]),
+    ...places.readOnly.map((p): [string, string[]] => [p, ['--ro-bind', p, p]]),
+    ...places.hidden.map((p): [string, string[]] => [p, ['--ro-bind', '/dev/null', p]]),
+    ...places.emptied.map((p): [string, string[]] => [p, ['--tmpfs', p]]),
+  ]
+  // Parents first: a mount on a folder would hide the ones already made inside it.
+  mounts.sort((a, b) => byDepth(a[0], b[0]))
+  return [...BASE, ...mounts.flatMap(([, args]) => args)]
+}
+
+export interface Wrapped {
+  argv: string[]
+  sandboxed: boolean
+  /** Which places were made read-only, and which files they were (placesKey): '' unsandboxed. */
+  key: string
 }
 
 /** One terminal's sandbox: whether bwrap works here is found out once, on the first command. */
@@ -71,13 +85,14 @@ export class TerminalSandbox {
    * `argv` as it must run: inside bwrap when the sandbox is active, unchanged when it is off (or
    * `auto` on a machine without bwrap). Throws when the mode is `bwrap` and it cannot run: fail closed.
    */
-  async wrap(argv: readonly string[], cwd: string): Promise<{ argv: string[]; sandboxed: boolean }> {
+  async wrap(argv: readonly string[], scope: Omit<SandboxScope, 'agentHome' | 'home' | 'uid'>): Promise<Wrapped> {
     const status = await this.status()
     if (!status.active) {
       if (status.mode === 'bwrap') throw new Error(`terminal.sandbox is "bwrap" but the sandbox cannot run here (${status.reason}); the command was not run`)
-      return { argv: [...argv], sandboxed: false }
+      return { argv: [...argv], sandboxed: false, key: '' }
     }
-    return { argv: [this.binary!, ...bwrapArgs({ agentHome: this.settings.home, home: homedir() }, cwd), '--', ...argv], sandboxed: true }
+    const places = sandboxPlaces({ ...scope, agentHome: this.settings.home, home: homedir(), uid: process.getuid?.() })
+    return { argv: [this.binary!, ...bwrapArgs(places), '--', ...argv], sandboxed: true, key: placesKey(places) }
   }
 
   private probe(): Promise<string | undefined> {

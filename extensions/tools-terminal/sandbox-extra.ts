@@ -1,0 +1,77 @@
+// The places of the terminal sandbox that depend on where commands run, found the way the programs
+// that use them find them: the git hooks of the repository a folder belongs to (as git looks for
+// `.git` upwards, through a worktree's `.git` file to the common folder), the folders on PATH (a
+// program planted in one runs in place of the real one, even in a command a person approves), the
+// agent's secret files (hidden, not only read-only: a command has no business reading the keys), and
+// the sockets of services that run commands for whoever connects (systemd, D-Bus, tmux).
+
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import type { PathClassifier } from 'agent/sdk'
+
+/** The hooks folders git runs for a command in `folder`: the repository's own, and a worktree's common one. */
+export function gitHooksOf(folder: string): string[] {
+  for (let dir = resolve(folder); ; dir = dirname(dir)) {
+    const dotGit = join(dir, '.git')
+    let info
+    try {
+      info = statSync(dotGit)
+    } catch {
+      if (dirname(dir) === dir) return []
+      continue
+    }
+    if (info.isDirectory()) return [join(dotGit, 'hooks')]
+    // A worktree or submodule: `gitdir: <path>`, and its `commondir` names the main repository's folder.
+    const gitDir = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '')?.[1]
+    if (!gitDir) return []
+    const own = isAbsolute(gitDir) ? gitDir : resolve(dir, gitDir)
+    const common = readText(join(own, 'commondir'))?.trim()
+    return [join(own, 'hooks'), ...(common ? [join(isAbsolute(common) ? common : resolve(own, common), 'hooks')] : [])]
+  }
+}
+
+/** PATH folders to make read-only: absolute ones, not a working or temp folder nor inside or above one. */
+export function pathFolders(path: string | undefined, folders: readonly string[]): string[] {
+  const open = [...folders, tmpdir(), '/tmp', '/var/tmp'].map((f) => resolve(f))
+  const related = (a: string, b: string) => a === b || a.startsWith(b + sep) || b.startsWith(a + sep)
+  return (path ?? '').split(':').filter((dir) => isAbsolute(dir) && !open.some((f) => related(resolve(dir), f)))
+}
+
+/** The agent home's secret files (its .env, state.db and its journal, `*.secret`): an empty file is mounted over each. */
+export function agentSecretFiles(agentHome: string, classifier: PathClassifier): string[] {
+  let names: string[] = []
+  try {
+    names = readdirSync(agentHome)
+  } catch {
+    return []
+  }
+  return names.map((name) => join(agentHome, name)).filter((path) => classifier.real(path).kind === 'secret' && isFile(path))
+}
+
+/** Sockets that run what a client asks outside any sandbox: masked (connecting then fails). */
+export function serviceSockets(uid: number | undefined): string[] {
+  const user = uid === undefined ? [] : [`/run/user/${uid}/bus`, `/run/user/${uid}/systemd/private`]
+  return ['/run/systemd/private', '/run/dbus/system_bus_socket', ...user].filter((path) => existsSync(path))
+}
+
+/** tmux's socket folder (`tmux -L`/default servers run commands for any client): hidden behind an empty one. */
+export function tmuxFolders(uid: number | undefined): string[] {
+  return uid === undefined ? [] : [join(tmpdir(), `tmux-${uid}`), `/tmp/tmux-${uid}`].filter((dir, i, all) => all.indexOf(dir) === i && existsSync(dir))
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}

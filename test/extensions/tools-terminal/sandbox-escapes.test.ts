@@ -1,0 +1,103 @@
+// Ways around the terminal sandbox an audit found, each refused now, each beside a look-alike that
+// still works: kernel settings under /proc/sys, another working folder's settings and the hooks git
+// really runs (from a subfolder, in a worktree), a persistent shell whose places changed under it,
+// the agent's secret files, tmux's server running a command for a client, PATH folders.
+import assert from 'node:assert/strict'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { pathFolders } from '../../../extensions/tools-terminal/sandbox-extra.ts'
+import { session, tempDir, terminalKernel } from './helpers.ts'
+
+const bwrapWorks = spawnSync('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--', 'true']).status === 0
+const skip = bwrapWorks ? false : 'bubblewrap cannot run on this machine'
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'pipe' })
+
+test('sandbox: /proc/sys and /sys are read-only (a kernel setting written back unchanged is refused)', { skip }, async (t) => {
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const s = session(realpathSync(tempDir(t)))
+  const write = await k.call('terminal', { command: 'v=$(cat /proc/sys/kernel/core_pattern) && printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern' }, s)
+  assert.notEqual(write.exit_code, 0)
+  assert.match(write.output, /Read-only file system/)
+  const read = await k.call('terminal', { command: 'cat /proc/sys/kernel/ostype' }, s)
+  assert.equal(read.output.trim(), 'Linux')
+})
+
+test("sandbox: the session folder's settings stay read-only for a command run in a subfolder", { skip }, async (t) => {
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const dir = realpathSync(tempDir(t))
+  mkdirSync(join(dir, 'sub'))
+  mkdirSync(join(dir, '.agent'))
+  writeFileSync(join(dir, '.agentrc.json'), '{}\n')
+  const outcome = await k.call('terminal', { command: 'echo planted > ../.agentrc.json; echo planted > ../.agent/config.yaml; echo ok > here.txt', workdir: 'sub' }, session(dir))
+  assert.equal(readFileSync(join(dir, '.agentrc.json'), 'utf8'), '{}\n')
+  assert.ok(!existsSync(join(dir, '.agent', 'config.yaml')))
+  assert.equal(readFileSync(join(dir, 'sub', 'here.txt'), 'utf8'), 'ok\n', outcome.output)
+})
+
+test('sandbox: the hooks git runs are read-only from a subfolder of the repository and in a worktree', { skip }, async (t) => {
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const repo = realpathSync(tempDir(t))
+  git(repo, 'init', '-q')
+  git(repo, 'commit', '-q', '--allow-empty', '-m', 'one')
+  mkdirSync(join(repo, 'pkg'))
+  const tree = join(realpathSync(tempDir(t)), 'tree')
+  git(repo, 'worktree', 'add', '-q', tree)
+  const plant = 'h=$(git rev-parse --git-path hooks) && echo "touch pwned" > "$h/post-commit"; h=$(git rev-parse --git-common-dir)/hooks && echo "touch pwned" > "$h/post-checkout"; git status --short | wc -l'
+  for (const cwd of [join(repo, 'pkg'), tree]) {
+    const outcome = await k.call('terminal', { command: plant }, session(cwd))
+    assert.match(outcome.output, /Read-only file system/, cwd)
+    assert.equal(outcome.exit_code, 0, 'git itself still works')
+  }
+  assert.ok(!existsSync(join(repo, '.git', 'hooks', 'post-commit')) && !existsSync(join(repo, '.git', 'hooks', 'post-checkout')))
+})
+
+test('sandbox: a persistent shell whose protected file was replaced by a rename starts again, with the file read-only', { skip }, async (t) => {
+  const k = await terminalKernel({ config: { terminal: { persistent_shell: true } } })
+  t.after(() => k.close())
+  const dir = realpathSync(tempDir(t))
+  writeFileSync(join(dir, '.agentrc.json'), '{}\n')
+  const s = session(dir)
+  assert.notEqual((await k.call('terminal', { command: 'echo planted > .agentrc.json' }, s)).exit_code, 0)
+  // An approved file-tool write replaces the file by a rename, which takes the old file's mount away.
+  writeFileSync(join(dir, '.agentrc.json.tmp'), '{"approved": true}\n')
+  renameSync(join(dir, '.agentrc.json.tmp'), join(dir, '.agentrc.json'))
+  const again = await k.call('terminal', { command: 'echo planted > .agentrc.json' }, s)
+  assert.notEqual(again.exit_code, 0)
+  assert.match(again.note, /fresh sandboxed shell/)
+  assert.equal(readFileSync(join(dir, '.agentrc.json'), 'utf8'), '{"approved": true}\n')
+  // Unchanged places: the same shell (its variables) carries on.
+  await k.call('terminal', { command: 'export KEPT=yes' }, s)
+  assert.equal((await k.call('terminal', { command: 'echo $KEPT' }, s)).output.trim(), 'yes')
+})
+
+test("sandbox: the agent's secret files cannot be read (a device over each); its other files as they are", { skip }, async (t) => {
+  const k = await terminalKernel({ dotenv: { DEPLOY_TOKEN: 'tok-sandbox-0123456789abcdef' } })
+  t.after(() => k.close())
+  writeFileSync(join(k.home, 'config.yaml'), 'model: {}\n')
+  // Base64, so the output's redaction cannot be what hides it.
+  const outcome = await k.call('terminal', { command: `base64 < ${join(k.home, '.env')}; echo "read=$?"; cat ${join(k.home, 'config.yaml')}` }, session(realpathSync(tempDir(t))))
+  assert.match(outcome.output, /^read=1$/m)
+  assert.doesNotMatch(outcome.output, /REDACTED|DEPLOY/)
+  assert.match(outcome.output, /^model: \{\}$/m)
+})
+
+test("sandbox: tmux's default servers cannot be asked to run a command; tmux itself runs", { skip: skip || (spawnSync('tmux', ['-V']).status === 0 ? false : 'tmux is not installed') }, async (t) => {
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const dir = realpathSync(tempDir(t))
+  const name = `sbx-${process.pid}-${Date.now()}`
+  execFileSync('tmux', ['-L', name, 'new-session', '-d', 'sleep 60'])
+  t.after(() => spawnSync('tmux', ['-L', name, 'kill-server']))
+  const outcome = await k.call('terminal', { command: `tmux -L ${name} run-shell "touch ${join(dir, 'pwned')}"; tmux -V` }, session(dir))
+  assert.match(outcome.output, /^tmux \d/m)
+  assert.ok(!existsSync(join(dir, 'pwned')), outcome.output)
+})
+
+test('sandbox: PATH folders are read-only unless a working or temp folder', () => {
+  assert.deepEqual(pathFolders('/opt/tools/bin:relative/bin:/tmp/x/bin:/work/ws/node_modules/.bin:/work:/usr/bin', ['/work/ws']), ['/opt/tools/bin', '/usr/bin'])
+})
