@@ -99,5 +99,5 @@ test("sandbox: tmux's default servers cannot be asked to run a command; tmux its
 })
 
 test('sandbox: PATH folders are read-only unless a working or temp folder', () => {
-  assert.deepEqual(pathFolders('/opt/tools/bin:relative/bin:/tmp/x/bin:/work/ws/node_modules/.bin:/work:/usr/bin', ['/work/ws']), ['/opt/tools/bin', '/usr/bin'])
+  assert.deepEqual(pathFolders('/opt/tools/bin:relative/bin:/tmp/x/bin:/srv/ws/node_modules/.bin:/srv:/usr/bin', ['/srv/ws']), ['/opt/tools/bin', '/usr/bin'])
 })
