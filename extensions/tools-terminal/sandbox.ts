@@ -9,8 +9,8 @@
 
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { delimiter, join } from 'node:path'
+import { homedir, tmpdir } from 'node:os'
+import { delimiter, isAbsolute, join, resolve, sep } from 'node:path'
 import type { Settings } from 'agent/sdk'
 import { byDepth, placesKey, sandboxPlaces, type SandboxPlaces, type SandboxScope } from './sandbox-places.ts'
 
@@ -97,7 +97,9 @@ export class TerminalSandbox {
 
   private probe(): Promise<string | undefined> {
     this.probed ??= (async () => {
-      const found = (this.settings.env('PATH') ?? '').split(delimiter).map((dir) => dir && join(dir, 'bwrap')).find((path) => path && existsSync(path))
+      const found = trustedPath(this.settings.env('PATH'))
+        .map((dir) => join(dir, 'bwrap'))
+        .find((path) => existsSync(path))
       if (!found) return 'bubblewrap (bwrap) is not installed'
       // User namespaces may be off (some containers, hardened kernels): try the same options once.
       const failure = await new Promise<string | undefined>((resolve) =>
@@ -110,4 +112,15 @@ export class TerminalSandbox {
     })()
     return this.probed
   }
+}
+
+/**
+ * PATH folders bwrap may be taken from: absolute ones outside temp folders and the agent's working
+ * folder, the places a sandboxed command can still write (every other PATH folder is read-only to it,
+ * sandbox-extra.ts), so a planted `bwrap` there is never what the next start runs.
+ */
+function trustedPath(path: string | undefined): string[] {
+  const cwd = process.cwd()
+  const open = [tmpdir(), '/tmp', '/var/tmp', ...(cwd === '/' ? [] : [cwd])].map((dir) => resolve(dir))
+  return (path ?? '').split(delimiter).filter((dir) => isAbsolute(dir) && !open.some((o) => resolve(dir) === o || resolve(dir).startsWith(o + sep)))
 }

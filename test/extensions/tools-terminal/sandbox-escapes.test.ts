@@ -98,6 +98,18 @@ test("sandbox: tmux's default servers cannot be asked to run a command; tmux its
   assert.ok(!existsSync(join(dir, 'pwned')), outcome.output)
 })
 
+test('sandbox: a bwrap planted in a temp folder on PATH (where a sandboxed command can write) is never used', { skip }, async (t) => {
+  const planted = join(realpathSync(tempDir(t, 'agent-planted-')), 'bin')
+  mkdirSync(planted)
+  const marker = join(planted, 'ran')
+  writeFileSync(join(planted, 'bwrap'), `#!/bin/sh\ntouch ${marker}\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`, { mode: 0o755 })
+  const k = await terminalKernel({ env: { PATH: `${planted}:${process.env.PATH}` } })
+  t.after(() => k.close())
+  const outcome = await k.call('terminal', { command: `touch ${join(k.home, 'planted')}` }, session(realpathSync(tempDir(t))))
+  assert.notEqual(outcome.exit_code, 0, 'the real sandbox refused the write')
+  assert.ok(!existsSync(marker) && !existsSync(join(k.home, 'planted')))
+})
+
 test('sandbox: PATH folders are read-only unless a working or temp folder', () => {
   assert.deepEqual(pathFolders('/opt/tools/bin:relative/bin:/tmp/x/bin:/srv/ws/node_modules/.bin:/srv:/usr/bin', ['/srv/ws']), ['/opt/tools/bin', '/usr/bin'])
 })
