@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hermeticEnv } from '../../sdk/testing/index.ts'
+import { track } from './running.ts'
 
 export const AGENT_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'kernel', 'bin', 'agent.mjs')
 
@@ -83,7 +84,7 @@ export function startAgent(args: string[], options: RunOptions): RunningAgent {
   child.stdout!.on('data', (d) => ((out += d), notify()))
   child.stderr!.on('data', (d) => ((err += d), notify()))
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (notify(), resolve(code))))
-  return {
+  const agent: RunningAgent = {
     child,
     stdout: () => out,
     stderr: () => err,
@@ -118,6 +119,9 @@ export function startAgent(args: string[], options: RunOptions): RunningAgent {
       return code
     },
   }
+  // Removing its home (temp.ts) stops it first.
+  void exited.then(track(agent, [options.home, ...(options.cwd ? [options.cwd] : [])]))
+  return agent
 }
 
 /** Every process below `pid` (Linux /proc; elsewhere none). */

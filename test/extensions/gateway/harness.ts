@@ -2,14 +2,14 @@
 // real runtime extension is not in the tree yet, a minimal stand-in `runtime` (non-streaming, one
 // model call, sessions in memory) is installed as a user extension of that home.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestContext } from 'node:test'
 import YAML from 'yaml'
 import { startScriptedModel, type ScriptedModelServer } from '../../../sdk/testing/index.ts'
 import { startAgent, type RunningAgent } from '../../helpers/agent-process.ts'
-import { tempDir } from '../../helpers/temp.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 export const REAL_RUNTIME = existsSync(join(ROOT, 'extensions', 'runtime', 'index.ts'))
@@ -43,7 +43,14 @@ export interface Gateway {
 }
 
 export async function startGateway(t: TestContext, options: { config: Record<string, unknown>; env?: Record<string, string>; model?: ScriptedModelServer; home?: string; skills?: string[] }): Promise<Gateway> {
-  const home = options.home ?? tempDir(t)
+  let agent: RunningAgent | undefined
+  // One hook stops the gateway, then removes the home it made: after hooks run in the order they
+  // were added, and a home removed first would race a gateway still writing into it (ENOTEMPTY).
+  const home = options.home ?? mkdtempSync(join(tmpdir(), 'agent-test-'))
+  t.after(async () => {
+    await agent?.stop('SIGKILL')
+    if (!options.home) rmSync(home, { recursive: true, force: true, maxRetries: 3 })
+  })
   const model = options.model ?? (await startScriptedModel())
   if (!options.model) t.after(() => model.close())
   writeFileSync(join(home, 'config.yaml'), YAML.stringify({ _config_version: 10, ...options.config }))
@@ -55,18 +62,18 @@ export async function startGateway(t: TestContext, options: { config: Record<str
     mkdirSync(join(home, 'extensions', 'test-runtime'), { recursive: true })
     writeFileSync(join(home, 'extensions', 'test-runtime', 'index.ts'), STAND_IN)
   }
-  const agent = startAgent(['gateway', 'run'], {
+  const running = startAgent(['gateway', 'run'], {
     home,
     env: { WEBHOOK_PORT: '0', API_SERVER_PORT: '0', AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', AGENT_MODEL: 'scripted-model', ...options.env },
   })
-  t.after(() => agent.stop('SIGKILL'))
-  const [, url] = await agent.waitFor(/listening: webhook on (http:\/\/\S+)/, 30_000)
-  await agent.waitFor(/gateway running/, 10_000)
+  agent = running
+  const [, url] = await running.waitFor(/listening: webhook on (http:\/\/\S+)/, 30_000)
+  await running.waitFor(/gateway running/, 10_000)
   const prompts = () =>
     model.requests
       .filter((r) => r.path.endsWith('/chat/completions'))
       .flatMap((r) => (r.body?.messages ?? []).filter((m: any) => m.role === 'user').slice(-1).map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))))
-  return { home, url: url!, agent, model, prompts }
+  return { home, url: url!, agent: running, model, prompts }
 }
 
 /** Polls until `check` is true or `ms` pass. */
