@@ -7,7 +7,7 @@
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import type { PathClassifier } from 'agent/sdk'
 
 /** The hooks folders git runs for a command in `folder`: the repository's own, and a worktree's common one. */
@@ -31,11 +31,14 @@ export function gitHooksOf(folder: string): string[] {
   }
 }
 
-/** PATH folders to make read-only: absolute ones, not a working or temp folder nor inside or above one. */
+/**
+ * The PATH folders a sandboxed command cannot write once the sandbox makes them read-only (and so the
+ * ones to take bwrap from): absolute ones, not a working or temp folder nor inside or above one.
+ */
 export function pathFolders(path: string | undefined, folders: readonly string[]): string[] {
   const open = [...folders, tmpdir(), '/tmp', '/var/tmp'].map((f) => resolve(f))
   const related = (a: string, b: string) => a === b || a.startsWith(b + sep) || b.startsWith(a + sep)
-  return (path ?? '').split(':').filter((dir) => isAbsolute(dir) && !open.some((f) => related(resolve(dir), f)))
+  return (path ?? '').split(delimiter).filter((dir) => isAbsolute(dir) && !open.some((f) => related(resolve(dir), f)))
 }
 
 /** The agent home's secret files (its .env, state.db and its journal, `*.secret`): an empty file is mounted over each. */

@@ -9,9 +9,10 @@
 
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
-import { delimiter, isAbsolute, join, resolve, sep } from 'node:path'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
 import type { Settings } from 'agent/sdk'
+import { pathFolders } from './sandbox-extra.ts'
 import { byDepth, placesKey, sandboxPlaces, type SandboxPlaces, type SandboxScope } from './sandbox-places.ts'
 
 export type SandboxMode = 'auto' | 'bwrap' | 'off'
@@ -97,7 +98,9 @@ export class TerminalSandbox {
 
   private probe(): Promise<string | undefined> {
     this.probed ??= (async () => {
-      const found = trustedPath(this.settings.env('PATH'))
+      // Not from a folder a sandboxed command can write (a temp or the working folder): a `bwrap`
+      // planted there would be what the next start runs.
+      const found = pathFolders(this.settings.env('PATH'), [process.cwd()])
         .map((dir) => join(dir, 'bwrap'))
         .find((path) => existsSync(path))
       if (!found) return 'bubblewrap (bwrap) is not installed'
@@ -112,15 +115,4 @@ export class TerminalSandbox {
     })()
     return this.probed
   }
-}
-
-/**
- * PATH folders bwrap may be taken from: absolute ones outside temp folders and the agent's working
- * folder, the places a sandboxed command can still write (every other PATH folder is read-only to it,
- * sandbox-extra.ts), so a planted `bwrap` there is never what the next start runs.
- */
-function trustedPath(path: string | undefined): string[] {
-  const cwd = process.cwd()
-  const open = [tmpdir(), '/tmp', '/var/tmp', ...(cwd === '/' ? [] : [cwd])].map((dir) => resolve(dir))
-  return (path ?? '').split(delimiter).filter((dir) => isAbsolute(dir) && !open.some((o) => resolve(dir) === o || resolve(dir).startsWith(o + sep)))
 }

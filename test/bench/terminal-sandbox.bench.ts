@@ -2,8 +2,8 @@
 // under bubblewrap (protected places read-only, its own /proc), p50 and p90 of 60 runs each after a
 // warm-up. The figure to keep small next to what commands themselves take. Prints; asserts nothing.
 
-import { spawnSync } from 'node:child_process'
 import { createTestKernel } from '../../sdk/testing/index.ts'
+import { bwrapWorks } from '../extensions/tools-terminal/helpers.ts'
 
 const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!
 
@@ -26,7 +26,7 @@ async function measure(sandbox: 'off' | 'auto'): Promise<number[]> {
   }
 }
 
-if (spawnSync('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--', 'true']).status !== 0) {
+if (!bwrapWorks) {
   console.log('terminal sandbox: bubblewrap cannot run here; nothing to measure')
 } else {
   const off = await measure('off')

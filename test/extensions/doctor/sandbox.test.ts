@@ -3,16 +3,15 @@
 // local command refuses then), info when it is off, and a failure for an unknown AGENT_TERMINAL_SANDBOX.
 
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import YAML from 'yaml'
 import { runAgent } from '../../helpers/agent-process.ts'
 import { tempDir } from '../../helpers/temp.ts'
+import { pathWithoutBwrap, sandboxSkip } from '../tools-terminal/helpers.ts'
 
 const env = { AGENT_INFERENCE_PROVIDER: 'custom', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }
-const bwrapWorks = spawnSync('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--', 'true']).status === 0
 
 async function sandboxLine(t: import('node:test').TestContext, sandbox: string, extraEnv: Record<string, string> = {}) {
   const home = tempDir(t)
@@ -22,18 +21,7 @@ async function sandboxLine(t: import('node:test').TestContext, sandbox: string, 
   return { run, line: report.checks.find((c: any) => c.subject === 'terminal sandbox') }
 }
 
-/** A PATH with node, bash and git but no bwrap. */
-function pathWithoutBwrap(t: import('node:test').TestContext): string {
-  const bin = join(tempDir(t, 'agent-nobwrap-'), 'bin')
-  mkdirSync(bin)
-  for (const tool of ['node', 'bash', 'sh', 'git']) {
-    const found = spawnSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim()
-    if (found) symlinkSync(found, join(bin, tool))
-  }
-  return bin
-}
-
-test('doctor: the sandbox in use is ok', { skip: bwrapWorks ? false : 'bubblewrap cannot run here' }, async (t) => {
+test('doctor: the sandbox in use is ok', { skip: sandboxSkip }, async (t) => {
   const { line } = await sandboxLine(t, 'auto')
   assert.equal(line.verdict, 'ok')
   assert.match(line.detail, /^bubblewrap \(terminal\.sandbox: auto\): protected places are read-only/)

@@ -1,4 +1,7 @@
 // Shared by the terminal tests: a kernel with the terminal toolset, and a tool session.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import type { TestContext } from 'node:test'
 import type { ToolDefinition, ToolSession } from 'agent/sdk'
 import { createTestKernel, type TestKernelOptions } from 'agent/sdk/testing'
@@ -23,4 +26,19 @@ export async function terminalKernel(options: TestKernelOptions = {}) {
 
 export function session(cwd: string, extra: Partial<ToolSession> = {}): ToolSession {
   return { id: `s-${Math.random().toString(36).slice(2)}`, cwd, ...extra }
+}
+
+/** Whether bubblewrap runs here with the sandbox's namespaces (CI installs it; elsewhere its tests skip). */
+export const bwrapWorks = spawnSync('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--', 'true']).status === 0
+export const sandboxSkip = bwrapWorks ? false : 'bubblewrap cannot run on this machine'
+
+/** A PATH folder (temporary) with node, bash, sh and git but no bwrap. */
+export function pathWithoutBwrap(t: TestContext): string {
+  const bin = join(tempDir(t, 'agent-nobwrap-'), 'bin')
+  mkdirSync(bin)
+  for (const tool of ['node', 'bash', 'sh', 'git']) {
+    const found = spawnSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim()
+    if (found) symlinkSync(found, join(bin, tool))
+  }
+  return bin
 }

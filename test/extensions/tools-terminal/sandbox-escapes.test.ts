@@ -8,10 +8,9 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFil
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathFolders } from '../../../extensions/tools-terminal/sandbox-extra.ts'
-import { session, tempDir, terminalKernel } from './helpers.ts'
+import { pathWithoutBwrap, sandboxSkip, session, tempDir, terminalKernel } from './helpers.ts'
 
-const bwrapWorks = spawnSync('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--', 'true']).status === 0
-const skip = bwrapWorks ? false : 'bubblewrap cannot run on this machine'
+const skip = sandboxSkip
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'pipe' })
 
 test('sandbox: /proc/sys and /sys are read-only (a kernel setting written back unchanged is refused)', { skip }, async (t) => {
@@ -112,4 +111,6 @@ test('sandbox: a bwrap planted in a temp folder on PATH (where a sandboxed comma
 
 test('sandbox: PATH folders are read-only unless a working or temp folder', () => {
   assert.deepEqual(pathFolders('/opt/tools/bin:relative/bin:/tmp/x/bin:/srv/ws/node_modules/.bin:/srv:/usr/bin', ['/srv/ws']), ['/opt/tools/bin', '/usr/bin'])
+  // A service started in `/` (systemd's default): its working folder leaves every PATH folder read-only.
+  assert.deepEqual(pathFolders('/opt/tools/bin:/usr/bin', ['/']), ['/opt/tools/bin', '/usr/bin'])
 })

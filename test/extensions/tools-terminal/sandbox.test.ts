@@ -3,15 +3,16 @@
 // git) runs as before; `outside_sandbox` is an approval finding, and a call a person approved runs
 // outside. Skipped where bwrap cannot run (CI installs it).
 import assert from 'node:assert/strict'
-import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import type { ToolDefinition } from 'agent/sdk'
+import { runAgent } from '../../helpers/agent-process.ts'
 import { approvalsKernel } from '../approvals/harness.ts'
-import { session, tempDir, terminalKernel } from './helpers.ts'
+import { pathWithoutBwrap, sandboxSkip, session, tempDir, terminalKernel } from './helpers.ts'
 
-const bwrapWorks = spawnSync('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--', 'true']).status === 0
-const skip = bwrapWorks ? false : 'bubblewrap cannot run on this machine'
+const skip = sandboxSkip
 
 test('sandbox: a write into the agent home is refused even unjudged; the same write in the working folder runs', { skip }, async (t) => {
   const k = await terminalKernel()
@@ -98,11 +99,7 @@ test('sandbox modes: "off" runs unconfined; "bwrap" without bwrap refuses to run
   assert.equal((await off.call('terminal', { command: `touch ${join(off.home, 'allowed')}` }, session(dir))).exit_code, 0)
   assert.ok(existsSync(join(off.home, 'allowed')))
 
-  const empty = tempDir(t, 'agent-empty-path-')
-  const bash = execFileSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' }).trim()
-  mkdirSync(join(empty, 'bin'))
-  execFileSync('ln', ['-s', bash, join(empty, 'bin', 'bash')])
-  const required = await terminalKernel({ config: { terminal: { sandbox: 'bwrap' } }, env: { PATH: join(empty, 'bin') } })
+  const required = await terminalKernel({ config: { terminal: { sandbox: 'bwrap' } }, env: { PATH: pathWithoutBwrap(t) } })
   t.after(() => required.close())
   await assert.rejects(required.call('terminal', { command: `echo ran > ${join(dir, 'marker')}` }, session(dir)), /sandbox cannot run here \(bubblewrap \(bwrap\) is not installed\); the command was not run/)
   assert.ok(!existsSync(join(dir, 'marker')))
@@ -147,4 +144,36 @@ test('approvals off: outside_sandbox lets the command out without asking; withou
   assert.equal(outside.exit_code, 0, outside.output)
   assert.ok(!existsSync(join(k.home, 'inside')) && existsSync(join(k.home, 'outside')))
   assert.equal(k.sent.length, 0)
+})
+
+test('outside_sandbox: only `true` asks to leave, and a let-out is used by its own call once, never replayed', { skip }, async (t) => {
+  const k = await approvalsKernel({ config: { approvals: { mode: 'off' } } })
+  t.after(() => k.close())
+  const s = { id: 'sbx-replay', cwd: realpathSync(tempDir(t)), source: chat }
+  for (const value of ['true', 1, 'yes']) {
+    const outcome = (await k.runTool('terminal', { command: `touch ${join(k.home, 'look-alike')}`, outside_sandbox: value }, s)).result
+    assert.notEqual(outcome.exit_code, 0, `outside_sandbox: ${JSON.stringify(value)} stays inside`)
+  }
+  // The guard lets call c-1 out; running c-1 a second time (a replayed call id) stays inside.
+  const tool = k.kernel.registries.tools.get('terminal') as ToolDefinition
+  const input = { command: `touch ${join(k.home, 'replayed')}`, outside_sandbox: true }
+  const event = { tool: 'terminal', toolset: 'terminal', callId: 'c-1', input, session: s, modifiesFiles: true }
+  assert.equal((await k.kernel.hooks.beforeToolCall.promise(event))?.block, undefined)
+  const run = () => tool.execute({ input, callId: 'c-1', signal: new AbortController().signal, session: s }) as Promise<{ exit_code: number }>
+  assert.equal((await run()).exit_code, 0)
+  rmSync(join(k.home, 'replayed'))
+  assert.notEqual((await run()).exit_code, 0)
+  assert.ok(!existsSync(join(k.home, 'look-alike')) && !existsSync(join(k.home, 'replayed')))
+})
+
+test('an invalid terminal.sandbox is refused: the terminal does not load, and `agent config set` writes nothing', async (t) => {
+  const k = await terminalKernel({ config: { terminal: { sandbox: 'maybe' } } })
+  t.after(() => k.close())
+  assert.equal(k.kernel.registries.tools.get('terminal'), undefined)
+  const home = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), 'terminal:\n  sandbox: auto\n')
+  const set = await runAgent(['config', 'set', 'terminal.sandbox', 'maybe'], { home, timeoutMs: 60_000 })
+  assert.equal(set.code, 2, set.stderr)
+  assert.match(set.stderr, /terminal\.sandbox/)
+  assert.equal(readFileSync(join(home, 'config.yaml'), 'utf8'), 'terminal:\n  sandbox: auto\n')
 })
