@@ -53,7 +53,8 @@ export class BackgroundRegistry {
     private readonly deps: { settings: Settings; services: Services; log: Logger; limit: number; outputIntervalMs: () => number },
   ) {}
 
-  start(argv: string[], options: { cwd?: string; env: Record<string, string>; command: string; session: ToolSession }): BackgroundProcess {
+  /** `onEnd`: what the sandbox's watch undid while it ran (sandbox-sentry.ts), told with the exit. */
+  start(argv: string[], options: { cwd?: string; env: Record<string, string>; command: string; session: ToolSession; onEnd?: () => string[] }): BackgroundProcess {
     const id = `proc_${++this.counter}`
     const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     // Raw output is cut here before the notification or the poll result is redacted: what is kept
@@ -99,7 +100,8 @@ export class BackgroundRegistry {
       entry.exitCode = code ?? (entry.status === 'killed' ? 137 : 1)
       if (entry.status === 'running') entry.status = 'exited'
       const tail = spawnError ?? output.last(1500).trim()
-      const text = `Background process ${id} (${options.command.slice(0, 80)}) ${entry.status === 'killed' ? 'was killed' : `exited with code ${entry.exitCode}`}.${tail ? `\n${tail}` : ''}`
+      const undone = options.onEnd?.().map((note) => `\n(${note})`).join('') ?? ''
+      const text = `Background process ${id} (${options.command.slice(0, 80)}) ${entry.status === 'killed' ? 'was killed' : `exited with code ${entry.exitCode}`}.${undone}${tail ? `\n${tail}` : ''}`
       resolveDone()
       void this.notify(options.session, { kind: 'exit', processId: id, exitCode: entry.exitCode, text })
     }

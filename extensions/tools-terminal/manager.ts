@@ -12,6 +12,7 @@ import { PersistentShell } from './persistent-shell.ts'
 import { outputProgress } from './progress.ts'
 import { runProcess } from './run-process.ts'
 import { sandboxModeOf, TerminalSandbox, type Wrapped } from './sandbox.ts'
+import { SentryWatch } from './sandbox-sentry.ts'
 
 export interface TerminalInput {
   command: string
@@ -36,6 +37,8 @@ export interface TerminalResult {
 
 interface SessionState {
   shells: Map<Backend, PersistentShell>
+  /** The sandboxed persistent shell's watch (sandbox-sentry.ts): it lives as long as the shell. */
+  shellWatch?: SentryWatch
   container?: SessionContainer
 }
 
@@ -92,12 +95,15 @@ export class TerminalManager {
     const progress = outputProgress(session.progress?.bind(session), 250, (line) => line.startsWith('__AGENT_DONE_'))
     const onOutput = (chunk: string) => progress.push(chunk)
     const inEditor = backend === 'local' ? editorIoOf(session)?.runCommand : undefined
+    let watch: SentryWatch | undefined
+    let undone: string[] = []
     try {
       if (inEditor) {
         // An editor (ACP) that offers its terminal: the command runs there, where the user sees it.
         const cwd = this.cwdOf(session, input.workdir)
         const placed = await local([this.config.shell, '-c', input.command], cwd)
         sandboxed = placed.sandboxed
+        watch = this.watch(placed)
         const ran = await inEditor({ command: placed.argv[0]!, args: placed.argv.slice(1), cwd, timeoutMs, outputByteLimit: limit, signal, ...(callId ? { callId } : {}) })
         // The editor cut the raw output's start: guarded (output.ts), and the cut marked.
         outcome = ran.truncated ? { ...ran, output: `[… earlier output omitted …]\n${this.cutGuard().afterCut(ran.output)}` } : ran
@@ -107,12 +113,14 @@ export class TerminalManager {
         // A workdir for one command must not move the persistent shell: run it in a subshell.
         const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command
         outcome = await shell.run(command, timeoutMs, signal, onOutput)
+        undone = this.state(session).shellWatch?.check() ?? []
         if (renewed) outcome = { ...outcome, note: renewed }
       } else if (backend === 'local') {
         // (A call approved to leave the sandbox with a persistent shell runs here: the shell is inside it.)
         const cwd = this.cwdOf(session, input.workdir)
         const placed = await local([this.config.shell, '-c', input.command], cwd)
         sandboxed = placed.sandboxed
+        watch = this.watch(placed)
         outcome = await runProcess(placed.argv, { cwd, env: localEnv(this.config, this.settings), timeoutMs, signal, limit, guard: this.cutGuard, onOutput })
         if (outside && persistentFor(this.config, backend, this.settings)) outcome = { ...outcome, note: 'ran outside the sandbox in a fresh shell, not the persistent one (its cd and variables do not apply)' }
       } else {
@@ -122,6 +130,7 @@ export class TerminalManager {
       }
     } finally {
       progress.close()
+      undone = [...undone, ...(watch?.stop() ?? [])]
     }
     if (outcome.spawnError) throw new Error(`terminal (${backend}) could not start: ${outcome.spawnError}`)
     // Known secrets out before the head and tail are cut: a cut through one would leave a part that
@@ -133,7 +142,7 @@ export class TerminalManager {
     if (outcome.interrupted) result.interrupted = true
     if (outcome.timedOut) result.note = `command timed out after ${timeoutS} s and was ended`
     if (outcome.shellEnded) result.note = [result.note, 'the persistent shell ended; the next command starts a fresh one (cwd and variables reset)'].filter(Boolean).join('; ')
-    const notes = [result.note, outcome.note, sandboxed && outcome.exitCode !== 0 && SANDBOX_REFUSAL.test(outcome.output) ? SANDBOX_NOTE : undefined].filter(Boolean)
+    const notes = [result.note, outcome.note, sandboxed && outcome.exitCode !== 0 && SANDBOX_REFUSAL.test(outcome.output) ? SANDBOX_NOTE : undefined, ...undone].filter(Boolean)
     if (notes.length) result.note = notes.join('; ')
     return result
   }
@@ -155,6 +164,11 @@ export class TerminalManager {
   }
 
   private warned = false
+
+  /** A sandboxed process's watch over what no mount covers, started before it runs. */
+  private watch(placed: Wrapped): SentryWatch | undefined {
+    return placed.sentinels && new SentryWatch(placed.sentinels, this.log)
+  }
 
   /** Clears what is kept next to a cut of raw output of any part of a known secret (output.ts). */
   private readonly cutGuard = () => secretCutGuard(this.settings)
@@ -191,6 +205,8 @@ export class TerminalManager {
         renewed = 'the protected places changed since the persistent shell started, so a fresh sandboxed shell ran this command (cd and variables reset)'
       }
       shell = new PersistentShell({ argv: placed.argv, cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars, this.cutGuard, placed.sandboxed, placed.key)
+      state.shellWatch?.stop()
+      state.shellWatch = this.watch(placed)
     } else if (shell) {
       return { shell }
     } else {
@@ -202,14 +218,14 @@ export class TerminalManager {
     return { shell, ...(renewed ? { renewed } : {}) }
   }
 
-  private startBackground(input: TerminalInput, session: ToolSession, backend: Backend, local: (argv: string[], cwd: string) => Promise<{ argv: string[] }>): Promise<TerminalResult> | TerminalResult {
-    const start = (argv: string[], env: Record<string, string>, cwd?: string): TerminalResult => {
-      const entry = this.background.start(argv, { cwd, env, command: input.command, session })
+  private startBackground(input: TerminalInput, session: ToolSession, backend: Backend, local: (argv: string[], cwd: string) => Promise<Wrapped>): Promise<TerminalResult> | TerminalResult {
+    const start = (argv: string[], env: Record<string, string>, cwd?: string, watch?: SentryWatch): TerminalResult => {
+      const entry = this.background.start(argv, { cwd, env, command: input.command, session, ...(watch ? { onEnd: () => watch.stop() } : {}) })
       return { output: `started in the background as ${entry.id}; use the process tool to poll or kill it`, exit_code: null, backend, process_id: entry.id, status: 'running' }
     }
     if (backend === 'local') {
       const cwd = this.cwdOf(session, input.workdir)
-      return local([this.config.shell, '-c', input.command], cwd).then((placed) => start(placed.argv, localEnv(this.config, this.settings), cwd))
+      return local([this.config.shell, '-c', input.command], cwd).then((placed) => start(placed.argv, localEnv(this.config, this.settings), cwd, this.watch(placed)))
     }
     const container = this.container(session)
     return container.ensure(120_000).then(() => start(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), container.plan.clientEnv))
@@ -221,6 +237,7 @@ export class TerminalManager {
     if (!state) return
     this.sessions.delete(sessionId)
     for (const shell of state.shells.values()) shell.close()
+    state.shellWatch?.stop()
     await state.container?.remove()
   }
 

@@ -12,22 +12,37 @@ import type { PathClassifier } from 'agent/sdk'
 
 /** The hooks folders git runs for a command in `folder`: the repository's own, and a worktree's common one. */
 export function gitHooksOf(folder: string): string[] {
+  const dirs = gitDirsOf(folder)
+  if (!dirs) return []
+  return [...new Set([join(dirs.own, 'hooks'), join(dirs.common, 'hooks')])]
+}
+
+/**
+ * The config files git reads for a command in `folder` (the common one, and the worktree's own
+ * `config.worktree`); where `folder` is in no repository, the `.git/config` a `git init` there makes.
+ */
+export function gitConfigsOf(folder: string): string[] {
+  const dirs = gitDirsOf(folder)
+  if (!dirs) return [join(resolve(folder), '.git', 'config')]
+  return [...new Set([join(dirs.common, 'config'), join(dirs.own, 'config.worktree')])]
+}
+
+/** The repository `folder` belongs to, as git finds it: `.git` upwards, through a worktree's `.git` file to the common folder. */
+function gitDirsOf(folder: string): { own: string; common: string } | undefined {
   for (let dir = resolve(folder); ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git')
-    let info
-    try {
-      info = statSync(dotGit)
-    } catch {
-      if (dirname(dir) === dir) return []
+    const info = statSync(dotGit, { throwIfNoEntry: false })
+    if (!info) {
+      if (dirname(dir) === dir) return undefined
       continue
     }
-    if (info.isDirectory()) return [join(dotGit, 'hooks')]
+    if (info.isDirectory()) return { own: dotGit, common: dotGit }
     // A worktree or submodule: `gitdir: <path>`, and its `commondir` names the main repository's folder.
     const gitDir = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '')?.[1]
-    if (!gitDir) return []
+    if (!gitDir) return undefined
     const own = isAbsolute(gitDir) ? gitDir : resolve(dir, gitDir)
     const common = readText(join(own, 'commondir'))?.trim()
-    return [join(own, 'hooks'), ...(common ? [join(isAbsolute(common) ? common : resolve(own, common), 'hooks')] : [])]
+    return { own, common: common ? (isAbsolute(common) ? common : resolve(own, common)) : own }
   }
 }
 

@@ -6,10 +6,11 @@
 // and give the command a fresh, writable home. The agent's secret files are hidden, and the sockets
 // of services that run commands for a client are masked.
 
-import { lstatSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
 import { pathClassifier, PROJECT_CONFIG_PLACES, type PathClassifier } from 'agent/sdk'
-import { agentSecretFiles, gitHooksOf, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
+import { agentSecretFiles, gitConfigsOf, gitHooksOf, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
+import type { Sentinels } from './sandbox-sentry.ts'
 
 export interface SandboxScope {
   agentHome: string
@@ -24,12 +25,17 @@ export interface SandboxScope {
 export interface SandboxPlaces {
   /** Existing real paths mounted read-only. */
   readOnly: string[]
-  /** Their folders up to the root (exclusive), mounted on themselves so they cannot be renamed. */
+  /**
+   * Their folders up to the root (exclusive), and the root's own folders, mounted on themselves so
+   * they cannot be renamed (the root itself is read-only: bwrapArgs).
+   */
   pinned: string[]
   /** Files an empty file is mounted over (the agent's secrets; service sockets). */
   hidden: string[]
   /** Folders an empty one is mounted over (tmux's sockets). */
   emptied: string[]
+  /** What no mount covers, watched while the command runs (sandbox-sentry.ts). */
+  sentinels: Sentinels
 }
 
 /** Kernel file systems: bwrap gives the sandbox its own /proc (its /proc/sys and /sys read-only); /dev stays as it is. */
@@ -91,8 +97,54 @@ export function sandboxPlaces(scope: SandboxScope): SandboxPlaces {
   for (const path of readOnly) {
     for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) if (!real.has(dir)) pinned.add(dir)
   }
+  for (const dir of rootFolders()) if (!real.has(dir)) pinned.add(dir)
   const hidden = [...agentSecretFiles(scope.agentHome, classifier).map((path) => existingReal(path) ?? path), ...serviceSockets(scope.uid)]
-  return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid) }
+  const sentinels = { places: unmounted(wanted, readOnly), gitConfigs: [...new Set(scope.folders.flatMap(gitConfigsOf))] }
+  return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid), sentinels }
+}
+
+/**
+ * The root's own folders (not its links): the root is made read-only, so that a command run as root
+ * cannot rename `/bin` (a link to `usr/bin` on merged-/usr systems) or `/etc` and put its own in place.
+ */
+function rootFolders(): string[] {
+  try {
+    return readdirSync(sep, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(sep, entry.name))
+      .filter((dir) => !LEFT_AS_IS.includes(dir))
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Wanted places no mount covers, in a folder a command can write: missing ones (a mount needs
+ * something to mount on) and links (the mount is at the target; the link itself can be replaced).
+ */
+function unmounted(wanted: Iterable<string>, readOnly: readonly string[]): Sentinels['places'] {
+  // Most share a folder (the home): each folder's answer once.
+  const folders = new Map<string, boolean>()
+  const covered = (dir: string): boolean => {
+    let found = folders.get(dir)
+    if (found === undefined) {
+      const real = existingReal(dir)
+      found =
+        real === undefined
+          ? dirname(dir) === dir || covered(dirname(dir))
+          : real === sep || [...readOnly, ...LEFT_AS_IS].some((place) => real === place || real.startsWith(place + sep))
+      folders.set(dir, found)
+    }
+    return found
+  }
+  const out: Sentinels['places'] = []
+  for (const path of wanted) {
+    // Without throwing: most wanted places are missing, and an exception per path costs more than the rest.
+    const info = lstatSync(path, { throwIfNoEntry: false })
+    if (info && !info.isSymbolicLink()) continue
+    if (!covered(dirname(path))) out.push(info ? { path, link: readlinkSync(path) } : { path })
+  }
+  return out
 }
 
 export const byDepth = (a: string, b: string) => a.split(sep).length - b.split(sep).length || a.localeCompare(b)
@@ -113,8 +165,8 @@ export function placesKey(places: SandboxPlaces): string {
 
 /** The real path of an existing file or folder; a dangling link or a missing path is nothing to mount. */
 function existingReal(path: string): string | undefined {
+  if (!lstatSync(path, { throwIfNoEntry: false })) return undefined
   try {
-    lstatSync(path)
     return realpathSync(path)
   } catch {
     return undefined

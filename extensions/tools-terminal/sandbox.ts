@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import type { Settings } from 'agent/sdk'
 import { pathFolders } from './sandbox-extra.ts'
 import { byDepth, placesKey, sandboxPlaces, type SandboxPlaces, type SandboxScope } from './sandbox-places.ts'
+import type { Sentinels } from './sandbox-sentry.ts'
 
 export type SandboxMode = 'auto' | 'bwrap' | 'off'
 export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'bwrap', 'off']
@@ -45,7 +46,7 @@ const BASE = [
   '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger', '--ro-bind', '/sys', '/sys', '--die-with-parent', '--cap-drop', 'ALL',
 ]
 
-/** Arguments before the command: the machine as it is, protected places read-only, a /proc of its own. */
+/** Arguments before the command: the machine as it is, protected places and the root's entries read-only, a /proc of its own. */
 export function bwrapArgs(places: SandboxPlaces): string[] {
   const mounts: Array<[string, string[]]> = [
     ...places.pinned.map((p): [string, string[]] => [p, ['--dev-bind', p, p]]),
@@ -55,7 +56,9 @@ export function bwrapArgs(places: SandboxPlaces): string[] {
   ]
   // Parents first: a mount on a folder would hide the ones already made inside it.
   mounts.sort((a, b) => byDepth(a[0], b[0]))
-  return [...BASE, ...mounts.flatMap(([, args]) => args)]
+  // The root last, read-only: its folders are mounts of their own (pinned), so only its entries
+  // (the /bin link, a new top-level folder) are fixed; with capabilities gone even root cannot undo it.
+  return [...BASE, ...mounts.flatMap(([, args]) => args), '--remount-ro', '/']
 }
 
 export interface Wrapped {
@@ -63,6 +66,8 @@ export interface Wrapped {
   sandboxed: boolean
   /** Which places were made read-only, and which files they were (placesKey): '' unsandboxed. */
   key: string
+  /** What no mount covers, to watch while it runs (sandbox-sentry.ts); sandboxed only. */
+  sentinels?: Sentinels
 }
 
 /** One terminal's sandbox: whether bwrap works here is found out once, on the first command. */
@@ -93,7 +98,7 @@ export class TerminalSandbox {
       return { argv: [...argv], sandboxed: false, key: '' }
     }
     const places = sandboxPlaces({ ...scope, agentHome: this.settings.home, home: homedir(), uid: process.getuid?.() })
-    return { argv: [this.binary!, ...bwrapArgs(places), '--', ...argv], sandboxed: true, key: placesKey(places) }
+    return { argv: [this.binary!, ...bwrapArgs(places), '--', ...argv], sandboxed: true, key: placesKey(places), sentinels: places.sentinels }
   }
 
   private probe(): Promise<string | undefined> {
