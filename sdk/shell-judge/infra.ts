@@ -1,9 +1,12 @@
 // Cloud, cluster, container and database CLIs that destroy what they manage: infrastructure torn
-// down (`terraform destroy`, `pulumi destroy`, `kubectl delete`, `helm uninstall`, `aws … delete-*`,
-// `gcloud … delete`, `az … delete`), data stores emptied (SQL DROP/TRUNCATE/DELETE, `FLUSHALL`,
-// mongo `dropDatabase()`, `dropdb`) and containers and their volumes removed.
+// down (`terraform destroy`, `pulumi destroy`, `kubectl delete|drain`, `helm uninstall`, `aws …
+// delete-*`, `gcloud … delete`, `az … delete`, and the smaller clouds and hosting platforms: doctl,
+// hcloud, linode-cli, oci, fly, heroku, vercel, netlify, firebase, supabase), data stores emptied (SQL
+// DROP/TRUNCATE/DELETE, `FLUSHALL`, mongo `dropDatabase()`, `dropdb`) and containers and their
+// volumes removed. Frameworks' database resets (`prisma migrate reset`, `rails db:drop` …) are in
+// infra-frameworks.ts.
 
-import { getopt, hasOption, type Getopt, type Judge, type Rule } from './judge.ts'
+import { getopt, hasOption, type Getopt, type Judge, type Options, type Rule } from './judge.ts'
 import { DB_CLIENTS, SQL_PATTERNS, type FindingKey } from './patterns.ts'
 import type { SimpleCommand } from './shell-parse.ts'
 import { basename } from './wrappers.ts'
@@ -12,11 +15,27 @@ import type { Word } from './words.ts'
 /** A Go-style boolean flag given as on (`-auto-approve`, `--auto-approve=true`). */
 const flagOn = (argv: Word[], name: string) => argv.some((w) => new RegExp(`^--?${name}(?:=(?:true|t|1))?$`, 'i').test(w.value))
 
-/** terraform / tofu: `destroy`, or `apply` that destroys or skips the confirmation; terragrunt also `run-all destroy`. */
+/** terraform / tofu options of `apply` that take the next word (Go's flag package reads `-var x=1` as `-var=x=1`). */
+const TF_VALUES = /^--?(?:var|var-file|target|replace|exclude|parallelism|lock-timeout|state|state-out|backup)$/
+
+/** Whether `apply` is given an operand: a saved plan, which applies without asking (and a plan may destroy). */
+function appliesPlan(args: Word[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!.value
+    if (w === '--') return i + 1 < args.length
+    if (!w.startsWith('-') || w === '-') return true
+    if (TF_VALUES.test(w)) i++
+  }
+  return false
+}
+
+/** terraform / tofu: `destroy`, or `apply` that destroys or skips the confirmation (a flag or a plan file); terragrunt also `run-all destroy`. */
 const terraform: Rule = (argv, j) => {
   const verbs = argv.slice(1).filter((w) => !w.value.startsWith('-')).map((w) => w.value)
   const subs = verbs.slice(0, basename(argv[0]!.value) === 'terragrunt' ? 3 : 1)
-  if (subs.includes('destroy') || (subs.includes('apply') && (flagOn(argv, 'destroy') || flagOn(argv, 'auto-approve')))) j.emit('infra-destroy')
+  const apply = subs.includes('apply') ? argv.findIndex((w, i) => i > 0 && w.value === 'apply') : -1
+  const unconfirmed = apply > 0 && (flagOn(argv, 'destroy') || flagOn(argv, 'auto-approve') || appliesPlan(argv.slice(apply + 1)))
+  if (subs.includes('destroy') || unconfirmed) j.emit('infra-destroy')
 }
 
 const PULUMI: Getopt = { arg: 'Csvm', long: ['cwd', 'stack', 'color', 'config-file', 'tracing', 'verbose', 'target', 'message', 'parallel', 'secrets-provider'] }
@@ -38,9 +57,10 @@ const pulumi: Rule = (argv, j) => {
   if (/^(?:destroy|down|dn)$/.test(sub) || (sub === 'stack' && /^(?:rm|remove)$/.test(verb)) || (/^(?:up|update)$/.test(sub) && hasOption(read, 'y', 'yes'))) j.emit('infra-destroy')
 }
 
-/** `kubectl delete …`, unless it names single pods (which their controllers recreate). */
+/** `kubectl delete …`, unless it names single pods (which their controllers recreate); `kubectl drain` (evicts every pod of a node). */
 const kubectl: Rule = (argv, j) => {
   const { read, verbs } = verbsOf(argv, KUBECTL)
+  if (verbs[0] === 'drain') return j.emit('infra-destroy')
   if (verbs[0] !== 'delete') return
   const [first = '', ...more] = verbs.slice(1)
   const named = first.includes('/') || more.length > 0
@@ -75,7 +95,34 @@ const compose = (argv: Word[], j: Judge): void => {
 }
 
 const some = (pattern: RegExp) => (verbs: string[]) => verbs.some((v) => pattern.test(v))
-const byVerbs = (spec: Getopt, hit: (verbs: string[]) => boolean): Rule => (argv, j) => hit(verbsOf(argv, spec).verbs) && j.emit('infra-destroy')
+const byVerbs = (spec: Getopt, hit: (verbs: string[], read: Options) => boolean): Rule => (argv, j) => {
+  const { read, verbs } = verbsOf(argv, spec)
+  if (hit(verbs, read)) j.emit('infra-destroy')
+}
+/** A command of a CLI with `topic:command` names (`heroku apps:destroy`), also given as two words (`apps destroy`). */
+const topic = (pattern: RegExp) => ([a = '', b = '']: string[]) => pattern.test(a) || pattern.test(`${a}:${b}`)
+
+/**
+ * Smaller clouds and hosting platforms (verbs from each CLI's reference): doctl's `delete` and its
+ * aliases `d|del|rm`, `delete-*`; hcloud `delete`; linode-cli `delete`, `*-delete`; oci `delete`,
+ * `bulk-delete`, `terminate`; `rebuild` (doctl, hcloud, linode) reinstalls a server over its disk.
+ */
+const PLATFORMS: Record<string, Rule> = {
+  doctl: byVerbs({ arg: 'tuco', long: ['access-token', 'api-url', 'config', 'context', 'output', 'format', 'http-retry-max', 'http-retry-wait-max', 'http-retry-wait-min'] }, some(/^(?:delete(?:-[\w-]+)?|del|d|rm|rebuild)$/)),
+  hcloud: byVerbs({ arg: 'o', long: ['config', 'context', 'endpoint', 'poll-interval', 'debug-file', 'output'] }, some(/^(?:delete|rebuild)$/)),
+  'linode-cli': byVerbs({ long: ['as-user', 'format', 'page', 'page-size'] }, some(/^(?:[a-z]+-)*delete$|^rebuild$/)),
+  oci: byVerbs({ long: ['profile', 'config-file', 'region', 'endpoint', 'auth', 'output', 'query'] }, some(/^(?:bulk-)?delete$|^terminate$/)),
+  // `fly apps destroy` (also `fly destroy`), `fly machine|volumes destroy|rm`, `fly apps delete` …
+  fly: byVerbs({ arg: 'actr', long: ['app', 'config', 'access-token', 'region'] }, (verbs) => verbs.slice(0, 2).some((v) => /^(?:destroy|delete|remove|rm)$/.test(v))),
+  heroku: byVerbs({ arg: 'acr', long: ['app', 'confirm', 'remote'] }, topic(/^(?:destroy|apps:(?:destroy|delete)|addons:(?:destroy|remove|delete)|pg:reset|pipelines:destroy|spaces:destroy)$/)),
+  // `vercel remove|rm PROJECT` removes every deployment of a project, `vercel project rm` the project.
+  vercel: byVerbs({ arg: 'tSTAQ', long: ['token', 'scope', 'team', 'local-config', 'global-config', 'cwd'] }, ([a = '', b = '']) => /^(?:remove|rm)$/.test(a) || (/^projects?$/.test(a) && /^(?:remove|rm)$/.test(b))),
+  netlify: byVerbs({ long: ['auth', 'filter'] }, topic(/^sites:delete$/)),
+  // Firestore: a whole collection tree (`-r`) or every collection; Realtime Database: `database:remove` of any path.
+  firebase: byVerbs({ arg: 'P', long: ['project', 'token', 'account', 'config', 'database', 'instance'] }, (verbs, read) => topic(/^(?:database:remove|firestore:databases:delete)$/)(verbs) || (topic(/^firestore:delete$/)(verbs) && hasOption(read, 'r', 'recursive', 'all-collections'))),
+  // `supabase db reset` (the local database, or the linked project's with `--linked`), `stop --no-backup` deletes the local volumes.
+  supabase: byVerbs({ arg: 'o', long: ['workdir', 'db-url', 'project-ref', 'profile', 'output', 'version'] }, ([a = '', b = ''], read) => (a === 'db' && b === 'reset') || (a === 'projects' && b === 'delete') || (a === 'stop' && hasOption(read, 'no-backup'))),
+}
 
 /** Rules of the infrastructure and database CLIs (part of the table in rules.ts). */
 export const INFRA: Record<string, Rule> = {
@@ -98,6 +145,9 @@ export const INFRA: Record<string, Rule> = {
   podman: container,
   nerdctl: container,
   'docker-compose': compose,
+  ...PLATFORMS,
+  linode: PLATFORMS['linode-cli']!,
+  flyctl: PLATFORMS.fly!,
 }
 
 /** Data stores' clients, and what destroys their data in the text they are given. */

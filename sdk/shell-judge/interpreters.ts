@@ -5,6 +5,7 @@
 // awk is awk.ts, sed is sed.ts.
 
 import { agentScript } from './agent-bin.ts'
+import { frameworkScript } from './infra-frameworks.ts'
 import { getopt, valuesOf, type Getopt, type Judge, type Rule } from './judge.ts'
 import { pathShape } from './paths.ts'
 import { skipOptions } from './wrappers.ts'
@@ -76,7 +77,9 @@ export function judgeInterpreter(name: string, spec: Interpreter, argv: Word[], 
     else j.emit('inline-script')
     return
   }
-  if (spec.module && [...spec.module].some((c) => flags.includes(c))) return
+  const module = Boolean(spec.module && [...spec.module].some((c) => flags.includes(c)))
+  frameworkScript(argv.slice(i), module, j, name)
+  if (module) return
   // `node …/kernel/bin/agent.mjs ARGS`: the agent's own CLI.
   const agent = spec.agentBin ? agentScript(argv, j) : undefined
   if (agent) j.argv(agent, [name])

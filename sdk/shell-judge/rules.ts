@@ -2,14 +2,16 @@
 // it raises. Here: the rule table, disks, processes, the machine, services, firewalls, cron, renamed
 // programs. Deletes are in deletes.ts, permissions in permissions.ts, writes onto protected paths in
 // writers.ts, secret reads in readers.ts, git in git.ts, cloud, cluster, container and database CLIs
-// in infra.ts, the agent's own CLI in agent-cli.ts, package runners (npx, pnpm, yarn) in runners.ts;
-// programs that run code are in interpreters.ts, awk.ts, sed.ts.
+// in infra.ts (frameworks' database resets and their runners in infra-frameworks.ts), the agent's
+// own CLI in agent-cli.ts, package runners (npx, pnpm, yarn) in runners.ts; programs that run code
+// are in interpreters.ts, awk.ts, sed.ts.
 
 import { agent } from './agent-cli.ts'
 import { isAgentBin } from './agent-bin.ts'
 import { AWKS } from './awk.ts'
 import { DELETES } from './deletes.ts'
 import { INFRA } from './infra.ts'
+import { FRAMEWORKS } from './infra-frameworks.ts'
 import { makesExecutable, PERMISSIONS } from './permissions.ts'
 import { git } from './git.ts'
 import { alias, interpreterFor, make, judgeEval, judgeInterpreter, judgeSource, programFrom, scriptPath, trap } from './interpreters.ts'
@@ -89,6 +91,7 @@ const PROGRAMS: Record<string, Rule> = {
   enable: (argv, j) => argv.slice(1).some((w) => /^-[^-]*f/.test(w.value)) && j.emit('dynamic-command'),
   trap,
   ...INFRA,
+  ...FRAMEWORKS,
   crontab: (argv, j) => {
     const { operands, flags } = split(argv)
     if (/r/.test(flags)) j.emit('crontab-remove')

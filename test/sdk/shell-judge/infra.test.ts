@@ -1,5 +1,6 @@
 // Destructive cloud, cluster, container and database CLIs (`infra-destroy`, and the SQL keys for SQL
-// clients), with their everyday look-alikes. String literals only: nothing here is run.
+// clients), with their everyday look-alikes. Frameworks' database resets: infra-frameworks.test.ts.
+// String literals only: nothing here is run.
 
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -25,11 +26,17 @@ test('infrastructure as code: destroy, and apply without confirmation', async ()
     ['pulumi -C infra down', 'infra-destroy'],
     ['pulumi stack rm dev', 'infra-destroy'],
     ['pulumi up -y', 'infra-destroy'],
+    // A saved plan applies without asking.
+    ['terraform apply tfplan', 'infra-destroy'],
+    ['terraform apply -input=false -var env=prod plan.out', 'infra-destroy'],
+    ['terraform -chdir=infra apply -- plan.out', 'infra-destroy'],
+    ['tofu apply out.tfplan', 'infra-destroy'],
+    ['terragrunt apply tfplan', 'infra-destroy'],
   ])
-  await assertHarmless(['terraform plan', 'terraform plan -destroy', 'terraform apply', 'terraform apply -auto-approve=false', 'terraform init', 'tofu validate', 'pulumi preview', 'pulumi up'])
+  await assertHarmless(['terraform plan', 'terraform plan -destroy', 'terraform plan -out tfplan', 'terraform apply', 'terraform apply -auto-approve=false', 'terraform apply -var env=prod -var-file prod.tfvars -target aws_instance.web', 'tofu apply -lock-timeout 60s', 'terraform init', 'tofu validate', 'pulumi preview', 'pulumi up'])
 })
 
-test('clusters: kubectl delete (all but single named pods), helm uninstall', async () => {
+test('clusters: kubectl delete (all but single named pods), kubectl drain, helm uninstall', async () => {
   await assertFlagged([
     ['kubectl delete namespace prod', 'infra-destroy'],
     ['kubectl delete ns/prod', 'infra-destroy'],
@@ -40,8 +47,10 @@ test('clusters: kubectl delete (all but single named pods), helm uninstall', asy
     ['kubectl delete -f app.yaml', 'infra-destroy'],
     ['helm uninstall web', 'infra-destroy'],
     ['helm -n prod delete web', 'infra-destroy'],
+    ['kubectl drain node-1 --ignore-daemonsets', 'infra-destroy'],
+    ['kubectl --context prod drain node-1', 'infra-destroy'],
   ])
-  await assertHarmless(['kubectl get pods', 'kubectl -n delete get pods', 'kubectl delete pod web-1', 'kubectl delete pod/web-1', 'kubectl describe ns prod', 'helm list', 'helm upgrade --install web ./chart'])
+  await assertHarmless(['kubectl get pods', 'kubectl get nodes', 'kubectl cordon n1', 'kubectl uncordon n1', 'kubectl -n delete get pods', 'kubectl delete pod web-1', 'kubectl delete pod/web-1', 'kubectl describe ns prod', 'helm list', 'helm upgrade --install web ./chart'])
 })
 
 test('clouds: aws, gcloud, gsutil, az', async () => {
@@ -59,6 +68,59 @@ test('clouds: aws, gcloud, gsutil, az', async () => {
     ['az keyvault purge --name kv', 'infra-destroy'],
   ])
   await assertHarmless(['aws s3 ls', 'aws s3 cp a.txt s3://bucket/a.txt', 'aws ec2 describe-instances', 'aws ec2 terminate-instances --dry-run --instance-ids i-0abc', 'gcloud compute instances list', 'gsutil ls gs://bucket', 'az group list'])
+})
+
+test('smaller clouds and hosting platforms: their delete and destroy verbs', async () => {
+  await assertFlagged([
+    ['doctl compute droplet delete web-1 --force', 'infra-destroy'],
+    ['doctl compute droplet rm web-1', 'infra-destroy'],
+    ['doctl -t tok databases delete db-1', 'infra-destroy'],
+    ['doctl registry repository delete-tag app v1', 'infra-destroy'],
+    ['hcloud server delete web-1', 'infra-destroy'],
+    ['hcloud server rebuild web-1 --image ubuntu-24.04', 'infra-destroy'],
+    ['linode-cli linodes delete 123', 'infra-destroy'],
+    ['linode-cli linodes disk-delete 123 456', 'infra-destroy'],
+    ['oci compute instance terminate --instance-id ocid1.instance.x --force', 'infra-destroy'],
+    ['oci os bucket delete --name b', 'infra-destroy'],
+    ['oci os object bulk-delete -bn b', 'infra-destroy'],
+    ['fly apps destroy web -y', 'infra-destroy'],
+    ['flyctl destroy web', 'infra-destroy'],
+    ['fly volumes destroy vol_123 --yes', 'infra-destroy'],
+    ['fly -a web machine rm 148e', 'infra-destroy'],
+    ['heroku apps:destroy -a web --confirm web', 'infra-destroy'],
+    ['heroku pg:reset DATABASE_URL --confirm web', 'infra-destroy'],
+    ['heroku addons:destroy heroku-postgresql', 'infra-destroy'],
+    ['vercel remove my-project --yes', 'infra-destroy'],
+    ['vercel rm my-app.vercel.app', 'infra-destroy'],
+    ['vercel project rm my-project', 'infra-destroy'],
+    ['netlify sites:delete site-id', 'infra-destroy'],
+    ['firebase firestore:delete --all-collections', 'infra-destroy'],
+    ['firebase firestore:delete users -r --force', 'infra-destroy'],
+    ['firebase database:remove /users', 'infra-destroy'],
+    ['supabase db reset', 'infra-destroy'],
+    ['npx supabase db reset --linked', 'infra-destroy'],
+    ['supabase stop --no-backup', 'infra-destroy'],
+    ['supabase projects delete abcd', 'infra-destroy'],
+  ])
+  await assertHarmless([
+    'doctl compute droplet list',
+    'doctl apps create --spec app.yaml',
+    'hcloud server list',
+    'linode-cli linodes list',
+    'oci compute instance list --compartment-id c',
+    'fly deploy',
+    'fly apps list',
+    'heroku logs --tail',
+    'heroku apps:info -a web',
+    'vercel deploy --prod',
+    'vercel env ls',
+    'netlify deploy --prod',
+    'firebase deploy',
+    'firebase firestore:delete users/u1',
+    'supabase start',
+    'supabase stop',
+    'supabase db push',
+  ])
 })
 
 test('data stores: FLUSHALL, mongo drops, dropdb, SQL given to clients', async () => {

@@ -1,0 +1,94 @@
+// Application frameworks' and migration tools' commands that drop or wipe a database (`infra-destroy`):
+// `prisma migrate reset`, `rails db:drop`, `manage.py flush`, `mix ecto.reset`, `artisan migrate:fresh`
+// … A coding agent runs these every day, and the database they empty is not always a scratch one.
+// Also what they are run through: the language runners `bundle exec`, `poetry run`, `pipenv run`,
+// `uv run` (their program judged as a command of its own, as runners.ts does for npx), and an
+// interpreter running a framework's script (`python manage.py flush`, `php artisan db:wipe`).
+// Part of the rule table in rules.ts, as infra.ts is.
+
+import { getopt, hasOption, programStarts, type Getopt, type Judge, type Rule, type RunnerOptions } from './judge.ts'
+import { basename } from './wrappers.ts'
+import type { Word } from './words.ts'
+
+/** A rule on a tool's operands (options read with `spec`) and options. */
+const when = (hit: (verbs: string[], argv: Word[]) => boolean, spec: Getopt = {}): Rule => (argv, j) => {
+  const read = getopt(argv, spec)
+  if (hit(read.operands.map((w) => w.value), argv)) j.emit('infra-destroy')
+}
+const anyVerb = (pattern: RegExp, spec?: Getopt): Rule => when((verbs) => verbs.some((v) => pattern.test(v)), spec)
+const has = (argv: Word[], ...names: string[]) => hasOption(getopt(argv, {}), ...names)
+
+/** Rails tasks that drop the database or load the schema over it (`db:setup` on an existing one too); with `:all` or a database name after. */
+const RAILS = /^db:(?:drop|purge|reset|truncate_all|setup|schema:load|structure:load|migrate:reset|seed:replant)(?::\w+)*$/
+/** `migrate APP zero` unapplies every migration of APP (its tables are dropped). */
+const django = when(([command = '', app = '', target = '']) => /^(?:flush|reset_db)$/.test(command) || (command === 'migrate' && (app === 'zero' || target === 'zero')), { arg: 'v', long: ['settings', 'pythonpath', 'database', 'verbosity'] })
+const DOTNET_EF = /^database (?:drop|update 0)(?: |$)/
+const EF: Getopt = { arg: 'psc', long: ['project', 'startup-project', 'context', 'connection', 'configuration', 'framework', 'runtime', 'msbuildprojectextensionspath'] }
+/** alembic and `flask db`: `downgrade base` unapplies every migration (`--sql` only prints it). */
+const downgradeBase = (verbs: string[], argv: Word[]) => verbs.join(' ').includes('downgrade base') && !has(argv, 'sql')
+
+const TOOLS: Record<string, Rule> = {
+  prisma: when(([a = '', b = ''], argv) => (a === 'migrate' && b === 'reset') || (a === 'db' && b === 'push' && has(argv, 'force-reset', 'accept-data-loss')), { long: ['schema', 'config'] }),
+  rails: anyVerb(RAILS),
+  rake: anyVerb(RAILS),
+  'manage.py': django,
+  'django-admin': django,
+  // Laravel, AdonisJS: every table dropped (`fresh`, `db:wipe`) or every migration rolled back (`reset`, `refresh`).
+  artisan: anyVerb(/^(?:migrate:(?:fresh|reset|refresh)|db:wipe)$/),
+  ace: anyVerb(/^(?:migration:(?:fresh|reset|refresh)|db:wipe)$/),
+  // Symfony's bin/console with Doctrine.
+  console: anyVerb(/^doctrine:(?:database|schema):drop$/),
+  // `mix do ecto.drop, ecto.create` names tasks with a comma after them.
+  mix: when((verbs, argv) => verbs.some((v) => /^ecto\.(?:drop|reset),?$/.test(v) || (/^ecto\.rollback,?$/.test(v) && has(argv, 'all')))),
+  sequelize: anyVerb(/^db:(?:drop|migrate:undo:all)$/),
+  'sequelize-cli': anyVerb(/^db:(?:drop|migrate:undo:all)$/),
+  knex: when((verbs, argv) => verbs.includes('migrate:rollback') && has(argv, 'all'), { long: ['knexfile', 'cwd', 'env', 'specific', 'migrations-directory'] }),
+  typeorm: anyVerb(/^schema:drop$/),
+  'typeorm-ts-node-commonjs': anyVerb(/^schema:drop$/),
+  'typeorm-ts-node-esm': anyVerb(/^schema:drop$/),
+  dotnet: when((verbs) => verbs[0] === 'ef' && DOTNET_EF.test(verbs.slice(1).join(' ')), EF),
+  'dotnet-ef': when((verbs) => DOTNET_EF.test(verbs.join(' ')), EF),
+  alembic: when(downgradeBase, { arg: 'cnx', long: ['config', 'name'] }),
+  flask: when((verbs, argv) => verbs[0] === 'db' && downgradeBase(verbs, argv), { arg: 'A', long: ['app', 'env-file'] }),
+  // Rust: diesel_cli and sqlx-cli drop (and recreate) the database.
+  diesel: when(([a = '', b = '']) => a === 'database' && /^(?:reset|drop)$/.test(b), { long: ['database-url', 'config-file', 'migration-dir'] }),
+  sqlx: when(([a = '', b = '']) => /^(?:database|db)$/.test(a) && /^(?:reset|drop)$/.test(b), { arg: 'D', long: ['database-url', 'source', 'connect-timeout'] }),
+}
+
+/** Options of the language runners (before and after their `exec`/`run`); any other option is read both ways. */
+const BUNDLE: RunnerOptions = { switches: ['verbose', 'no-color', 'keep-file-descriptors', 'V'], values: ['gemfile', 'retry'] }
+const POETRY: RunnerOptions = { switches: ['q', 'quiet', 'v', 'vv', 'vvv', 'verbose', 'n', 'no-interaction', 'no-plugins', 'no-cache', 'ansi', 'no-ansi'], values: ['C', 'directory', 'P', 'project'] }
+const PIPENV: RunnerOptions = { switches: ['v', 'verbose', 'q', 'quiet', 'system'], values: ['python'] }
+const UV: RunnerOptions = {
+  switches: ['q', 'quiet', 'v', 'verbose', 'frozen', 'locked', 'no-sync', 'isolated', 'no-project', 'all-extras', 'all-packages', 'no-dev', 'active', 'offline', 'no-cache', 'exact', 'no-config', 'no-env-file', 'native-tls', 'preview', 's', 'script'],
+  values: ['with', 'with-requirements', 'with-editable', 'python', 'p', 'project', 'directory', 'package', 'extra', 'group', 'only-group', 'no-group', 'env-file', 'index', 'default-index', 'index-url', 'extra-index-url', 'cache-dir', 'config-file', 'color'],
+}
+
+/** `RUNNER [options] VERB [options] PROGRAM …`: PROGRAM judged as a command of its own, at every place it may start. */
+const runsVia = (verb: string, spec: RunnerOptions): Rule => (argv, j, via) => {
+  for (const at of programStarts(argv, 1, spec)) {
+    if (argv[at]!.value !== verb) continue
+    for (const start of programStarts(argv, at + 1, spec)) j.argv(argv.slice(start), [...via, basename(argv[0]!.value)])
+  }
+}
+
+/** Rules of the frameworks' tools and their language runners (part of the table in rules.ts). */
+export const FRAMEWORKS: Record<string, Rule> = {
+  ...TOOLS,
+  bundle: runsVia('exec', BUNDLE),
+  poetry: runsVia('run', POETRY),
+  pipenv: runsVia('run', PIPENV),
+  uv: runsVia('run', UV),
+}
+
+/**
+ * An interpreter running a framework's tool as its script (`python3 manage.py flush`, `php artisan
+ * db:wipe`, `ruby bin/rails db:drop`, `node ace db:wipe`, `python -m django flush`): the script and
+ * its arguments are judged as that tool. `script` is the interpreter's words from its script on.
+ */
+export function frameworkScript(script: Word[], module: boolean, j: Judge, interpreter: string): void {
+  const first = script[0]
+  if (!first?.literal) return
+  if (module && first.value === 'django') j.argv([{ ...first, value: 'django-admin' }, ...script.slice(1)], [interpreter])
+  else if (!module && Object.hasOwn(FRAMEWORKS, basename(first.value))) j.argv(script, [interpreter])
+}
