@@ -3,7 +3,7 @@
 // ask a person; smart: the auxiliary model first, escalating to a person when unclear; off: run).
 // Also `/approve [session|always]` and `/deny` for gateway chats, and the `approvals` service.
 
-import { APPROVALS_SERVICE, approvalModeOf, assessCommand, commandJudge, defineExtension, errorMessage, knownSecretsRedactor, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
+import { APPROVALS_SERVICE, approvalModeOf, assessCommand, commandJudge, defineExtension, errorMessage, knownSecretsRedactor, terminalSandboxMode, type ApprovalChoice, type ApprovalMode, type ApprovalPrompt, type ApprovalsService, type CommandFinding, type ToolCallEvent, type ToolCallVerdict } from 'agent/sdk'
 import { isAbsolute, resolve } from 'node:path'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
@@ -106,10 +106,16 @@ export default defineExtension<ApprovalsConfig>({
       return verdict
     }
 
-    /** Whether the terminal sandbox may be on (sandbox.ts decides whether it runs): asking to leave it is then a finding. */
+    /**
+     * Whether the terminal sandbox may be on (tools-terminal decides whether it runs): asking to
+     * leave it is then a finding. An invalid mode counts as on (the terminal refuses it anyway).
+     */
     function sandboxOn(): boolean {
-      const mode = api.settings.env('AGENT_TERMINAL_SANDBOX')?.trim() || api.settings.get<unknown>('terminal.sandbox')
-      return mode !== 'off'
+      try {
+        return terminalSandboxMode(api.settings) !== 'off'
+      } catch {
+        return true
+      }
     }
 
     /** The flow for findings that need approval: mode, allowlist and session grants, judge, person. */

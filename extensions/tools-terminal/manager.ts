@@ -3,7 +3,7 @@
 // processes. One instance per extension instance (no module-global state).
 
 import { isAbsolute, resolve } from 'node:path'
-import { APPROVALS_SERVICE, editorIoOf, errorMessage, knownSecretsRedactor, shortHash, type ApprovalsService, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
+import { APPROVALS_SERVICE, editorIoOf, errorMessage, knownSecretsRedactor, shortHash, terminalSandboxMode, type ApprovalsService, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
 import { BackgroundRegistry } from './background.ts'
 import { localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
 import { execArgv, interactiveShellArgv, planContainer, SessionContainer } from './container.ts'
@@ -11,7 +11,7 @@ import { capOutput, secretCutGuard } from './output.ts'
 import { PersistentShell } from './persistent-shell.ts'
 import { outputProgress } from './progress.ts'
 import { runProcess } from './run-process.ts'
-import { sandboxModeOf, TerminalSandbox, type Wrapped } from './sandbox.ts'
+import { TerminalSandbox, type Wrapped } from './sandbox.ts'
 import { SentryWatch } from './sandbox-sentry.ts'
 
 export interface TerminalInput {
@@ -54,7 +54,7 @@ export class TerminalManager {
     private readonly log: Logger,
   ) {
     this.background = new BackgroundRegistry({ settings, services, log, limit: config.max_output_chars, outputIntervalMs: () => config.background_output_interval * 1000 })
-    this.sandbox = new TerminalSandbox(() => sandboxModeOf(config.sandbox, settings), settings)
+    this.sandbox = new TerminalSandbox(() => terminalSandboxMode(settings, config.sandbox), settings)
   }
 
   backend(): Backend {

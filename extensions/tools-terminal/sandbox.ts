@@ -11,24 +11,13 @@ import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type { Settings } from 'agent/sdk'
+import type { Settings, TerminalSandboxMode } from 'agent/sdk'
 import { pathFolders } from './sandbox-extra.ts'
 import { byDepth, placesKey, sandboxPlaces, type SandboxPlaces, type SandboxScope } from './sandbox-places.ts'
 import type { Sentinels } from './sandbox-sentry.ts'
 
-export type SandboxMode = 'auto' | 'bwrap' | 'off'
-export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'bwrap', 'off']
-
-/** `AGENT_TERMINAL_SANDBOX` wins over `terminal.sandbox`; an unknown value is an error, never "off". */
-export function sandboxModeOf(configured: SandboxMode, settings: Settings): SandboxMode {
-  const fromEnv = settings.env('AGENT_TERMINAL_SANDBOX')?.trim()
-  if (fromEnv === undefined || fromEnv === '') return configured
-  if ((SANDBOX_MODES as readonly string[]).includes(fromEnv)) return fromEnv as SandboxMode
-  throw new Error(`AGENT_TERMINAL_SANDBOX must be one of ${SANDBOX_MODES.join(', ')} (got ${JSON.stringify(fromEnv)})`)
-}
-
 export interface SandboxStatus {
-  mode: SandboxMode
+  mode: TerminalSandboxMode
   /** Whether commands run sandboxed. */
   active: boolean
   /** Why not, when the mode asked for it (bwrap missing or not permitted here). */
@@ -76,7 +65,7 @@ export class TerminalSandbox {
   private binary: string | undefined
 
   constructor(
-    private readonly mode: () => SandboxMode,
+    private readonly mode: () => TerminalSandboxMode,
     private readonly settings: Settings,
   ) {}
 
