@@ -4,12 +4,14 @@
 
 import { mkdir, readFile, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { defineTool, editorIoOf, type ToolSession, type ToolDefinition } from 'agent/sdk'
+import { defineTool, editorIoOf, noteAgentWrite, type ToolSession, type ToolDefinition } from 'agent/sdk'
 import { assertWritable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 import { describeFsError, isBinary } from './read.ts'
 import { replaceFile } from './replace.ts'
 
 async function atomicWrite(path: string, content: string, session: ToolSession): Promise<void> {
+  // Told first: a sandboxed command's watch must not take this write for the command's.
+  noteAgentWrite(path)
   // An editor (ACP) that offers writes: through it, so it shows and tracks the change.
   const toEditor = editorIoOf(session)?.writeTextFile
   if (toEditor) return toEditor(path, content)
@@ -60,6 +62,8 @@ export function writeFileTool(deps: FileToolDeps): ToolDefinition {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw describeFsError(error, shown)
       }
       try {
+        // Told before the folders too: a sandboxed command's watch must not take them for the command's.
+        noteAgentWrite(path)
         await mkdir(dirname(path), { recursive: true })
         await atomicWrite(path, input.content, session)
       } catch (error) {

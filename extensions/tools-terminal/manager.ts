@@ -97,14 +97,17 @@ export class TerminalManager {
     const inEditor = backend === 'local' ? editorIoOf(session)?.runCommand : undefined
     let watch: SentryWatch | undefined
     let undone: string[] = []
+    // Also ended by the sandbox's watch when the command keeps changing protected places.
+    const ended = new AbortController()
+    const stop = AbortSignal.any([signal, ended.signal])
     try {
       if (inEditor) {
         // An editor (ACP) that offers its terminal: the command runs there, where the user sees it.
         const cwd = this.cwdOf(session, input.workdir)
         const placed = await local([this.config.shell, '-c', input.command], cwd)
         sandboxed = placed.sandboxed
-        watch = this.watch(placed)
-        const ran = await inEditor({ command: placed.argv[0]!, args: placed.argv.slice(1), cwd, timeoutMs, outputByteLimit: limit, signal, ...(callId ? { callId } : {}) })
+        watch = this.watch(placed, () => ended.abort())
+        const ran = await inEditor({ command: placed.argv[0]!, args: placed.argv.slice(1), cwd, timeoutMs, outputByteLimit: limit, signal: stop, ...(callId ? { callId } : {}) })
         // The editor cut the raw output's start: guarded (output.ts), and the cut marked.
         outcome = ran.truncated ? { ...ran, output: `[… earlier output omitted …]\n${this.cutGuard().afterCut(ran.output)}` } : ran
       } else if (persistentFor(this.config, backend, this.settings) && !outside) {
@@ -120,8 +123,8 @@ export class TerminalManager {
         const cwd = this.cwdOf(session, input.workdir)
         const placed = await local([this.config.shell, '-c', input.command], cwd)
         sandboxed = placed.sandboxed
-        watch = this.watch(placed)
-        outcome = await runProcess(placed.argv, { cwd, env: localEnv(this.config, this.settings), timeoutMs, signal, limit, guard: this.cutGuard, onOutput })
+        watch = this.watch(placed, () => ended.abort())
+        outcome = await runProcess(placed.argv, { cwd, env: localEnv(this.config, this.settings), timeoutMs, signal: stop, limit, guard: this.cutGuard, onOutput })
         if (outside && persistentFor(this.config, backend, this.settings)) outcome = { ...outcome, note: 'ran outside the sandbox in a fresh shell, not the persistent one (its cd and variables do not apply)' }
       } else {
         const container = this.container(session)
@@ -165,9 +168,9 @@ export class TerminalManager {
 
   private warned = false
 
-  /** A sandboxed process's watch over what no mount covers, started before it runs. */
-  private watch(placed: Wrapped): SentryWatch | undefined {
-    return placed.sentinels && new SentryWatch(placed.sentinels, this.log)
+  /** A sandboxed process's watch over what no mount covers, started before it runs; `end` ends the process. */
+  private watch(placed: Wrapped, end: () => void): SentryWatch | undefined {
+    return placed.sentinels && new SentryWatch(placed.sentinels, this.log, end)
   }
 
   /** Clears what is kept next to a cut of raw output of any part of a known secret (output.ts). */
@@ -206,7 +209,8 @@ export class TerminalManager {
       }
       shell = new PersistentShell({ argv: placed.argv, cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars, this.cutGuard, placed.sandboxed, placed.key)
       state.shellWatch?.stop()
-      state.shellWatch = this.watch(placed)
+      const ending = shell
+      state.shellWatch = this.watch(placed, () => ending.close())
     } else if (shell) {
       return { shell }
     } else {
@@ -219,13 +223,16 @@ export class TerminalManager {
   }
 
   private startBackground(input: TerminalInput, session: ToolSession, backend: Backend, local: (argv: string[], cwd: string) => Promise<Wrapped>): Promise<TerminalResult> | TerminalResult {
-    const start = (argv: string[], env: Record<string, string>, cwd?: string, watch?: SentryWatch): TerminalResult => {
+    const start = (argv: string[], env: Record<string, string>, cwd?: string, placed?: Wrapped): TerminalResult => {
+      let id: string | undefined
+      const watch = placed && this.watch(placed, () => id && this.background.kill(id))
       const entry = this.background.start(argv, { cwd, env, command: input.command, session, ...(watch ? { onEnd: () => watch.stop() } : {}) })
+      id = entry.id
       return { output: `started in the background as ${entry.id}; use the process tool to poll or kill it`, exit_code: null, backend, process_id: entry.id, status: 'running' }
     }
     if (backend === 'local') {
       const cwd = this.cwdOf(session, input.workdir)
-      return local([this.config.shell, '-c', input.command], cwd).then((placed) => start(placed.argv, localEnv(this.config, this.settings), cwd, this.watch(placed)))
+      return local([this.config.shell, '-c', input.command], cwd).then((placed) => start(placed.argv, localEnv(this.config, this.settings), cwd, placed))
     }
     const container = this.container(session)
     return container.ensure(120_000).then(() => start(execArgv(container.plan, this.config.shell, input.command, this.workdirIn(backend, session, input.workdir)), container.plan.clientEnv))

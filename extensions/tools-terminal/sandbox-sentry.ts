@@ -6,12 +6,18 @@
 // background process lives, the folders holding them are watched, and they are looked at again when
 // it ends: a place created is moved aside, a link replaced is put back, a git config change that
 // makes git run a program is undone. Nothing is deleted: what was moved keeps its name with
-// `.agent-blocked-<time>` added, and the command's result and the log say where it is.
+// `.agent-blocked-<time>-<random>` added, and the command's result and the log say where it is. A
+// command that keeps at it (a loop recreating a place) is ended after MAX_UNDONE undos: each one
+// leaves a file behind, so an endless fight would fill the disk.
 
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, renameSync, symlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { basename, dirname, join } from 'node:path'
-import { errorMessage, type Logger } from 'agent/sdk'
+import { agentWroteSince, errorMessage, type Logger } from 'agent/sdk'
 import { refusedGitConfigChange } from './git-config-change.ts'
+
+/** Undos one watch makes before it ends the process it watches. */
+export const MAX_UNDONE = 20
 
 export interface Sentinels {
   /** Protected places no mount covers: missing ones (no `link`), and links to them (`link`: the link's text). */
@@ -30,10 +36,16 @@ export class SentryWatch {
   private readonly misled = new Set<string>()
   private scheduled = false
   private stopped = false
+  /** Writes the agent's file tools made from now on are not the command's (sdk agent-writes.ts). */
+  private readonly startedAt = Date.now()
+  private readonly agents = new Set<string>()
+  private undone = 0
 
+  /** `end`: ends the watched process (called once, when it has been undone MAX_UNDONE times). */
   constructor(
     private readonly sentinels: Sentinels,
     private readonly log: Logger,
+    private readonly end: () => void = () => undefined,
   ) {
     for (const path of sentinels.gitConfigs) this.configs.set(path, readBytes(path))
     const real = new Map<string, string>()
@@ -78,6 +90,8 @@ export class SentryWatch {
   private checkPlace(place: { path: string; link?: string }): void {
     const now = linkText(place.path)
     if (now === place.link || (now === undefined && place.link === undefined) || !this.inPlace(place.path)) return
+    // The agent's own (approved) write: the place is the agent's now, and the next sandbox mounts it.
+    if (this.agents.has(place.path) || agentWroteSince(place.path, this.startedAt)) return void this.agents.add(place.path)
     if (place.link === undefined) {
       const aside = this.moveAside(place.path)
       this.note(`${place.path} is a protected place and did not exist; the command created it, so it was ${aside ? `moved to ${aside}` : 'left there (it could not be moved aside: check it)'}`)
@@ -99,10 +113,10 @@ export class SentryWatch {
       this.configs.set(path, after)
       return
     }
-    const refused = refusedGitConfigChange(before, after)
+    const refused = agentWroteSince(path, this.startedAt) ? [] : refusedGitConfigChange(before, after)
     if (refused.length === 0) return void this.configs.set(path, after)
     if (!this.inPlace(path)) return
-    const aside = `${path}${asideSuffix(path)}`
+    const aside = `${path}${asideSuffix()}`
     try {
       // Exclusive creates: a link a command put at either name is not followed.
       writeFileSync(aside, after, { flag: 'wx' })
@@ -120,7 +134,7 @@ export class SentryWatch {
 
   /** `path` renamed to `<path>.agent-blocked-<time>`; undefined when it cannot be. */
   private moveAside(path: string): string | undefined {
-    const aside = `${path}${asideSuffix(path)}`
+    const aside = `${path}${asideSuffix()}`
     try {
       renameSync(path, aside)
       return aside
@@ -133,6 +147,9 @@ export class SentryWatch {
   private note(text: string): void {
     this.log.warn(`terminal sandbox: ${text}`)
     this.notes.push(text)
+    if (++this.undone !== MAX_UNDONE) return
+    this.note(`the command kept changing protected places (${MAX_UNDONE} changes undone), so it was ended`)
+    this.end()
   }
 
   /**
@@ -203,9 +220,7 @@ function readBytes(path: string): Buffer | undefined {
   }
 }
 
-function asideSuffix(path: string): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')
-  let suffix = `.agent-blocked-${stamp}`
-  for (let n = 2; existsSync(path + suffix); n++) suffix = `.agent-blocked-${stamp}-${n}`
-  return suffix
+/** Unique without looking (a name taken already makes the exclusive create or the rename fail, never overwrite). */
+function asideSuffix(): string {
+  return `.agent-blocked-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(6).toString('hex')}`
 }

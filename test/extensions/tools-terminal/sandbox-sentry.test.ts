@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { approvalsKernel } from '../approvals/harness.ts'
 import { sandboxSkip as skip, session, tempDir, terminalKernel } from './helpers.ts'
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' })
@@ -149,4 +150,35 @@ test("sentry: a login file or credentials folder missing from the user's home ca
   assert.match(outcome.note, /\.bash_profile is a protected place/)
   assert.equal(readFileSync(join(home, 'notes.txt'), 'utf8'), 'mine\n')
   assert.equal(readFileSync(join(home, '.profile'), 'utf8'), 'export FROM_PROFILE=1\n')
+})
+
+test("sentry: a protected place the agent's file tools write while a command runs is left alone", { skip }, async (t) => {
+  // Approvals off: the writes go through as ones a person approved would.
+  const k = await approvalsKernel({ builtins: ['tools-file'], config: { approvals: { mode: 'off' } } })
+  t.after(() => k.close())
+  const dir = realpathSync(tempDir(t))
+  const s = session(dir)
+  // (Ended when the kernel closes.)
+  await k.runTool('terminal', { command: 'sleep 30', background: true }, s)
+  for (const [path, content] of [['.agent/skills/notes/SKILL.md', '# notes\n'], ['.agentrc.json', '{}\n']]) {
+    const wrote = await k.runTool('write_file', { path, content }, s)
+    assert.equal(wrote.blocked, undefined, path)
+  }
+  // Also a command's creation in the same watch, to know the watch has looked.
+  await k.runTool('terminal', { command: 'touch .agentrc.yaml' }, s)
+  for (let i = 0; i < 100 && blocked(dir, '.agentrc.yaml').length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+  assert.equal(blocked(dir, '.agentrc.yaml').length, 1)
+  assert.equal(readFileSync(join(dir, '.agent', 'skills', 'notes', 'SKILL.md'), 'utf8'), '# notes\n')
+  assert.equal(readFileSync(join(dir, '.agentrc.json'), 'utf8'), '{}\n')
+  assert.deepEqual([...blocked(dir, '.agent'), ...blocked(dir, '.agentrc.json')], [])
+})
+
+test('sentry: a command that keeps recreating a protected place is ended, with a bounded number of files left', { skip }, async (t) => {
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const dir = realpathSync(tempDir(t))
+  const outcome = await k.call('terminal', { command: 'for i in $(seq 1 3000); do mkdir -p .agent 2>/dev/null; sleep 0.002; done; echo survived', timeout: 60 }, session(dir))
+  assert.doesNotMatch(outcome.output, /survived/)
+  assert.match(outcome.note, /the command kept changing protected places \(20 changes undone\), so it was ended/)
+  assert.ok(blocked(dir, '.agent').length <= 25, `${blocked(dir, '.agent').length} left`)
 })
