@@ -77,4 +77,12 @@ describe('redactToolSchemas', () => {
     assert.deepEqual(out[2]!.parameters, { type: 'object', properties: { a: { enum: ['[REDACTED:K]', 'x'] } } })
     assert.equal(leaky.parameters.properties.a.enum[0], SECRET) // not mutated
   })
+  it('does not offer a tool whose name or a property name holds a known secret (they cannot be redacted)', () => {
+    const named = { name: `mcp__s__${SECRET}`, description: 'd', parameters: { type: 'object' } }
+    const keyed = { name: 'mcp__s__keyed', description: 'd', parameters: { type: 'object', properties: { [`token_${SECRET}`]: { type: 'string' } } } }
+    const deep = { name: 'mcp__s__deep', description: 'd', parameters: { type: 'object', properties: { a: { type: 'object', properties: { [SECRET]: {} } } } } }
+    const lookAlike = { name: `mcp__s__${LOOK_ALIKE.replace(/-/g, '_')}`, description: 'd', parameters: { type: 'object', properties: { [LOOK_ALIKE]: { type: 'string' } } } }
+    const own = { name: 'terminal', description: 'd', parameters: { type: 'object' } }
+    assert.deepEqual(redactToolSchemas([named, own, keyed, deep, lookAlike], redact), [own, lookAlike])
+  })
 })
