@@ -36,10 +36,13 @@ function acceptable(key: string, value: string | undefined): boolean {
   return SAFE.some((re) => re.test(key))
 }
 
-/** `key=value` entries as git reads them (section and key lower-cased, subsection as written); throws on a file git refuses. */
-export function gitConfigEntries(bytes: Buffer | undefined): string[] {
+/**
+ * `key=value` entries as git reads them (section and key lower-cased, subsection as written); throws
+ * on a file git refuses. `git`: the binary, from a folder a sandboxed command cannot write (sandbox-places.ts).
+ */
+export function gitConfigEntries(bytes: Buffer | undefined, git = 'git'): string[] {
   if (!bytes || bytes.length === 0) return []
-  const out = execFileSync('git', ['config', '--no-includes', '--file', '-', '--list', '--null'], {
+  const out = execFileSync(git, ['config', '--no-includes', '--file', '-', '--list', '--null'], {
     input: bytes,
     // Only what git needs to find itself: no GIT_CONFIG_* from the agent's environment.
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
@@ -53,12 +56,13 @@ export function gitConfigEntries(bytes: Buffer | undefined): string[] {
  * The settings `after` adds or changes over `before` that a sandboxed command may not make (empty:
  * the change is fine). Removing a setting is fine. A file git cannot read is refused as a whole.
  */
-export function refusedGitConfigChange(before: Buffer | undefined, after: Buffer): string[] {
+export function refusedGitConfigChange(before: Buffer | undefined, after: Buffer, git?: string): string[] {
   let old: Set<string>
   let now: string[]
   try {
-    old = new Set(gitConfigEntries(before))
-    now = gitConfigEntries(after)
+    if (git === undefined) throw new Error('git was not found on PATH')
+    old = new Set(gitConfigEntries(before, git))
+    now = gitConfigEntries(after, git)
   } catch (error) {
     return [`(a file git cannot read: ${String((error as { stderr?: Buffer }).stderr ?? error).trim().split('\n')[0]})`]
   }

@@ -99,7 +99,8 @@ export function sandboxPlaces(scope: SandboxScope): SandboxPlaces {
   }
   for (const dir of rootFolders()) if (!real.has(dir)) pinned.add(dir)
   const hidden = [...agentSecretFiles(scope.agentHome, classifier).map((path) => existingReal(path) ?? path), ...serviceSockets(scope.uid)]
-  const sentinels = { places: unmounted(wanted, readOnly), gitConfigs: [...new Set(scope.folders.flatMap(gitConfigsOf))] }
+  const git = pathFolders(scope.path, scope.folders).map((dir) => join(dir, 'git')).find((file) => lstatSync(file, { throwIfNoEntry: false }))
+  const sentinels = { places: unmounted(wanted, readOnly), gitConfigs: [...new Set(scope.folders.flatMap(gitConfigsOf))], ...(git ? { git } : {}) }
   return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid), sentinels }
 }
 

@@ -24,6 +24,8 @@ export interface Sentinels {
   places: Array<{ path: string; link?: string }>
   /** The working folders' git config files (gitConfigsOf), present or not. */
   gitConfigs: string[]
+  /** The git that reads them: from a PATH folder the sandbox makes read-only (a planted one would run unconfined). */
+  git?: string
 }
 
 /** One sandboxed process's watch, from before it starts until `stop()`. */
@@ -113,7 +115,7 @@ export class SentryWatch {
       this.configs.set(path, after)
       return
     }
-    const refused = agentWroteSince(path, this.startedAt) ? [] : refusedGitConfigChange(before, after)
+    const refused = agentWroteSince(path, this.startedAt) ? [] : refusedGitConfigChange(before, after, this.sentinels.git)
     if (refused.length === 0) return void this.configs.set(path, after)
     if (!this.inPlace(path)) return
     const aside = `${path}${asideSuffix()}`

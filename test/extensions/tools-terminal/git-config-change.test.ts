@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import { gitConfigEntries, refusedGitConfigChange } from '../../../extensions/tools-terminal/git-config-change.ts'
 
 const BASE = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n'
-const refused = (added: string, before = BASE) => refusedGitConfigChange(Buffer.from(before), Buffer.from(before + added))
+const refused = (added: string, before = BASE) => refusedGitConfigChange(Buffer.from(before), Buffer.from(before + added), 'git')
 
 test('git config change: settings that make git run a program are refused, in any spelling git reads', () => {
   const cases: Array<[string, string]> = [
@@ -35,11 +35,12 @@ test('git config change: settings that make git run a program are refused, in an
   for (const [added, key] of cases) assert.deepEqual(refused(added), [key], added)
   // A changed value is a new entry: an allowed key moved to a helper URL is refused too.
   const origin = '[remote "origin"]\n\turl = https://example.com/x.git\n'
-  assert.deepEqual(refusedGitConfigChange(Buffer.from(BASE + origin), Buffer.from(BASE + origin.replace('https://', 'evil::https://'))), ['remote.origin.url'])
+  assert.deepEqual(refusedGitConfigChange(Buffer.from(BASE + origin), Buffer.from(BASE + origin.replace('https://', 'evil::https://')), 'git'), ['remote.origin.url'])
 })
 
-test('git config change: a file git cannot read is refused as a whole', () => {
+test('git config change: a file git cannot read, or no git to read it, is refused as a whole', () => {
   assert.match(refused('[core\n\tfsmonitor = x\n')[0]!, /a file git cannot read/)
+  assert.match(refusedGitConfigChange(Buffer.from(BASE), Buffer.from(BASE + '[user]\n\tname = x\n'))[0]!, /git was not found on PATH/)
 })
 
 test('git config change: what ordinary git commands write passes, and removing settings passes', () => {
@@ -53,7 +54,7 @@ test('git config change: what ordinary git commands write passes, and removing s
     '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic x\n',
   ]
   for (const added of ordinary) assert.deepEqual(refused(added), [], added)
-  assert.deepEqual(refusedGitConfigChange(Buffer.from(BASE + '[core]\n\thooksPath = .githooks\n'), Buffer.from(BASE)), [], 'a removal')
-  assert.deepEqual(refusedGitConfigChange(undefined, Buffer.from(BASE)), [], 'what git init writes')
+  assert.deepEqual(refusedGitConfigChange(Buffer.from(BASE + '[core]\n\thooksPath = .githooks\n'), Buffer.from(BASE), 'git'), [], 'a removal')
+  assert.deepEqual(refusedGitConfigChange(undefined, Buffer.from(BASE), 'git'), [], 'what git init writes')
   assert.deepEqual(gitConfigEntries(Buffer.from('[Remote "Up"]\n\tURL = x\n')), ['remote.Up.url=x'], 'as git reads it: subsection as written')
 })
