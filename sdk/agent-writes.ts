@@ -1,16 +1,16 @@
 // Paths the agent itself wrote with its file tools (after a person's approval where the place is
 // protected). The terminal sandbox's watch (tools-terminal sandbox-sentry.ts) undoes a protected
-// place a sandboxed command creates; one the agent wrote while such a command ran is not the
-// command's doing, so the watch leaves it. Process-wide on purpose: every kernel's file tools and
-// terminals share the disk.
+// place a sandboxed command creates and a git config change it makes; a write the agent made while
+// such a command ran is not the command's doing, so the watch takes it as the new state, once.
+// Process-wide on purpose: every kernel's file tools and terminals share the disk.
 
 import { resolve, sep } from 'node:path'
 
-/** Most recent first out: only writes during a running command matter, so a bounded record is enough. */
+/** Only writes during a running command matter, so a bounded record is enough (oldest dropped). */
 const LIMIT = 1000
 const written = new Map<string, number>()
 
-/** Called before the file tools write `path`. */
+/** Called before the file tools create folders for `path` or write it. */
 export function noteAgentWrite(path: string): void {
   const key = resolve(path)
   written.delete(key)
@@ -18,11 +18,17 @@ export function noteAgentWrite(path: string): void {
   if (written.size > LIMIT) written.delete(written.keys().next().value!)
 }
 
-/** Whether the agent wrote `path`, or a file inside it (a folder it created on the way), at or after `since` (ms). */
-export function agentWroteSince(path: string, since: number): boolean {
+/** Called when that write failed: nothing of the agent's is there. */
+export function forgetAgentWrite(path: string): void {
+  written.delete(resolve(path))
+}
+
+/** When the agent last wrote `path`, or a file inside it (a folder it created on the way); undefined if never. */
+export function agentWriteTime(path: string): number | undefined {
   const key = resolve(path)
+  let latest: number | undefined
   for (const [place, at] of written) {
-    if (at >= since && (place === key || place.startsWith(key + sep))) return true
+    if ((place === key || place.startsWith(key + sep)) && (latest === undefined || at > latest)) latest = at
   }
-  return false
+  return latest
 }

@@ -178,7 +178,8 @@ const HOME_PROTECTED = [
   '.local/lib', '.vimrc', '.vim', '.config/nvim', '.tmux.conf', '.config/tmux', 'Library/LaunchAgents',
 ]
 /** System folders (writes need approval). Not /var, /opt or /root: temp folders and workspaces live there. */
-const SYSTEM_PROTECTED = ['/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/proc', '/sys', '/dev', '/Library', '/System', '/private/etc']
+/** System folders, and those outside them whose files run as root: crontabs, package scripts, run-time units and rules. */
+const SYSTEM_PROTECTED = ['/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/proc', '/sys', '/dev', '/Library', '/System', '/private/etc', '/var/spool/cron', '/var/spool/anacron', '/var/lib/dpkg', '/var/lib/rpm', '/run/systemd/system', '/run/systemd/transient', '/run/udev/rules.d']
 /** /proc/<pid>/environ, /proc/self/environ, /proc/thread-self/environ, /proc/<pid>/task/<tid>/environ, … */
 const PROC_ENVIRON = /^\/proc\/.*\/environ$/
 

@@ -4,7 +4,7 @@
 
 import { mkdir, readFile, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { defineTool, editorIoOf, noteAgentWrite, type ToolSession, type ToolDefinition } from 'agent/sdk'
+import { defineTool, editorIoOf, forgetAgentWrite, noteAgentWrite, type ToolSession, type ToolDefinition } from 'agent/sdk'
 import { assertWritable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 import { describeFsError, isBinary } from './read.ts'
 import { replaceFile } from './replace.ts'
@@ -67,6 +67,7 @@ export function writeFileTool(deps: FileToolDeps): ToolDefinition {
         await mkdir(dirname(path), { recursive: true })
         await atomicWrite(path, input.content, session)
       } catch (error) {
+        forgetAgentWrite(path)
         throw describeFsError(error, shown)
       }
       const lines = input.content === '' ? 0 : input.content.split('\n').length - (input.content.endsWith('\n') ? 1 : 0)
@@ -124,6 +125,7 @@ export function patchTool(deps: FileToolDeps): ToolDefinition {
       try {
         await atomicWrite(path, updated, session)
       } catch (error) {
+        forgetAgentWrite(path)
         throw describeFsError(error, shown)
       }
       return `Patched ${shown}: ${occurrences === 1 ? '1 replacement' : `${occurrences} replacements`}, first at line ${firstLine}`

@@ -1,50 +1,12 @@
 // The places of the terminal sandbox that depend on where commands run, found the way the programs
-// that use them find them: the git hooks of the repository a folder belongs to (as git looks for
-// `.git` upwards, through a worktree's `.git` file to the common folder), the folders on PATH (a
-// program planted in one runs in place of the real one, even in a command a person approves), the
-// agent's secret files (hidden, not only read-only: a command has no business reading the keys), and
+// that use them find them (git's are in sandbox-git.ts): the folders on PATH (a program planted in
+// one runs in place of the real one, even in a command a person approves), the agent's secret files (hidden, not only read-only: a command has no business reading the keys), and
 // the sockets of services that run commands for whoever connects (systemd, D-Bus, tmux).
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import { delimiter, isAbsolute, join, resolve, sep } from 'node:path'
 import type { PathClassifier } from 'agent/sdk'
-
-/** The hooks folders git runs for a command in `folder`: the repository's own, and a worktree's common one. */
-export function gitHooksOf(folder: string): string[] {
-  const dirs = gitDirsOf(folder)
-  if (!dirs) return []
-  return [...new Set([join(dirs.own, 'hooks'), join(dirs.common, 'hooks')])]
-}
-
-/**
- * The config files git reads for a command in `folder` (the common one, and the worktree's own
- * `config.worktree`); where `folder` is in no repository, the `.git/config` a `git init` there makes.
- */
-export function gitConfigsOf(folder: string): string[] {
-  const dirs = gitDirsOf(folder)
-  if (!dirs) return [join(resolve(folder), '.git', 'config')]
-  return [...new Set([join(dirs.common, 'config'), join(dirs.own, 'config.worktree')])]
-}
-
-/** The repository `folder` belongs to, as git finds it: `.git` upwards, through a worktree's `.git` file to the common folder. */
-function gitDirsOf(folder: string): { own: string; common: string } | undefined {
-  for (let dir = resolve(folder); ; dir = dirname(dir)) {
-    const dotGit = join(dir, '.git')
-    const info = statSync(dotGit, { throwIfNoEntry: false })
-    if (!info) {
-      if (dirname(dir) === dir) return undefined
-      continue
-    }
-    if (info.isDirectory()) return { own: dotGit, common: dotGit }
-    // A worktree or submodule: `gitdir: <path>`, and its `commondir` names the main repository's folder.
-    const gitDir = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '')?.[1]
-    if (!gitDir) return undefined
-    const own = isAbsolute(gitDir) ? gitDir : resolve(dir, gitDir)
-    const common = readText(join(own, 'commondir'))?.trim()
-    return { own, common: common ? (isAbsolute(common) ? common : resolve(own, common)) : own }
-  }
-}
 
 /**
  * The PATH folders a sandboxed command cannot write once the sandbox makes them read-only (and so the
@@ -76,14 +38,6 @@ export function serviceSockets(uid: number | undefined): string[] {
 /** tmux's socket folder (`tmux -L`/default servers run commands for any client): hidden behind an empty one. */
 export function tmuxFolders(uid: number | undefined): string[] {
   return uid === undefined ? [] : [join(tmpdir(), `tmux-${uid}`), `/tmp/tmux-${uid}`].filter((dir, i, all) => all.indexOf(dir) === i && existsSync(dir))
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8')
-  } catch {
-    return undefined
-  }
 }
 
 function isFile(path: string): boolean {

@@ -6,11 +6,12 @@
 // and give the command a fresh, writable home. The agent's secret files are hidden, and the sockets
 // of services that run commands for a client are masked.
 
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
 import { pathClassifier, PROJECT_CONFIG_PLACES, type PathClassifier } from 'agent/sdk'
-import { agentSecretFiles, gitConfigsOf, gitHooksOf, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
-import type { Sentinels } from './sandbox-sentry.ts'
+import { agentSecretFiles, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
+import { gitPlacesOf, type WatchedConfig } from './sandbox-git.ts'
+import { modesOf, trustedProgram, watchedPlaces, type Sentinels } from './sandbox-watched.ts'
 
 export interface SandboxScope {
   agentHome: string
@@ -54,7 +55,25 @@ const NARROWED: Record<string, readonly string[]> = {
   '.config/gh': ['config.yml', 'hosts.yml'],
 }
 
-/** A working folder's own: what the kernel loads from it (project settings). Its git hooks: gitHooksOf. */
+/**
+ * Version managers whose shims (a read-only PATH folder) run their own code from elsewhere in the
+ * home: that code is read-only too, where the manager is installed (versions and packages stay
+ * writable, so `pip install` into a pyenv Python works; installing a manager needs outside_sandbox).
+ */
+const MANAGER_CODE: Record<string, readonly string[]> = {
+  '.pyenv': ['bin', 'libexec', 'plugins', 'pyenv.d'],
+  '.rbenv': ['bin', 'libexec', 'plugins', 'rbenv.d'],
+  '.nodenv': ['bin', 'libexec', 'plugins', 'nodenv.d'],
+  '.goenv': ['bin', 'libexec', 'plugins'],
+  '.asdf': ['bin', 'lib', 'libexec', 'plugins', 'asdf.sh'],
+  '.volta': ['bin'],
+}
+
+function managerCode(home: string): string[] {
+  return Object.entries(MANAGER_CODE).flatMap(([root, parts]) => (lstatSync(join(home, root), { throwIfNoEntry: false }) ? parts.map((part) => join(home, root, part)) : []))
+}
+
+/** A working folder's own: what the kernel loads from it (project settings). Its git places: sandbox-git.ts. */
 const WORKSPACE = [...PROJECT_CONFIG_PLACES.filter((place) => !place.includes('/')), '.agent']
 
 /** Per agent home and user home: the classifier and the fixed places (resolving every rule's root takes ms). */
@@ -78,12 +97,17 @@ function fixed(scope: SandboxScope): { classifier: PathClassifier; paths: readon
 
 export function sandboxPlaces(scope: SandboxScope): SandboxPlaces {
   const { classifier, paths } = fixed(scope)
-  const wanted = new Set(paths)
+  const wanted = new Set([...paths, ...managerCode(scope.home)])
+  const onPath = pathFolders(scope.path, scope.folders)
+  const git = trustedProgram('git', onPath, paths)
+  const configs: WatchedConfig[] = []
   for (const folder of scope.folders) {
     for (const rel of WORKSPACE) wanted.add(join(folder, rel))
-    for (const hooks of gitHooksOf(folder)) wanted.add(hooks)
+    const found = gitPlacesOf(folder, git)
+    for (const place of found.protected) wanted.add(place)
+    configs.push(...found.configs)
   }
-  for (const dir of pathFolders(scope.path, scope.folders)) wanted.add(dir)
+  for (const dir of onPath) wanted.add(dir)
 
   const real = new Set<string>()
   for (const path of wanted) {
@@ -93,14 +117,17 @@ export function sandboxPlaces(scope: SandboxScope): SandboxPlaces {
   // A place inside another read-only place is covered by it.
   const sorted = [...real].sort()
   const readOnly = sorted.filter((path) => !sorted.some((other) => other !== path && path.startsWith(other === sep ? other : other + sep)))
+  const watched = watchedPlaces(wanted, readOnly, configs, LEFT_AS_IS)
+  // The folders of read-only places, and the watched names' folders (anchors) with theirs.
   const pinned = new Set<string>()
-  for (const path of readOnly) {
-    for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) if (!real.has(dir)) pinned.add(dir)
+  for (const start of [...readOnly.map(dirname), ...watched.anchors]) {
+    for (let dir = start; dir !== dirname(dir); dir = dirname(dir)) if (!real.has(dir)) pinned.add(dir)
   }
   for (const dir of rootFolders()) if (!real.has(dir)) pinned.add(dir)
   const hidden = [...agentSecretFiles(scope.agentHome, classifier).map((path) => existingReal(path) ?? path), ...serviceSockets(scope.uid)]
-  const git = pathFolders(scope.path, scope.folders).map((dir) => join(dir, 'git')).find((file) => lstatSync(file, { throwIfNoEntry: false }))
-  const sentinels = { places: unmounted(wanted, readOnly), gitConfigs: [...new Set(scope.folders.flatMap(gitConfigsOf))], ...(git ? { git } : {}) }
+  // Modes are set back outside the working folders only: a project's own chmod is its business.
+  const inWork = (dir: string) => scope.folders.some((folder) => dir === folder || dir.startsWith(folder + sep))
+  const sentinels: Sentinels = { places: watched.places, gitConfigs: watched.gitConfigs, modes: modesOf([...pinned].filter((dir) => !inWork(dir))), ...(git ? { git } : {}) }
   return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid), sentinels }
 }
 
@@ -119,35 +146,6 @@ function rootFolders(): string[] {
   }
 }
 
-/**
- * Wanted places no mount covers, in a folder a command can write: missing ones (a mount needs
- * something to mount on) and links (the mount is at the target; the link itself can be replaced).
- */
-function unmounted(wanted: Iterable<string>, readOnly: readonly string[]): Sentinels['places'] {
-  // Most share a folder (the home): each folder's answer once.
-  const folders = new Map<string, boolean>()
-  const covered = (dir: string): boolean => {
-    let found = folders.get(dir)
-    if (found === undefined) {
-      const real = existingReal(dir)
-      found =
-        real === undefined
-          ? dirname(dir) === dir || covered(dirname(dir))
-          : real === sep || [...readOnly, ...LEFT_AS_IS].some((place) => real === place || real.startsWith(place + sep))
-      folders.set(dir, found)
-    }
-    return found
-  }
-  const out: Sentinels['places'] = []
-  for (const path of wanted) {
-    // Without throwing: most wanted places are missing, and an exception per path costs more than the rest.
-    const info = lstatSync(path, { throwIfNoEntry: false })
-    if (info && !info.isSymbolicLink()) continue
-    if (!covered(dirname(path))) out.push(info ? { path, link: readlinkSync(path) } : { path })
-  }
-  return out
-}
-
 export const byDepth = (a: string, b: string) => a.split(sep).length - b.split(sep).length || a.localeCompare(b)
 
 /** What identifies the read-only places now (paths, and which file each is): a persistent shell started on other ones is stale. */
@@ -164,11 +162,11 @@ export function placesKey(places: SandboxPlaces): string {
     .join('\n')
 }
 
-/** The real path of an existing file or folder; a dangling link or a missing path is nothing to mount. */
+/** The real path of an existing file or folder; a dangling link, a missing path or one under a file is nothing to mount. */
 function existingReal(path: string): string | undefined {
-  if (!lstatSync(path, { throwIfNoEntry: false })) return undefined
   try {
-    return realpathSync(path)
+    // Without throwing for the usual case (missing); under a file (ENOTDIR) or a loop it still throws.
+    return lstatSync(path, { throwIfNoEntry: false }) ? realpathSync.native(path) : undefined
   } catch {
     return undefined
   }

@@ -8,13 +8,12 @@
 // (mount namespace, pid namespace, no setuid needed), and it is one Debian/Fedora package.
 
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
 import type { Settings, TerminalSandboxMode } from 'agent/sdk'
 import { pathFolders } from './sandbox-extra.ts'
 import { byDepth, placesKey, sandboxPlaces, type SandboxPlaces, type SandboxScope } from './sandbox-places.ts'
-import type { Sentinels } from './sandbox-sentry.ts'
+import { trustedProgram } from './sandbox-watched.ts'
+import type { Sentinels } from './sandbox-watched.ts'
 
 export interface SandboxStatus {
   mode: TerminalSandboxMode
@@ -94,9 +93,8 @@ export class TerminalSandbox {
     this.probed ??= (async () => {
       // Not from a folder a sandboxed command can write (a temp or the working folder): a `bwrap`
       // planted there would be what the next start runs.
-      const found = pathFolders(this.settings.env('PATH'), [process.cwd()])
-        .map((dir) => join(dir, 'bwrap'))
-        .find((path) => existsSync(path))
+      // Its real file too: a link from a read-only PATH folder into a writable one would not do.
+      const found = trustedProgram('bwrap', pathFolders(this.settings.env('PATH'), [process.cwd()]), [])
       if (!found) return 'bubblewrap (bwrap) is not installed'
       // User namespaces may be off (some containers, hardened kernels): try the same options once.
       const failure = await new Promise<string | undefined>((resolve) =>

@@ -31,6 +31,21 @@ test('git config change: settings that make git run a program are refused, in an
     ['[sequence]\n\teditor = evil\n', 'sequence.editor'],
     ['[lfs "customtransfer.x"]\n\tpath = evil\n', 'lfs.customtransfer.x.path'],
     ['[init]\n\ttemplateDir = /tmp/t\n', 'init.templatedir'],
+    // A subsection may hold `=` and `.`: the key is what git reads, not text up to the first `=`.
+    ['[remote "a.url=b"]\n\tuploadpack = touch pwned\n', 'remote.a.url=b.uploadpack'],
+    ['[submodule "a.url=q"]\n\tupdate = !touch pwned\n', 'submodule.a.url=q.update'],
+    ['[lfs "customtransfer.x.access=y"]\n\tpath = evil\n', 'lfs.customtransfer.x.access=y.path'],
+    // Settings that write or read a file, or reach a program, for whoever runs git next.
+    ['[gc]\n\trecentObjectsHook = touch pwned\n', 'gc.recentobjectshook'],
+    ['[core]\n\tworktree = /root\n', 'core.worktree'],
+    ['[http]\n\tcookieFile = ~/.bashrc\n', 'http.cookiefile'],
+    ['[http]\n\tproxy = http://evil:8080\n', 'http.proxy'],
+    ['[branch "main"]\n\tremote = ext::sh -c evil\n', 'branch.main.remote'],
+    ['[branch "main"]\n\tmergeOptions = -s evil\n', 'branch.main.mergeoptions'],
+    ['[pull]\n\ttwohead = evil\n', 'pull.twohead'],
+    ['[commit]\n\ttemplate = ~/.ssh/id_rsa\n', 'commit.template'],
+    ['[core]\n\tattributesFile = /tmp/attrs\n', 'core.attributesfile'],
+    ['[submodule "m"]\n\turl = ext::sh -c evil\n', 'submodule.m.url'],
   ]
   for (const [added, key] of cases) assert.deepEqual(refused(added), [key], added)
   // A changed value is a new entry: an allowed key moved to a helper URL is refused too.
@@ -56,5 +71,5 @@ test('git config change: what ordinary git commands write passes, and removing s
   for (const added of ordinary) assert.deepEqual(refused(added), [], added)
   assert.deepEqual(refusedGitConfigChange(Buffer.from(BASE + '[core]\n\thooksPath = .githooks\n'), Buffer.from(BASE), 'git'), [], 'a removal')
   assert.deepEqual(refusedGitConfigChange(undefined, Buffer.from(BASE), 'git'), [], 'what git init writes')
-  assert.deepEqual(gitConfigEntries(Buffer.from('[Remote "Up"]\n\tURL = x\n')), ['remote.Up.url=x'], 'as git reads it: subsection as written')
+  assert.deepEqual(gitConfigEntries(Buffer.from('[Remote "Up"]\n\tURL = x\n[core]\n\tbare\n')), [['remote.Up.url', 'x'], ['core.bare', undefined]], 'as git reads it: subsection as written, a bare key without a value')
 })
