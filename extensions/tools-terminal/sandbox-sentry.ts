@@ -72,13 +72,19 @@ export class SentryWatch {
     return notes
   }
 
+  /** A look that fails is told once per name (the periodic look would otherwise repeat it until the process is ended). */
   private guarded(what: string, look: () => void): void {
     try {
       look()
     } catch (error) {
-      this.note(`${what} could not be checked (${errorMessage(error)}): check it`)
+      const text = `${what} could not be checked (${errorMessage(error)}): check it`
+      if (this.failed.has(text)) return
+      this.failed.add(text)
+      this.note(text)
     }
   }
+
+  private readonly failed = new Set<string>()
 
   /** Whether the agent's file tools wrote `path` since this watch (or its last such write) began: taken once. */
   private agentWrote(path: string): boolean {
