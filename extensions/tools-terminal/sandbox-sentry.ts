@@ -15,7 +15,7 @@ import { agentWriteTime, errorMessage, type Logger } from 'agent/sdk'
 import { refusedGitConfigChange } from './git-config-change.ts'
 import type { WatchedConfig } from './sandbox-git.ts'
 import type { Sentinels, WatchedPlace } from './sandbox-watched.ts'
-import { createFile, linkText, moveAside, nearestFolder, readRegular, type FileState } from './sentry-files.ts'
+import { createFile, linkText, moveAside, nearestFolder, readRegular, realFolder, type FileState } from './sentry-files.ts'
 
 /** Undos one watch makes before it ends the process it watches. */
 export const MAX_UNDONE = 20
@@ -33,6 +33,8 @@ export class SentryWatch {
   private readonly taken = new Map<string, number>()
   private readonly startedAt = Date.now()
   private readonly timer: NodeJS.Timeout
+  /** The real folder of each name the agent may repair, as it was at the start (see inPlace). */
+  private readonly folders = new Map<string, string>()
 
   /** `end`: ends the watched process (called once, when it has been undone MAX_UNDONE times). */
   constructor(
@@ -43,6 +45,12 @@ export class SentryWatch {
     for (const config of sentinels.gitConfigs) {
       const state = readRegular(config.path)
       this.configs.set(config, state.kind === 'file' ? state.bytes : undefined)
+    }
+    const real = new Map<string, string>()
+    for (const name of [...sentinels.places.flatMap((p) => [p.path, p.top]), ...sentinels.gitConfigs.flatMap((c) => [c.path, ...(c.top ? [c.top] : [])]), ...sentinels.modes.map(([dir]) => dir)]) {
+      const dir = dirname(name)
+      if (!real.has(dir)) real.set(dir, realFolder(dir))
+      this.folders.set(name, real.get(dir)!)
     }
     this.watchFolders()
     this.timer = setInterval(() => this.soon(), LOOK_EVERY_MS).unref()
@@ -86,6 +94,15 @@ export class SentryWatch {
 
   private readonly failed = new Set<string>()
 
+  /**
+   * Throws unless `name` still lies in the real folder it did: the folders are pinned in the sandbox,
+   * and this also holds where a folder on the way is a link (a home that is one) a command could swap.
+   */
+  private inPlace(name: string): string {
+    if (realFolder(dirname(name)) !== this.folders.get(name)) throw new Error(`${dirname(name)} now leads elsewhere through a link, so nothing was touched there`)
+    return name
+  }
+
   /** Whether the agent's file tools wrote `path` since this watch (or its last such write) began: taken once. */
   private agentWrote(path: string): boolean {
     const at = agentWriteTime(path)
@@ -99,12 +116,12 @@ export class SentryWatch {
     if (now === place.link || (now === undefined && place.link === undefined) || this.taken.has(place.path) || this.agentWrote(place.path)) return
     if (place.link === undefined) {
       if (linkText(place.top) === undefined) return
-      const aside = moveAside(place.top)
+      const aside = moveAside(this.inPlace(place.top))
       this.note(`${place.path} is a protected place and did not exist; the command created it, so ${place.top === place.path ? 'it' : place.top} was moved to ${aside}`)
       return
     }
-    const aside = now === undefined ? undefined : moveAside(place.path)
-    symlinkSync(place.link, place.path)
+    const aside = now === undefined ? undefined : moveAside(this.inPlace(place.path))
+    symlinkSync(place.link, this.inPlace(place.path))
     this.note(`the link ${place.path} (to ${place.link}, a protected place) was ${aside ? `replaced (what was there is now ${aside})` : 'removed'}; it was put back`)
   }
 
@@ -129,20 +146,20 @@ export class SentryWatch {
   /** A new repository moves aside whole; an existing config goes back to what it was (the changed one kept beside it). */
   private refuse(config: WatchedConfig, why: string, state?: FileState): void {
     if (config.top) {
-      const aside = moveAside(config.top)
+      const aside = moveAside(this.inPlace(config.top))
       this.configs.set(config, undefined)
       return this.note(`${config.path}: ${why}; the repository the command made was moved to ${aside}. Ask to run it with outside_sandbox if it is needed`)
     }
     const before = this.configs.get(config)
-    const aside = state?.kind === 'missing' ? undefined : moveAside(config.path)
-    if (before) createFile(config.path, before)
+    const aside = state?.kind === 'missing' ? undefined : moveAside(this.inPlace(config.path))
+    if (before) createFile(this.inPlace(config.path), before)
     this.note(`${config.path}: ${why}; the change was undone${aside ? ` (the changed file is ${aside})` : ''}. Ask to run it with outside_sandbox if it is needed`)
   }
 
   private checkMode(dir: string, mode: number): void {
     const now = statSync(dir).mode & 0o7777
     if (now === mode) return
-    chmodSync(dir, mode)
+    chmodSync(this.inPlace(dir), mode)
     this.note(`${dir} had its mode changed to ${now.toString(8)}; it was set back to ${mode.toString(8)}`)
   }
 
