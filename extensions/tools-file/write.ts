@@ -11,7 +11,7 @@ import { replaceFile } from './replace.ts'
 
 async function atomicWrite(path: string, content: string, session: ToolSession): Promise<void> {
   // Told first: a sandboxed command's watch must not take this write for the command's.
-  noteAgentWrite(path)
+  noteAgentWrite(path, content)
   // An editor (ACP) that offers writes: through it, so it shows and tracks the change.
   const toEditor = editorIoOf(session)?.writeTextFile
   if (toEditor) return toEditor(path, content)
@@ -63,7 +63,7 @@ export function writeFileTool(deps: FileToolDeps): ToolDefinition {
       }
       try {
         // Told before the folders too: a sandboxed command's watch must not take them for the command's.
-        noteAgentWrite(path)
+        noteAgentWrite(path, input.content)
         await mkdir(dirname(path), { recursive: true })
         await atomicWrite(path, input.content, session)
       } catch (error) {

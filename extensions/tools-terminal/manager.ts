@@ -2,7 +2,7 @@
 // persistent shell and container, applies the timeout and the output cap, and starts background
 // processes. One instance per extension instance (no module-global state).
 
-import { isAbsolute, resolve } from 'node:path'
+import { isAbsolute, relative, resolve } from 'node:path'
 import { APPROVALS_SERVICE, editorIoOf, errorMessage, knownSecretsRedactor, shortHash, terminalSandboxMode, type ApprovalsService, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
 import { BackgroundRegistry } from './background.ts'
 import { localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
@@ -95,6 +95,8 @@ export class TerminalManager {
     const progress = outputProgress(session.progress?.bind(session), 250, (line) => line.startsWith('__AGENT_DONE_'))
     const onOutput = (chunk: string) => progress.push(chunk)
     const inEditor = backend === 'local' ? editorIoOf(session)?.runCommand : undefined
+    // The persistent shell's sandbox covers its own folder's places: a workdir outside it runs in a sandbox of its own.
+    const elsewhere = backend === 'local' && input.workdir !== undefined && !isWithin(this.cwdOf(session, input.workdir), this.cwdOf(session))
     let watch: SentryWatch | undefined
     let undone: string[] = []
     // Also ended by the sandbox's watch when the command keeps changing protected places.
@@ -110,13 +112,16 @@ export class TerminalManager {
         const ran = await inEditor({ command: placed.argv[0]!, args: placed.argv.slice(1), cwd, timeoutMs, outputByteLimit: limit, signal: stop, ...(callId ? { callId } : {}) })
         // The editor cut the raw output's start: guarded (output.ts), and the cut marked.
         outcome = ran.truncated ? { ...ran, output: `[… earlier output omitted …]\n${this.cutGuard().afterCut(ran.output)}` } : ran
-      } else if (persistentFor(this.config, backend, this.settings) && !outside) {
+      } else if (persistentFor(this.config, backend, this.settings) && !outside && !elsewhere) {
         const { shell, renewed } = await this.shell(session, backend, timeoutMs)
         sandboxed = shell.sandboxed
         // A workdir for one command must not move the persistent shell: run it in a subshell.
         const command = input.workdir ? `(cd ${shellQuote(this.workdirIn(backend, session, input.workdir))} && ${input.command})` : input.command
-        outcome = await shell.run(command, timeoutMs, signal, onOutput)
+        // A look before too: what changed since the last command (an approved file-tool write
+        // included) is settled before this one can change it further.
         undone = this.state(session).shellWatch?.check() ?? []
+        outcome = await shell.run(command, timeoutMs, signal, onOutput)
+        undone = [...undone, ...(this.state(session).shellWatch?.check() ?? [])]
         if (renewed) outcome = { ...outcome, note: renewed }
       } else if (backend === 'local') {
         // (A call approved to leave the sandbox with a persistent shell runs here: the shell is inside it.)
@@ -126,6 +131,7 @@ export class TerminalManager {
         watch = this.watch(placed, () => ended.abort())
         outcome = await runProcess(placed.argv, { cwd, env: localEnv(this.config, this.settings), timeoutMs, signal: stop, limit, guard: this.cutGuard, onOutput })
         if (outside && persistentFor(this.config, backend, this.settings)) outcome = { ...outcome, note: 'ran outside the sandbox in a fresh shell, not the persistent one (its cd and variables do not apply)' }
+        else if (elsewhere) outcome = { ...outcome, note: "ran in a fresh sandboxed shell, not the persistent one: its workdir is outside the shell's folder, whose protected places the shell's sandbox covers (its cd and variables do not apply)" }
       } else {
         const container = this.container(session)
         await container.ensure(Math.max(timeoutMs, 120_000))
@@ -209,8 +215,12 @@ export class TerminalManager {
       }
       shell = new PersistentShell({ argv: placed.argv, cwd: this.cwdOf(session), env: localEnv(this.config, this.settings) }, this.config.max_output_chars, this.cutGuard, placed.sandboxed, placed.key)
       state.shellWatch?.stop()
+      // Ended: the shell and its watch go; the next command starts both afresh.
       const ending = shell
-      state.shellWatch = this.watch(placed, () => ending.close())
+      state.shellWatch = this.watch(placed, () => {
+        ending.close()
+        if (state.shells.get(backend) === ending) state.shells.delete(backend)
+      })
     } else if (shell) {
       return { shell }
     } else {
@@ -257,6 +267,11 @@ export class TerminalManager {
 /** What a sandboxed command that tried to change a read-only place prints (EROFS; EBUSY for a mount point). */
 const SANDBOX_REFUSAL = /Read-only file system|Device or resource busy/
 const SANDBOX_NOTE = 'the command ran in the terminal sandbox, where protected places (login and shell files, credentials, the agent, system folders, the project\'s .agent and .git/hooks) are read-only; if it must change one, run it again with outside_sandbox: true (a person will be asked)'
+
+function isWithin(path: string, folder: string): boolean {
+  const rel = relative(folder, path)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
 
 export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`

@@ -1,13 +1,14 @@
-// The git places of a working folder, found the way git finds them: `.git` upwards from the folder,
-// through a worktree's `.git` file and its `commondir` to the common folder. Read-only in the sandbox
-// (sandbox-places.ts): the hooks git runs (the repository's, a worktree's, and the folder
-// `core.hooksPath` names), the files that point git at another repository (a worktree's `.git`
-// file, `commondir`). Watched instead (sandbox-sentry.ts), because git rewrites them in ordinary
-// work: the config files, including the submodules' under `.git/modules`, and, at every level from
-// the folder up to the repository (or the root), the `.git/config` a `git init` there would make,
-// since git run in the folder would then take that repository instead.
+// The git places of a working folder, found the way git finds them: the first valid `.git` upwards
+// from the folder, through a worktree's `.git` file and its `commondir` to the common folder.
+// Read-only in the sandbox (sandbox-places.ts): the hooks git runs (the repository's, a worktree's,
+// the submodules', and a `core.hooksPath` folder outside the working tree) and the files that point
+// git at another repository (a worktree's `.git` file, every `commondir` and `gitdir`). Watched
+// instead (sandbox-sentry.ts), because git rewrites them in ordinary work: the config files, the
+// worktrees' and the submodules' under `.git/modules` included, and, at every level from the folder
+// up to the repository (or the root), the `.git` a `git init` there would make, since git run in
+// the folder would then take that repository instead.
 
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import { gitConfigEntries } from './git-config-change.ts'
 import { readRegular } from './sentry-files.ts'
@@ -24,49 +25,97 @@ export interface GitPlaces {
   configs: WatchedConfig[]
 }
 
+/** How deep and how many submodules are looked for under `.git/modules` (names may hold slashes; modules nest). */
+const MODULE_DEPTH = 6
+const MODULE_LIMIT = 200
+
 export function gitPlacesOf(folder: string, git: string | undefined): GitPlaces {
   const configs: WatchedConfig[] = []
   for (let dir = resolve(folder); ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git')
-    let info
-    try {
-      info = statSync(dotGit, { throwIfNoEntry: false })
-    } catch {
-      info = undefined
-    }
-    if (!info) {
-      // The root is read-only to commands; elsewhere a `git init` here would capture the folder.
+    const found = repositoryAt(dotGit)
+    if (!found) {
+      // No repository git would take here (none, or an invalid `.git`): one made here would capture
+      // the folder. The root is read-only to commands.
       if (dir !== sep) configs.push({ path: join(dotGit, 'config'), top: dotGit })
       if (dirname(dir) === dir) return { protected: [], configs }
       continue
     }
-    const found = info.isDirectory() ? { own: dotGit, common: dotGit } : worktreeDirs(dotGit)
-    if (!found) return { protected: [dotGit], configs }
-    const { own, common } = found
+    const { own, common, pointer } = found
     const config = join(common, 'config')
     const hooksPath = hooksPathOf(config, dir, git)
+    const worktrees = listDirs(join(common, 'worktrees'))
+    const modules = moduleDirs(join(common, 'modules'))
+    const gitDirs = [...new Set([own, common, ...worktrees, ...modules])]
     return {
-      // `.git` itself when it is a file (a worktree's pointer). Not when it is a link to the git
-      // folder: its target would become read-only as a whole, and git could not work.
-      protected: [...new Set([...(lstatSync(dotGit).isFile() ? [dotGit] : []), join(own, 'hooks'), join(common, 'hooks'), join(own, 'commondir'), ...(hooksPath ? [hooksPath] : [])])],
-      configs: [...configs, ...[...new Set([config, join(own, 'config.worktree'), join(common, 'config.worktree'), ...submoduleConfigs(common)])].map((path) => ({ path }))],
+      protected: [
+        ...(pointer ? [dotGit] : []),
+        ...gitDirs.flatMap((gitDir) => [join(gitDir, 'hooks'), join(gitDir, 'commondir')]),
+        ...worktrees.map((gitDir) => join(gitDir, 'gitdir')),
+        // A hooks folder inside the working tree is the project's own files (husky rewrites it on install).
+        ...(hooksPath && !hooksPath.startsWith(dir + sep) ? [hooksPath] : []),
+      ],
+      configs: [...configs, ...[...new Set([config, ...gitDirs.flatMap((gitDir) => [join(gitDir, 'config.worktree'), ...(modules.includes(gitDir) ? [join(gitDir, 'config')] : [])])])].map((path) => ({ path }))],
     }
   }
 }
 
-/** A worktree or submodule: `gitdir: <path>`, and its `commondir` names the main repository's folder. */
-function worktreeDirs(dotGit: string): { own: string; common: string } | undefined {
-  const gitDir = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '')?.[1]
+/** The repository git takes for a `.git` here, or undefined when git would go on looking up. */
+function repositoryAt(dotGit: string): { own: string; common: string; pointer: boolean } | undefined {
+  let info
+  try {
+    info = lstatSync(dotGit, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+  if (!info) return undefined
+  if (info.isDirectory()) return isGitDir(dotGit) ? { own: dotGit, common: dotGit, pointer: false } : undefined
+  // A link to a git folder: used as it is (not protected as a pointer: its target would become read-only whole).
+  if (info.isSymbolicLink()) return isGitDir(dotGit) ? { own: dotGit, common: commonOf(dotGit), pointer: false } : undefined
+  // A worktree or submodule: `gitdir: <path>`, read without following a link or waiting on a FIFO.
+  const state = readRegular(dotGit, 64 * 1024)
+  const gitDir = state.kind === 'file' ? /^gitdir:\s*(.+?)\s*$/m.exec(state.bytes.toString('utf8'))?.[1] : undefined
   if (!gitDir) return undefined
   const own = isAbsolute(gitDir) ? gitDir : resolve(dirname(dotGit), gitDir)
-  const common = readText(join(own, 'commondir'))?.trim()
-  return { own, common: common ? (isAbsolute(common) ? common : resolve(own, common)) : own }
+  return isGitDir(own) ? { own, common: commonOf(own), pointer: true } : undefined
 }
 
-/** `.git/modules/<name>/config`: git runs in a submodule (with its config) for `git status` in the repository. */
-function submoduleConfigs(common: string): string[] {
+/** What git checks before it takes a folder as a repository: a HEAD, and objects and refs (or a commondir). */
+function isGitDir(dir: string): boolean {
+  const has = (name: string) => {
+    try {
+      return statSync(join(dir, name), { throwIfNoEntry: false }) !== undefined
+    } catch {
+      return false
+    }
+  }
+  return has('HEAD') && (has('commondir') || (has('objects') && has('refs')))
+}
+
+function commonOf(own: string): string {
+  const state = readRegular(join(own, 'commondir'), 64 * 1024)
+  const common = state.kind === 'file' ? state.bytes.toString('utf8').trim() : ''
+  return common ? (isAbsolute(common) ? common : resolve(own, common)) : own
+}
+
+/** Submodules' git folders: any folder with a HEAD under `.git/modules` (a name may hold slashes; modules nest), bounded. */
+function moduleDirs(root: string, depth = 0, found: string[] = []): string[] {
+  if (depth > MODULE_DEPTH) return found
+  for (const dir of listDirs(root)) {
+    if (found.length >= MODULE_LIMIT) break
+    if (isGitDir(dir)) {
+      found.push(dir)
+      moduleDirs(join(dir, 'modules'), depth + 1, found)
+    } else moduleDirs(dir, depth + 1, found)
+  }
+  return found
+}
+
+function listDirs(dir: string): string[] {
   try {
-    return readdirSync(join(common, 'modules')).map((name) => join(common, 'modules', name, 'config'))
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(dir, entry.name))
   } catch {
     return []
   }
@@ -99,12 +148,4 @@ function hooksPathOf(config: string, workTree: string, git: string | undefined):
   if (!found.value) return undefined
   const value = found.value.replace(/^~(?=\/|$)/, process.env.HOME ?? '~')
   return isAbsolute(value) ? value : resolve(workTree, value)
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8')
-  } catch {
-    return undefined
-  }
 }

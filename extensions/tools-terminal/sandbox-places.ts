@@ -7,6 +7,7 @@
 // of services that run commands for a client are masked.
 
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, sep } from 'node:path'
 import { pathClassifier, PROJECT_CONFIG_PLACES, type PathClassifier } from 'agent/sdk'
 import { agentSecretFiles, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
@@ -57,11 +58,13 @@ const NARROWED: Record<string, readonly string[]> = {
 
 /**
  * Version managers whose shims (a read-only PATH folder) run their own code from elsewhere in the
- * home: that code is read-only too, where the manager is installed (versions and packages stay
- * writable, so `pip install` into a pyenv Python works; installing a manager needs outside_sandbox).
+ * home, and the files login scripts source from them (`~/.cargo/env`): read-only too, where the
+ * manager is installed (versions and packages stay writable, so `pip install` into a pyenv Python
+ * works; installing a manager needs outside_sandbox).
  */
 const MANAGER_CODE: Record<string, readonly string[]> = {
-  '.pyenv': ['bin', 'libexec', 'plugins', 'pyenv.d'],
+  '.cargo': ['env', 'env.fish', 'env.nu'],
+  '.pyenv': ['bin', 'libexec', 'plugins', 'pyenv.d', 'version'],
   '.rbenv': ['bin', 'libexec', 'plugins', 'rbenv.d'],
   '.nodenv': ['bin', 'libexec', 'plugins', 'nodenv.d'],
   '.goenv': ['bin', 'libexec', 'plugins'],
@@ -95,7 +98,10 @@ function fixed(scope: SandboxScope): { classifier: PathClassifier; paths: readon
   return found
 }
 
-export function sandboxPlaces(scope: SandboxScope): SandboxPlaces {
+export function sandboxPlaces(given: SandboxScope): SandboxPlaces {
+  // Real working folders: a folder reached through a link is the folder it leads to (bwrap mounts
+  // there), and a link on the way is not something to move aside.
+  const scope = { ...given, folders: [...new Set(given.folders.map((folder) => existingReal(folder) ?? folder))] }
   const { classifier, paths } = fixed(scope)
   const wanted = new Set([...paths, ...managerCode(scope.home)])
   const onPath = pathFolders(scope.path, scope.folders)
@@ -120,14 +126,16 @@ export function sandboxPlaces(scope: SandboxScope): SandboxPlaces {
   const watched = watchedPlaces(wanted, readOnly, configs, LEFT_AS_IS)
   // The folders of read-only places, and the watched names' folders (anchors) with theirs.
   const pinned = new Set<string>()
-  for (const start of [...readOnly.map(dirname), ...watched.anchors]) {
+  for (const start of [...readOnly.map(dirname), ...watched.anchors.map((dir) => existingReal(dir) ?? dir)]) {
     for (let dir = start; dir !== dirname(dir); dir = dirname(dir)) if (!real.has(dir)) pinned.add(dir)
   }
   for (const dir of rootFolders()) if (!real.has(dir)) pinned.add(dir)
   const hidden = [...agentSecretFiles(scope.agentHome, classifier).map((path) => existingReal(path) ?? path), ...serviceSockets(scope.uid)]
-  // Modes are set back outside the working folders only: a project's own chmod is its business.
-  const inWork = (dir: string) => scope.folders.some((folder) => dir === folder || dir.startsWith(folder + sep))
-  const sentinels: Sentinels = { places: watched.places, gitConfigs: watched.gitConfigs, modes: modesOf([...pinned].filter((dir) => !inWork(dir))), ...(git ? { git } : {}) }
+  // A project's own chmod is its business (sandbox-sentry.ts), but never the home's, the temp
+  // folder's or the root's folders', whatever the working folder is.
+  const shared = new Set([scope.home, tmpdir(), ...rootFolders()].map((dir) => existingReal(dir) ?? dir))
+  const inWork = (dir: string) => !shared.has(dir) && scope.folders.some((folder) => dir === folder || dir.startsWith(folder + sep))
+  const sentinels: Sentinels = { places: watched.places, gitConfigs: watched.gitConfigs, modes: modesOf([...pinned], inWork), ...(git ? { git } : {}) }
   return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid), sentinels }
 }
 

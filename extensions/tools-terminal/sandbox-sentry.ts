@@ -9,9 +9,9 @@
 // (sentry-files.ts). A command that keeps at it is ended after MAX_UNDONE undos: each one leaves a
 // file behind, so an endless fight would fill the disk.
 
-import { chmodSync, statSync, symlinkSync, watch, type FSWatcher } from 'node:fs'
-import { dirname } from 'node:path'
-import { agentWriteTime, errorMessage, type Logger } from 'agent/sdk'
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readdirSync, statSync, symlinkSync, watch, type FSWatcher } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { agentWriteOf, contentDigest, errorMessage, type Logger } from 'agent/sdk'
 import { refusedGitConfigChange } from './git-config-change.ts'
 import type { WatchedConfig } from './sandbox-git.ts'
 import type { Sentinels, WatchedPlace } from './sandbox-watched.ts'
@@ -21,6 +21,8 @@ import { createFile, linkText, moveAside, nearestFolder, readRegular, realFolder
 export const MAX_UNDONE = 20
 /** A backstop for events inotify does not give (a watched folder replaced, too many watches). */
 const LOOK_EVERY_MS = 2000
+/** The least time between two looks that events ask for. */
+const LOOK_GAP_MS = 100
 
 export class SentryWatch {
   private readonly watchers = new Map<string, { watcher: FSWatcher; ino: number }>()
@@ -29,12 +31,17 @@ export class SentryWatch {
   private scheduled = false
   private stopped = false
   private undone = 0
+  private ended = false
   /** The agent's own file-tool writes (sdk agent-writes.ts) are not the command's: the time of the last one taken as such, per path. */
   private readonly taken = new Map<string, number>()
+  /** Places the agent wrote, and what they were right after (see stampOf). */
+  private readonly accepted = new Map<string, string>()
   private readonly startedAt = Date.now()
   private readonly timer: NodeJS.Timeout
   /** The real folder of each name the agent may repair, as it was at the start (see inPlace). */
   private readonly folders = new Map<string, string>()
+  /** Pinned folders held open from the start: their mode is read and set on the folder itself, never on what a path leads to later. */
+  private readonly held: Array<{ dir: string; fd: number; mode: number; inWork: boolean }> = []
 
   /** `end`: ends the watched process (called once, when it has been undone MAX_UNDONE times). */
   constructor(
@@ -47,10 +54,17 @@ export class SentryWatch {
       this.configs.set(config, state.kind === 'file' ? state.bytes : undefined)
     }
     const real = new Map<string, string>()
-    for (const name of [...sentinels.places.flatMap((p) => [p.path, p.top]), ...sentinels.gitConfigs.flatMap((c) => [c.path, ...(c.top ? [c.top] : [])]), ...sentinels.modes.map(([dir]) => dir)]) {
+    for (const name of [...sentinels.places.flatMap((p) => [p.path, p.top]), ...sentinels.gitConfigs.flatMap((c) => [c.path, ...(c.top ? [c.top] : [])])]) {
       const dir = dirname(name)
       if (!real.has(dir)) real.set(dir, realFolder(dir))
       this.folders.set(name, real.get(dir)!)
+    }
+    for (const [dir, mode, inWork] of sentinels.modes) {
+      try {
+        this.held.push({ dir, fd: openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW), mode, inWork })
+      } catch {
+        // A link or gone by now: nothing of ours to hold.
+      }
     }
     this.watchFolders()
     this.timer = setInterval(() => this.soon(), LOOK_EVERY_MS).unref()
@@ -62,7 +76,7 @@ export class SentryWatch {
       // One place that cannot be looked at must not stop the others from being looked at.
       for (const place of this.sentinels.places) this.guarded(place.path, () => this.checkPlace(place))
       for (const config of this.configs.keys()) this.guarded(config.path, () => this.checkConfig(config))
-      for (const [dir, mode] of this.sentinels.modes) this.guarded(dir, () => this.checkMode(dir, mode))
+      for (const held of this.held) this.guarded(held.dir, () => this.checkMode(held))
       this.guarded('the watched folders', () => this.watchFolders())
     }
     const notes = this.notes
@@ -77,18 +91,23 @@ export class SentryWatch {
     clearInterval(this.timer)
     for (const { watcher } of this.watchers.values()) watcher.close()
     this.watchers.clear()
+    for (const { fd } of this.held.splice(0)) closeSync(fd)
     return notes
   }
 
-  /** A look that fails is told once per name (the periodic look would otherwise repeat it until the process is ended). */
+  /**
+   * A look or repair that fails ends the process (fail closed: the guard cannot do its work), told
+   * once per name and error (the periodic look would otherwise repeat it).
+   */
   private guarded(what: string, look: () => void): void {
     try {
       look()
     } catch (error) {
-      const text = `${what} could not be checked (${errorMessage(error)}): check it`
-      if (this.failed.has(text)) return
-      this.failed.add(text)
-      this.note(text)
+      const key = `${what}\0${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}`
+      if (this.failed.has(key)) return
+      this.failed.add(key)
+      this.note(`${what} could not be checked or repaired (${errorMessage(error)}), so the command was ended: check it`)
+      this.end()
     }
   }
 
@@ -103,17 +122,31 @@ export class SentryWatch {
     return name
   }
 
-  /** Whether the agent's file tools wrote `path` since this watch (or its last such write) began: taken once. */
-  private agentWrote(path: string): boolean {
-    const at = agentWriteTime(path)
-    if (at === undefined || at < this.startedAt || at <= (this.taken.get(path) ?? -1)) return false
-    this.taken.set(path, at)
+  /**
+   * Whether the agent's file tools wrote `path` since this watch (or its last such write) began,
+   * and, for a file, it holds exactly what they wrote (`bytes`): a command's change mixed into it
+   * is not the agent's. Taken once per write.
+   */
+  private agentWrote(path: string, bytes?: Buffer): boolean {
+    const write = agentWriteOf(path)
+    if (write === undefined || write.at < this.startedAt || write.at <= (this.taken.get(path) ?? -1)) return false
+    if (write.digest !== undefined) {
+      const now = bytes ?? (() => {
+        const state = readRegular(path)
+        return state.kind === 'file' ? state.bytes : undefined
+      })()
+      if (now === undefined || contentDigest(now) !== write.digest) return false
+    }
+    this.taken.set(path, write.at)
     return true
   }
 
   private checkPlace(place: WatchedPlace): void {
     const now = linkText(place.path)
-    if (now === place.link || (now === undefined && place.link === undefined) || this.taken.has(place.path) || this.agentWrote(place.path)) return
+    if (now === place.link || (now === undefined && place.link === undefined)) return
+    // The agent's own write is the place's state now: a later change by the command is still the command's.
+    if (this.agentWrote(place.path)) return void this.accepted.set(place.path, stampOf(place.path))
+    if (this.accepted.get(place.path) === stampOf(place.path)) return
     if (place.link === undefined) {
       if (linkText(place.top) === undefined) return
       const aside = moveAside(this.inPlace(place.top))
@@ -132,12 +165,15 @@ export class SentryWatch {
       const top = linkText(config.top)
       if (top === undefined) return void this.configs.set(config, undefined)
       if (top !== '' || !statSync(config.top).isDirectory()) return this.refuse(config, `${config.top} now points git at another repository`)
+      // A new repository comes with git's *.sample hooks only; any other would run for its next commit.
+      const hooks = hooksIn(join(config.top, 'hooks'))
+      if (hooks.length) return this.refuse(config, `the repository the command made has hooks (${hooks.join(', ')})`)
     }
     const state = readRegular(config.path)
     // Removed (git would use its defaults): fine, and what comes back is judged against what was.
     if (state.kind === 'missing') return
     if (state.kind === 'file' && before?.equals(state.bytes)) return
-    if (state.kind === 'file' && this.agentWrote(config.path)) return void this.configs.set(config, state.bytes)
+    if (state.kind === 'file' && this.agentWrote(config.path, state.bytes)) return void this.configs.set(config, state.bytes)
     const refused = state.kind === 'file' ? refusedGitConfigChange(before, state.bytes, this.sentinels.git) : [`(${state.what})`]
     if (refused.length === 0 && state.kind === 'file') return void this.configs.set(config, state.bytes)
     this.refuse(config, `the command set ${refused.join(', ')}, which makes git run a program or reach a file outside the sandbox`, state)
@@ -156,17 +192,26 @@ export class SentryWatch {
     this.note(`${config.path}: ${why}; the change was undone${aside ? ` (the changed file is ${aside})` : ''}. Ask to run it with outside_sandbox if it is needed`)
   }
 
-  private checkMode(dir: string, mode: number): void {
-    const now = statSync(dir).mode & 0o7777
-    if (now === mode) return
-    chmodSync(this.inPlace(dir), mode)
-    this.note(`${dir} had its mode changed to ${now.toString(8)}; it was set back to ${mode.toString(8)}`)
+  /**
+   * A pinned folder's mode set back where a command loosened it (write or search for others, the
+   * sticky bit of /tmp taken away: `chmod 777 ~`) or took the owner's rights (the agent could not
+   * repair inside it). Inside working folders only the latter: a project's own chmod is its business.
+   * Tightening (a `chmod 700 ~` of your own) is left as it is.
+   */
+  private checkMode(held: { dir: string; fd: number; mode: number; inWork: boolean }): void {
+    const now = fstatSync(held.fd).mode & 0o7777
+    const loosened = (now & ~held.mode & 0o777) !== 0 || ((held.mode & 0o1000) !== 0 && (now & 0o1000) === 0)
+    const ownerLost = (held.mode & 0o700 & ~now) !== 0
+    if (!ownerLost && (held.inWork || !loosened)) return
+    fchmodSync(held.fd, held.mode)
+    this.note(`${held.dir} had its mode changed to ${now.toString(8)}; it was set back to ${held.mode.toString(8)}`)
   }
 
   private note(text: string): void {
     this.log.warn(`terminal sandbox: ${text}`)
     this.notes.push(text)
-    if (++this.undone !== MAX_UNDONE) return
+    if (++this.undone < MAX_UNDONE || this.ended) return
+    this.ended = true
     this.note(`the command kept changing protected places (${MAX_UNDONE} changes undone), so it was ended`)
     this.end()
   }
@@ -201,15 +246,40 @@ export class SentryWatch {
     }
   }
 
-  /** Events come in bursts (a git command touches .git many times): one look for each. */
+  /**
+   * Events come in bursts (a git command touches .git many times, a build writes thousands of files
+   * in a watched folder): one look for each, at most one every LOOK_GAP_MS.
+   */
   private soon(): void {
     if (this.scheduled || this.stopped) return
     this.scheduled = true
-    setImmediate(() => {
+    setTimeout(() => {
       this.scheduled = false
+      this.lastLook = Date.now()
       // Kept for the next check() or stop(), which the command's result reads.
       const found = this.check()
       this.notes.push(...found)
-    })
+    }, Math.max(0, this.lastLook + LOOK_GAP_MS - Date.now())).unref()
+  }
+
+  private lastLook = 0
+}
+
+/** The entries of a hooks folder that are not git's own `*.sample` files. */
+function hooksIn(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((name) => !name.endsWith('.sample'))
+  } catch {
+    return []
+  }
+}
+
+/** Which file a path is and how it was last changed (a folder's entries too): a change by anyone changes it. */
+function stampOf(path: string): string {
+  try {
+    const info = lstatSync(path, { throwIfNoEntry: false })
+    return info ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}` : '-'
+  } catch {
+    return '-'
   }
 }

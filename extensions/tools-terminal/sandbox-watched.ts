@@ -23,8 +23,8 @@ export interface Sentinels {
   gitConfigs: WatchedConfig[]
   /** The git that reads them: its real file inside a read-only place (a planted one would run unconfined). */
   git?: string
-  /** Pinned folders and their permission bits. */
-  modes: Array<[path: string, mode: number]>
+  /** Pinned folders, their permission bits, and whether they are in a working folder. */
+  modes: Array<[path: string, mode: number, inWork: boolean]>
 }
 
 /**
@@ -61,11 +61,11 @@ export function watchedPlaces(wanted: Iterable<string>, readOnly: readonly strin
   return { places, gitConfigs, anchors: [...new Set(anchors)].filter((dir) => !covered(dir)) }
 }
 
-/** Each folder's permission bits (setuid, setgid, sticky and rwx). */
-export function modesOf(folders: readonly string[]): Array<[string, number]> {
-  return folders.flatMap((dir): Array<[string, number]> => {
+/** Each folder's permission bits (setuid, setgid, sticky and rwx), and whether `inWork` says it is a project's. */
+export function modesOf(folders: readonly string[], inWork: (dir: string) => boolean): Sentinels['modes'] {
+  return folders.flatMap((dir): Sentinels['modes'] => {
     try {
-      return [[dir, statSync(dir).mode & 0o7777]]
+      return [[dir, statSync(dir).mode & 0o7777, inWork(dir)]]
     } catch {
       return []
     }

@@ -6,7 +6,7 @@
 // the command cannot rename or swap (a mount point in its sandbox: sandbox-places.ts pins it).
 
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 
 /** A git config is a few KB; anything much larger is refused unread. */
@@ -72,11 +72,11 @@ export function realFolder(dir: string): string {
   }
 }
 
-/** `dir` or its nearest existing ancestor folder. */
+/** `dir` or its nearest existing ancestor folder (a link to a folder counts: it existed before the command). */
 export function nearestFolder(dir: string): string {
   while (dirname(dir) !== dir) {
     try {
-      if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return dir
+      if (statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return dir
     } catch {
       // Under a file or a loop: go up.
     }

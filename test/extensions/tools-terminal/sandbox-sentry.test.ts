@@ -138,11 +138,16 @@ test('sentry: git cannot be pointed at another common folder, nor at hooks of it
   const k = await terminalKernel()
   t.after(() => k.close())
   const repo = realpathSync(tempDir(t))
+  const shared = join(realpathSync(tempDir(t)), 'hooks')
+  mkdirSync(shared)
   git(repo, 'init', '-q')
-  git(repo, 'config', 'core.hooksPath', '.githooks')
-  mkdirSync(join(repo, '.githooks'))
-  const hooks = await k.call('terminal', { command: 'echo "touch pwned" > .githooks/pre-commit' }, session(repo))
+  git(repo, 'config', 'core.hooksPath', shared)
+  const hooks = await k.call('terminal', { command: `echo "touch pwned" > ${shared}/pre-commit` }, session(repo))
   assert.match(hooks.output, /Read-only file system/)
+  // Inside the working tree the hooks folder is the project's own files (husky rewrites it on install).
+  git(repo, 'config', 'core.hooksPath', '.husky/_')
+  mkdirSync(join(repo, '.husky', '_'), { recursive: true })
+  assert.equal((await k.call('terminal', { command: 'echo "#!/bin/sh" > .husky/_/pre-commit' }, session(repo))).exit_code, 0)
   const common = await k.call('terminal', { command: 'mkdir -p /tmp/x-$$ && echo /tmp/x-$$ > .git/commondir' }, session(repo))
   assert.match(common.note, /commondir is a protected place and did not exist/)
   assert.ok(!existsSync(join(repo, '.git', 'commondir')))
@@ -272,4 +277,105 @@ test('sentry: an approved write of the agent is taken once; a command changing t
   const later = (await k.runTool('terminal', { command: 'git config core.fsmonitor "touch pwned"' }, s)).result
   assert.match(later.note, /core\.fsmonitor/)
   assert.equal(readFileSync(join(repo, '.git', 'config'), 'utf8'), mine)
+})
+
+test('sentry (second audit): modes through links, invalid and FIFO .git, a new repository with hooks, folders given as links', { skip }, async (t) => {
+  const { home, k } = await inTempHome(t, (home) => chmodSync(home, 0o750))
+  const x = realpathSync(tempDir(t))
+  const secret = join(x, 'secret')
+  mkdirSync(secret, { mode: 0o700 })
+  // The working folder through a link; the link then pointed at another folder: no mode is set on that one.
+  mkdirSync(join(x, 'real', 'sub'), { recursive: true })
+  chmodSync(join(x, 'real'), 0o777)
+  symlinkSync('real', join(x, 'lnk'))
+  const swapped = await k.call('terminal', { command: `rm ${x}/lnk && ln -s ${secret} ${x}/lnk`, workdir: join(x, 'lnk', 'sub') }, session(x))
+  assert.equal(swapped.exit_code, 0, swapped.output)
+  assert.equal(statSync(secret).mode & 0o777, 0o700)
+
+  // The home's mode is set back even when the model makes the home its working folder; tightening is left.
+  const loosened = await k.call('terminal', { command: 'chmod 0777 ~', workdir: home }, session(x))
+  assert.equal(statSync(home).mode & 0o777, 0o750, loosened.note)
+  await k.call('terminal', { command: 'chmod 0700 ~' }, session(x))
+  assert.equal(statSync(home).mode & 0o777, 0o700)
+
+  // An invalid .git does not stop the search: a repository made above it is watched.
+  const parent = realpathSync(tempDir(t))
+  mkdirSync(join(parent, 'child', '.git'), { recursive: true })
+  const above = await k.call('terminal', { command: 'cd .. && git init -q && git config core.fsmonitor "touch pwned"' }, session(join(parent, 'child')))
+  assert.match(above.note, /core\.fsmonitor/)
+  assert.ok(!existsSync(join(parent, '.git')))
+
+  // A FIFO where .git would be neither blocks the agent nor counts as a repository.
+  const fifo = realpathSync(tempDir(t))
+  mkdirSync(join(fifo, 'sub'))
+  execFileSync('mkfifo', [join(fifo, 'sub', '.git')])
+  assert.equal((await k.call('terminal', { command: 'echo fine', workdir: 'sub' }, session(fifo))).output.trim(), 'fine')
+
+  // A new repository with a hook of its own is moved aside whole.
+  const hooked = realpathSync(tempDir(t))
+  const made = await k.call('terminal', { command: 'git init -q && printf "#!/bin/sh\\ntouch pwned\\n" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit' }, session(hooked))
+  assert.match(made.note, /has hooks \(pre-commit\)/)
+  assert.ok(!existsSync(join(hooked, '.git')))
+
+  // A working folder given as a link: what the command creates is moved aside, never the link.
+  symlinkSync(hooked, join(x, 'proj'))
+  const viaLink = await k.call('terminal', { command: 'echo {} > .agentrc.json' }, session(join(x, 'proj')))
+  assert.match(viaLink.note, /\.agentrc\.json is a protected place/)
+  assert.ok(lstatSync(join(x, 'proj')).isSymbolicLink() && !existsSync(join(hooked, '.agentrc.json')))
+})
+
+test("sentry (second audit): submodules' hooks are read-only and their config watched, whatever their name", { skip }, async (t) => {
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const lib = realpathSync(tempDir(t))
+  git(lib, 'init', '-q')
+  git(lib, 'commit', '-q', '--allow-empty', '-m', 'one')
+  const repo = realpathSync(tempDir(t))
+  git(repo, 'init', '-q')
+  git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'libs/sub')
+  const hooks = await k.call('terminal', { command: 'echo "touch pwned" > .git/modules/libs/sub/hooks/post-checkout' }, session(repo))
+  assert.match(hooks.output, /Read-only file system/)
+  const config = await k.call('terminal', { command: 'git -C libs/sub config core.fsmonitor "touch pwned"' }, session(repo))
+  assert.match(config.note, /modules\/libs\/sub\/config: the command set core\.fsmonitor/)
+})
+
+test('sentry (second audit): a persistent shell ended for fighting is ended again the next time', { skip }, async (t) => {
+  const k = await terminalKernel({ config: { terminal: { persistent_shell: true } } })
+  t.after(() => k.close())
+  const dir = realpathSync(tempDir(t))
+  const s = session(dir)
+  const loop = 'for i in $(seq 1 3000); do mkdir -p .agent 2>/dev/null; sleep 0.002; done; echo survived'
+  for (let round = 0; round < 2; round++) {
+    const outcome = await k.call('terminal', { command: loop, timeout: 60 }, s)
+    assert.doesNotMatch(outcome.output, /survived/, `round ${round}`)
+  }
+  assert.ok(blocked(dir, '.agent').length <= 50, `${blocked(dir, '.agent').length} left`)
+})
+
+test("sentry (second audit): a place the agent wrote and a command then changes is the command's", { skip }, async (t) => {
+  const k = await approvalsKernel({ builtins: ['tools-file'], config: { approvals: { mode: 'off' } } })
+  t.after(() => k.close())
+  const dir = realpathSync(tempDir(t))
+  const s = session(dir)
+  await k.runTool('terminal', { command: 'sleep 1; echo \'{"evil": 1}\' > .agentrc.json; sleep 30', background: true }, s)
+  assert.equal((await k.runTool('write_file', { path: '.agentrc.json', content: '{}\n' }, s)).blocked, undefined)
+  for (let i = 0; i < 150 && blocked(dir, '.agentrc.json').length === 0; i++) await new Promise((r) => setTimeout(r, 50))
+  assert.equal(blocked(dir, '.agentrc.json').length, 1)
+  assert.ok(!existsSync(join(dir, '.agentrc.json')))
+})
+
+test("sentry (second audit): a persistent shell's command in a workdir outside its folder runs in a sandbox of its own", { skip }, async (t) => {
+  const k = await terminalKernel({ config: { terminal: { persistent_shell: true } } })
+  t.after(() => k.close())
+  const home = realpathSync(tempDir(t))
+  const repo = realpathSync(tempDir(t))
+  git(repo, 'init', '-q')
+  const s = session(home)
+  await k.call('terminal', { command: 'export KEPT=yes' }, s)
+  const outcome = await k.call('terminal', { command: 'echo evil > .git/hooks/pre-commit; echo {} > .agentrc.json', workdir: repo }, s)
+  assert.match(outcome.output, /Read-only file system/)
+  assert.match(outcome.note, /ran in a fresh sandboxed shell/)
+  assert.ok(!existsSync(join(repo, '.git', 'hooks', 'pre-commit')) && !existsSync(join(repo, '.agentrc.json')))
+  mkdirSync(join(home, 'sub'))
+  assert.equal((await k.call('terminal', { command: 'echo $KEPT', workdir: 'sub' }, s)).output.trim(), 'yes', 'a workdir inside the folder keeps the shell')
 })
