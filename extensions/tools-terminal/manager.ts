@@ -96,7 +96,7 @@ export class TerminalManager {
     const onOutput = (chunk: string) => progress.push(chunk)
     const inEditor = backend === 'local' ? editorIoOf(session)?.runCommand : undefined
     // The persistent shell's sandbox covers its own folder's places: a workdir outside it runs in a sandbox of its own.
-    const elsewhere = backend === 'local' && input.workdir !== undefined && !isWithin(this.cwdOf(session, input.workdir), this.cwdOf(session))
+    const elsewhere = backend === 'local' && input.workdir !== undefined && persistentFor(this.config, backend, this.settings) && !isWithin(this.cwdOf(session, input.workdir), this.cwdOf(session))
     let watch: SentryWatch | undefined
     let undone: string[] = []
     // Also ended by the sandbox's watch when the command keeps changing protected places.

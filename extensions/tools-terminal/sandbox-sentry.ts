@@ -6,8 +6,9 @@
 // pinned folder's mode is set back. Nothing is deleted: what is moved keeps its name with
 // `.agent-blocked-<time>-<random>` added, and the result's note and the log say where. Every name is
 // repaired in a folder the command cannot swap (a pinned one), without following links
-// (sentry-files.ts). A command that keeps at it is ended after MAX_UNDONE undos: each one leaves a
-// file behind, so an endless fight would fill the disk.
+// (sentry-files.ts). A command that keeps at it is ended after MAX_UNDONE undos (each one leaves a
+// file behind, so an endless fight would fill the disk), and so is one whose changes cannot be
+// looked at or repaired: the guard fails closed.
 
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readdirSync, statSync, symlinkSync, watch, type FSWatcher } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -43,7 +44,7 @@ export class SentryWatch {
   /** Pinned folders held open from the start: their mode is read and set on the folder itself, never on what a path leads to later. */
   private readonly held: Array<{ dir: string; fd: number; mode: number; inWork: boolean }> = []
 
-  /** `end`: ends the watched process (called once, when it has been undone MAX_UNDONE times). */
+  /** `end`: ends the watched process (after MAX_UNDONE undos, or a look or repair that failed). */
   constructor(
     private readonly sentinels: Sentinels,
     private readonly log: Logger,

@@ -379,3 +379,12 @@ test("sentry (second audit): a persistent shell's command in a workdir outside i
   mkdirSync(join(home, 'sub'))
   assert.equal((await k.call('terminal', { command: 'echo $KEPT', workdir: 'sub' }, s)).output.trim(), 'yes', 'a workdir inside the folder keeps the shell')
 })
+
+test('sentry: without a persistent shell, a workdir elsewhere runs as before (no note)', { skip }, async (t) => {
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const other = realpathSync(tempDir(t))
+  const outcome = await k.call('terminal', { command: 'echo ok > made.txt', workdir: other }, session(realpathSync(tempDir(t))))
+  assert.equal(outcome.note, undefined)
+  assert.ok(existsSync(join(other, 'made.txt')))
+})
