@@ -10,13 +10,14 @@
 // file behind, so an endless fight would fill the disk), and so is one whose changes cannot be
 // looked at or repaired: the guard fails closed.
 
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readdirSync, statSync, symlinkSync, watch, type FSWatcher } from 'node:fs'
+import { statSync, symlinkSync, watch, type FSWatcher } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { agentWriteOf, contentDigest, errorMessage, type Logger } from 'agent/sdk'
 import { refusedGitConfigChange } from './git-config-change.ts'
 import type { WatchedConfig } from './sandbox-git.ts'
 import type { Sentinels, WatchedPlace } from './sandbox-watched.ts'
-import { createFile, linkText, moveAside, nearestFolder, readRegular, realFolder, type FileState } from './sentry-files.ts'
+import { createFile, hooksIn, linkText, moveAside, nearestFolder, readRegular, realFolder, stampOf, type FileState } from './sentry-files.ts'
+import { HeldModes } from './sentry-modes.ts'
 
 /** Undos one watch makes before it ends the process it watches. */
 export const MAX_UNDONE = 20
@@ -41,8 +42,7 @@ export class SentryWatch {
   private readonly timer: NodeJS.Timeout
   /** The real folder of each name the agent may repair, as it was at the start (see inPlace). */
   private readonly folders = new Map<string, string>()
-  /** Pinned folders held open from the start: their mode is read and set on the folder itself, never on what a path leads to later. */
-  private readonly held: Array<{ dir: string; fd: number; mode: number; inWork: boolean }> = []
+  private readonly modes: HeldModes
 
   /** `end`: ends the watched process (after MAX_UNDONE undos, or a look or repair that failed). */
   constructor(
@@ -60,13 +60,7 @@ export class SentryWatch {
       if (!real.has(dir)) real.set(dir, realFolder(dir))
       this.folders.set(name, real.get(dir)!)
     }
-    for (const [dir, mode, inWork] of sentinels.modes) {
-      try {
-        this.held.push({ dir, fd: openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW), mode, inWork })
-      } catch {
-        // A link or gone by now: nothing of ours to hold.
-      }
-    }
+    this.modes = new HeldModes(sentinels.modes)
     this.watchFolders()
     this.timer = setInterval(() => this.soon(), LOOK_EVERY_MS).unref()
   }
@@ -77,7 +71,7 @@ export class SentryWatch {
       // One place that cannot be looked at must not stop the others from being looked at.
       for (const place of this.sentinels.places) this.guarded(place.path, () => this.checkPlace(place))
       for (const config of this.configs.keys()) this.guarded(config.path, () => this.checkConfig(config))
-      for (const held of this.held) this.guarded(held.dir, () => this.checkMode(held))
+      this.modes.check((dir, run) => this.guarded(dir, run), (text) => this.note(text))
       this.guarded('the watched folders', () => this.watchFolders())
     }
     const notes = this.notes
@@ -92,7 +86,7 @@ export class SentryWatch {
     clearInterval(this.timer)
     for (const { watcher } of this.watchers.values()) watcher.close()
     this.watchers.clear()
-    for (const { fd } of this.held.splice(0)) closeSync(fd)
+    this.modes.close()
     return notes
   }
 
@@ -193,21 +187,6 @@ export class SentryWatch {
     this.note(`${config.path}: ${why}; the change was undone${aside ? ` (the changed file is ${aside})` : ''}. Ask to run it with outside_sandbox if it is needed`)
   }
 
-  /**
-   * A pinned folder's mode set back where a command loosened it (write or search for others, the
-   * sticky bit of /tmp taken away: `chmod 777 ~`) or took the owner's rights (the agent could not
-   * repair inside it). Inside working folders only the latter: a project's own chmod is its business.
-   * Tightening (a `chmod 700 ~` of your own) is left as it is.
-   */
-  private checkMode(held: { dir: string; fd: number; mode: number; inWork: boolean }): void {
-    const now = fstatSync(held.fd).mode & 0o7777
-    const loosened = (now & ~held.mode & 0o777) !== 0 || ((held.mode & 0o1000) !== 0 && (now & 0o1000) === 0)
-    const ownerLost = (held.mode & 0o700 & ~now) !== 0
-    if (!ownerLost && (held.inWork || !loosened)) return
-    fchmodSync(held.fd, held.mode)
-    this.note(`${held.dir} had its mode changed to ${now.toString(8)}; it was set back to ${held.mode.toString(8)}`)
-  }
-
   private note(text: string): void {
     this.log.warn(`terminal sandbox: ${text}`)
     this.notes.push(text)
@@ -264,23 +243,4 @@ export class SentryWatch {
   }
 
   private lastLook = 0
-}
-
-/** The entries of a hooks folder that are not git's own `*.sample` files. */
-function hooksIn(dir: string): string[] {
-  try {
-    return readdirSync(dir).filter((name) => !name.endsWith('.sample'))
-  } catch {
-    return []
-  }
-}
-
-/** Which file a path is and how it was last changed (a folder's entries too): a change by anyone changes it. */
-function stampOf(path: string): string {
-  try {
-    const info = lstatSync(path, { throwIfNoEntry: false })
-    return info ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}` : '-'
-  } catch {
-    return '-'
-  }
 }

@@ -6,7 +6,7 @@
 // the command cannot rename or swap (a mount point in its sandbox: sandbox-places.ts pins it).
 
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 
 /** A git config is a few KB; anything much larger is refused unread. */
@@ -93,4 +93,23 @@ export function firstMissing(path: string): string {
   const anchor = nearestFolder(dirname(path))
   const rest = path.slice(anchor.length).split('/').filter(Boolean)
   return join(anchor, rest[0] ?? '')
+}
+
+/** Which file a path is and how it was last changed (a folder's entries too): a change by anyone changes it. */
+export function stampOf(path: string): string {
+  try {
+    const info = lstatSync(path, { throwIfNoEntry: false })
+    return info ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}` : '-'
+  } catch {
+    return '-'
+  }
+}
+
+/** The entries of a hooks folder that are not git's own `*.sample` files. */
+export function hooksIn(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((name) => !name.endsWith('.sample'))
+  } catch {
+    return []
+  }
 }
