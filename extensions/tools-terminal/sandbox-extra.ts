@@ -1,7 +1,8 @@
 // The places of the terminal sandbox that depend on where commands run, found the way the programs
 // that use them find them (git's are in sandbox-git.ts): the folders on PATH (a program planted in
-// one runs in place of the real one, even in a command a person approves), the agent's secret files (hidden, not only read-only: a command has no business reading the keys), and
-// the sockets of services that run commands for whoever connects (systemd, D-Bus, tmux).
+// one runs in place of the real one, even in a command a person approves), the agent's secret files
+// (hidden, not only read-only: a command has no business reading the keys), and the sockets of
+// services that run commands for whoever connects (systemd, D-Bus, tmux).
 
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -28,8 +28,8 @@ export interface Sentinels {
 }
 
 /**
- * The watched places among `wanted`, and the folders that must be pinned for them (`anchors`).
- * `covered`: folders already read-only (a missing place inside one cannot be created).
+ * The watched places among `wanted`, and the folders that must be pinned for them (`anchors`). A
+ * name inside a read-only place (or the read-only root) needs no watch: nothing can appear there.
  */
 export function watchedPlaces(wanted: Iterable<string>, readOnly: readonly string[], configs: WatchedConfig[], leftAsIs: readonly string[]): { places: WatchedPlace[]; gitConfigs: WatchedConfig[]; anchors: string[] } {
   const folders = new Map<string, boolean>()
@@ -74,8 +74,8 @@ export function modesOf(folders: readonly string[], inWork: (dir: string) => boo
 
 /**
  * `name` from the first of `folders` (PATH folders the sandbox makes read-only) that has it, when its
- * real file lies inside one of `trusted` too: a link from a read-only PATH folder into a writable one
- * (a package manager's cellar) would otherwise hand the agent a program a command replaced.
+ * real file also lies inside one of `folders` or `trusted`: a link from a read-only PATH folder into
+ * a writable one (a package manager's cellar) would otherwise hand the agent a program a command replaced.
  */
 export function trustedProgram(name: string, folders: readonly string[], trusted: readonly string[]): string | undefined {
   for (const dir of folders) {

@@ -12,8 +12,7 @@ import { homedir } from 'node:os'
 import type { Settings, TerminalSandboxMode } from 'agent/sdk'
 import { pathFolders } from './sandbox-extra.ts'
 import { byDepth, placesKey, sandboxPlaces, type SandboxPlaces, type SandboxScope } from './sandbox-places.ts'
-import { trustedProgram } from './sandbox-watched.ts'
-import type { Sentinels } from './sandbox-watched.ts'
+import { trustedProgram, type Sentinels } from './sandbox-watched.ts'
 
 export interface SandboxStatus {
   mode: TerminalSandboxMode
