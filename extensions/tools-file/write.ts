@@ -10,8 +10,6 @@ import { describeFsError, isBinary } from './read.ts'
 import { replaceFile } from './replace.ts'
 
 async function atomicWrite(path: string, content: string, session: ToolSession): Promise<void> {
-  // Told first: a sandboxed command's watch must not take this write for the command's.
-  noteAgentWrite(path, content)
   // An editor (ACP) that offers writes: through it, so it shows and tracks the change.
   const toEditor = editorIoOf(session)?.writeTextFile
   if (toEditor) return toEditor(path, content)
@@ -62,7 +60,8 @@ export function writeFileTool(deps: FileToolDeps): ToolDefinition {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw describeFsError(error, shown)
       }
       try {
-        // Told before the folders too: a sandboxed command's watch must not take them for the command's.
+        // Told before the folders are made: a sandboxed command's watch must not take them (or the
+        // file) for the command's.
         noteAgentWrite(path, input.content)
         await mkdir(dirname(path), { recursive: true })
         await atomicWrite(path, input.content, session)
@@ -123,6 +122,8 @@ export function patchTool(deps: FileToolDeps): ToolDefinition {
       const firstLine = text.slice(0, text.indexOf(oldText)).split('\n').length
       const updated = input.replace_all ? text.split(oldText).join(newText) : text.replace(oldText, () => newText)
       try {
+        // Told first: a sandboxed command's watch must not take this write for the command's.
+        noteAgentWrite(path, updated)
         await atomicWrite(path, updated, session)
       } catch (error) {
         forgetAgentWrite(path)

@@ -6,12 +6,13 @@
 // and give the command a fresh, writable home. The agent's secret files are hidden, and the sockets
 // of services that run commands for a client are masked.
 
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, sep } from 'node:path'
 import { pathClassifier, PROJECT_CONFIG_PLACES, type PathClassifier } from 'agent/sdk'
 import { agentSecretFiles, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
 import { gitPlacesOf, type WatchedConfig } from './sandbox-git.ts'
+import { existingReal } from './sentry-files.ts'
 import { modesOf, trustedProgram, watchedPlaces, type Sentinels } from './sandbox-watched.ts'
 
 export interface SandboxScope {
@@ -129,11 +130,12 @@ export function sandboxPlaces(given: SandboxScope): SandboxPlaces {
   for (const start of [...readOnly.map(dirname), ...watched.anchors.map((dir) => existingReal(dir) ?? dir)]) {
     for (let dir = start; dir !== dirname(dir); dir = dirname(dir)) if (!real.has(dir)) pinned.add(dir)
   }
-  for (const dir of rootFolders()) if (!real.has(dir)) pinned.add(dir)
+  const rooted = rootFolders()
+  for (const dir of rooted) if (!real.has(dir)) pinned.add(dir)
   const hidden = [...agentSecretFiles(scope.agentHome, classifier).map((path) => existingReal(path) ?? path), ...serviceSockets(scope.uid)]
   // A project's own chmod is its business (sandbox-sentry.ts), but never the home's, the temp
   // folder's or the root's folders', whatever the working folder is.
-  const shared = new Set([scope.home, tmpdir(), ...rootFolders()].map((dir) => existingReal(dir) ?? dir))
+  const shared = new Set([scope.home, tmpdir(), ...rooted].map((dir) => existingReal(dir) ?? dir))
   const inWork = (dir: string) => !shared.has(dir) && scope.folders.some((folder) => dir === folder || dir.startsWith(folder + sep))
   const sentinels: Sentinels = { places: watched.places, gitConfigs: watched.gitConfigs, modes: modesOf([...pinned], inWork), ...(git ? { git } : {}) }
   return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid), sentinels }
@@ -168,14 +170,4 @@ export function placesKey(places: SandboxPlaces): string {
       }
     })
     .join('\n')
-}
-
-/** The real path of an existing file or folder; a dangling link, a missing path or one under a file is nothing to mount. */
-function existingReal(path: string): string | undefined {
-  try {
-    // Without throwing for the usual case (missing); under a file (ENOTDIR) or a loop it still throws.
-    return lstatSync(path, { throwIfNoEntry: false }) ? realpathSync.native(path) : undefined
-  } catch {
-    return undefined
-  }
 }

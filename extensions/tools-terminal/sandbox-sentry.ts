@@ -16,7 +16,7 @@ import { agentWriteOf, contentDigest, errorMessage, type Logger } from 'agent/sd
 import { refusedGitConfigChange } from './git-config-change.ts'
 import type { WatchedConfig } from './sandbox-git.ts'
 import type { Sentinels, WatchedPlace } from './sandbox-watched.ts'
-import { createFile, hooksIn, linkText, moveAside, nearestFolder, readRegular, realFolder, stampOf, type FileState } from './sentry-files.ts'
+import { createFile, fileBytes, hooksIn, linkText, moveAside, nearestFolder, readRegular, realFolder, stampOf } from './sentry-files.ts'
 import { HeldModes } from './sentry-modes.ts'
 
 /** Undos one watch makes before it ends the process it watches. */
@@ -34,6 +34,9 @@ export class SentryWatch {
   private stopped = false
   private undone = 0
   private ended = false
+  private lastLook = 0
+  /** Failed looks already told (name and error). */
+  private readonly failed = new Set<string>()
   /** The agent's own file-tool writes (sdk agent-writes.ts) are not the command's: the time of the last one taken as such, per path. */
   private readonly taken = new Map<string, number>()
   /** Places the agent wrote, and what they were right after (see stampOf). */
@@ -51,8 +54,7 @@ export class SentryWatch {
     private readonly end: () => void = () => undefined,
   ) {
     for (const config of sentinels.gitConfigs) {
-      const state = readRegular(config.path)
-      this.configs.set(config, state.kind === 'file' ? state.bytes : undefined)
+      this.configs.set(config, fileBytes(config.path))
     }
     const real = new Map<string, string>()
     for (const name of [...sentinels.places.flatMap((p) => [p.path, p.top]), ...sentinels.gitConfigs.flatMap((c) => [c.path, ...(c.top ? [c.top] : [])])]) {
@@ -106,8 +108,6 @@ export class SentryWatch {
     }
   }
 
-  private readonly failed = new Set<string>()
-
   /**
    * Throws unless `name` still lies in the real folder it did: the folders are pinned in the sandbox,
    * and this also holds where a folder on the way is a link (a home that is one) a command could swap.
@@ -126,10 +126,7 @@ export class SentryWatch {
     const write = agentWriteOf(path)
     if (write === undefined || write.at < this.startedAt || write.at <= (this.taken.get(path) ?? -1)) return false
     if (write.digest !== undefined) {
-      const now = bytes ?? (() => {
-        const state = readRegular(path)
-        return state.kind === 'file' ? state.bytes : undefined
-      })()
+      const now = bytes ?? fileBytes(path)
       if (now === undefined || contentDigest(now) !== write.digest) return false
     }
     this.taken.set(path, write.at)
@@ -138,7 +135,7 @@ export class SentryWatch {
 
   private checkPlace(place: WatchedPlace): void {
     const now = linkText(place.path)
-    if (now === place.link || (now === undefined && place.link === undefined)) return
+    if (now === place.link) return
     // The agent's own write is the place's state now: a later change by the command is still the command's.
     if (this.agentWrote(place.path)) return void this.accepted.set(place.path, stampOf(place.path))
     if (this.accepted.get(place.path) === stampOf(place.path)) return
@@ -171,20 +168,20 @@ export class SentryWatch {
     if (state.kind === 'file' && this.agentWrote(config.path, state.bytes)) return void this.configs.set(config, state.bytes)
     const refused = state.kind === 'file' ? refusedGitConfigChange(before, state.bytes, this.sentinels.git) : [`(${state.what})`]
     if (refused.length === 0 && state.kind === 'file') return void this.configs.set(config, state.bytes)
-    this.refuse(config, `the command set ${refused.join(', ')}, which makes git run a program or reach a file outside the sandbox`, state)
+    this.refuse(config, `the command set ${refused.join(', ')}, which makes git run a program or reach a file outside the sandbox`)
   }
 
   /** A new repository moves aside whole; an existing config goes back to what it was (the changed one kept beside it). */
-  private refuse(config: WatchedConfig, why: string, state?: FileState): void {
+  private refuse(config: WatchedConfig, why: string): void {
     if (config.top) {
       const aside = moveAside(this.inPlace(config.top))
       this.configs.set(config, undefined)
       return this.note(`${config.path}: ${why}; the repository the command made was moved to ${aside}. Ask to run it with outside_sandbox if it is needed`)
     }
     const before = this.configs.get(config)
-    const aside = state?.kind === 'missing' ? undefined : moveAside(this.inPlace(config.path))
+    const aside = moveAside(this.inPlace(config.path))
     if (before) createFile(this.inPlace(config.path), before)
-    this.note(`${config.path}: ${why}; the change was undone${aside ? ` (the changed file is ${aside})` : ''}. Ask to run it with outside_sandbox if it is needed`)
+    this.note(`${config.path}: ${why}; the change was undone (the changed file is ${aside}). Ask to run it with outside_sandbox if it is needed`)
   }
 
   private note(text: string): void {
@@ -242,5 +239,4 @@ export class SentryWatch {
     }, Math.max(0, this.lastLook + LOOK_GAP_MS - Date.now())).unref()
   }
 
-  private lastLook = 0
 }

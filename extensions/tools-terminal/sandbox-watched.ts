@@ -5,10 +5,10 @@
 // but it can be chmod-ed). The folder each watched name lies in becomes a mount point too (an
 // anchor), so that the command cannot swap it for a link while the agent repairs the name.
 
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, readlinkSync, statSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
 import type { WatchedConfig } from './sandbox-git.ts'
-import { firstMissing, nearestFolder } from './sentry-files.ts'
+import { existingReal, firstMissing, nearestFolder } from './sentry-files.ts'
 
 export interface WatchedPlace {
   path: string
@@ -37,7 +37,7 @@ export function watchedPlaces(wanted: Iterable<string>, readOnly: readonly strin
   const covered = (dir: string): boolean => {
     let found = folders.get(dir)
     if (found === undefined) {
-      const real = realOf(dir)
+      const real = existingReal(dir)
       found = real === undefined ? dirname(dir) === dir || covered(dirname(dir)) : real === sep || [...readOnly, ...leftAsIs].some((place) => real === place || real.startsWith(place + sep))
       folders.set(dir, found)
     }
@@ -79,19 +79,11 @@ export function modesOf(folders: readonly string[], inWork: (dir: string) => boo
  */
 export function trustedProgram(name: string, folders: readonly string[], trusted: readonly string[]): string | undefined {
   for (const dir of folders) {
-    const real = realOf(join(dir, name))
+    const real = existingReal(join(dir, name))
     if (real === undefined) continue
     // Usually in a PATH folder itself (/usr/bin): the other places are resolved only when not.
-    const inside = (roots: readonly string[]) => roots.some((root) => real.startsWith((realOf(root) ?? root) + sep))
+    const inside = (roots: readonly string[]) => roots.some((root) => real.startsWith((existingReal(root) ?? root) + sep))
     return inside(folders) || inside(trusted) ? real : undefined
   }
   return undefined
-}
-
-function realOf(path: string): string | undefined {
-  try {
-    return realpathSync.native(path)
-  } catch {
-    return undefined
-  }
 }

@@ -6,7 +6,7 @@
 // the command cannot rename or swap (a mount point in its sandbox: sandbox-places.ts pins it).
 
 import { randomBytes } from 'node:crypto'
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 
 /** A git config is a few KB; anything much larger is refused unread. */
@@ -40,6 +40,12 @@ export function readRegular(path: string, max = MAX_CONFIG_BYTES): FileState {
   }
 }
 
+/** A regular file's bytes (see readRegular), else undefined. */
+export function fileBytes(path: string): Buffer | undefined {
+  const state = readRegular(path)
+  return state.kind === 'file' ? state.bytes : undefined
+}
+
 /** The link's text; '' for something that is not a link; undefined for nothing (also under a file or a loop). */
 export function linkText(path: string): string | undefined {
   try {
@@ -62,14 +68,19 @@ export function createFile(path: string, bytes: Buffer): void {
   writeFileSync(path, bytes, { flag: 'wx', mode: 0o644 })
 }
 
+/** The real path of an existing file or folder; undefined for a missing path, a dangling link or one under a file. */
+export function existingReal(path: string): string | undefined {
+  try {
+    // Without throwing for the usual case (missing); under a file (ENOTDIR) or a loop it still throws.
+    return lstatSync(path, { throwIfNoEntry: false }) ? realpathSync.native(path) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The real path of `dir`, or of its nearest existing folder with the rest as written. */
 export function realFolder(dir: string): string {
-  if (!existsSync(dir)) return dirname(dir) === dir ? dir : join(realFolder(dirname(dir)), basename(dir))
-  try {
-    return realpathSync.native(dir)
-  } catch {
-    return dir
-  }
+  return existingReal(dir) ?? (dirname(dir) === dir ? dir : join(realFolder(dirname(dir)), basename(dir)))
 }
 
 /** `dir` or its nearest existing ancestor folder (a link to a folder counts: it existed before the command). */

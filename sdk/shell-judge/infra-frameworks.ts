@@ -1,12 +1,11 @@
 // Application frameworks' and migration tools' commands that drop or wipe a database (`infra-destroy`):
 // `prisma migrate reset`, `rails db:drop`, `manage.py flush`, `mix ecto.reset`, `artisan migrate:fresh`
 // … A coding agent runs these every day, and the database they empty is not always a scratch one.
-// Also what they are run through: the language runners `bundle exec`, `poetry run`, `pipenv run`,
-// `uv run` (their program judged as a command of its own, as runners.ts does for npx), and an
-// interpreter running a framework's script (`python manage.py flush`, `php artisan db:wipe`).
+// Also an interpreter running a framework's script (`python manage.py flush`, `php artisan
+// db:wipe`); the language runners they are run through (`bundle exec`, `poetry run`) are runners.ts's.
 // Part of the rule table in rules.ts, as infra.ts is.
 
-import { getopt, hasOption, programStarts, type Getopt, type Judge, type Rule, type RunnerOptions } from './judge.ts'
+import { getopt, hasOption, type Getopt, type Judge, type Rule } from './judge.ts'
 import { basename } from './wrappers.ts'
 import type { Word } from './words.ts'
 
@@ -27,7 +26,8 @@ const EF: Getopt = { arg: 'psc', long: ['project', 'startup-project', 'context',
 /** alembic and `flask db`: `downgrade base` unapplies every migration (`--sql` only prints it). */
 const downgradeBase = (verbs: string[], argv: Word[]) => verbs.join(' ').includes('downgrade base') && !has(argv, 'sql')
 
-const TOOLS: Record<string, Rule> = {
+/** Rules of the frameworks' tools (part of the table in rules.ts). */
+export const FRAMEWORKS: Record<string, Rule> = {
   prisma: when(([a = '', b = ''], argv) => (a === 'migrate' && b === 'reset') || (a === 'db' && b === 'push' && has(argv, 'force-reset', 'accept-data-loss')), { long: ['schema', 'config'] }),
   rails: anyVerb(RAILS),
   rake: anyVerb(RAILS),
@@ -55,31 +55,6 @@ const TOOLS: Record<string, Rule> = {
   sqlx: when(([a = '', b = '']) => /^(?:database|db)$/.test(a) && /^(?:reset|drop)$/.test(b), { arg: 'D', long: ['database-url', 'source', 'connect-timeout'] }),
 }
 
-/** Options of the language runners (before and after their `exec`/`run`); any other option is read both ways. */
-const BUNDLE: RunnerOptions = { switches: ['verbose', 'no-color', 'keep-file-descriptors', 'V'], values: ['gemfile', 'retry'] }
-const POETRY: RunnerOptions = { switches: ['q', 'quiet', 'v', 'vv', 'vvv', 'verbose', 'n', 'no-interaction', 'no-plugins', 'no-cache', 'ansi', 'no-ansi'], values: ['C', 'directory', 'P', 'project'] }
-const PIPENV: RunnerOptions = { switches: ['v', 'verbose', 'q', 'quiet', 'system'], values: ['python'] }
-const UV: RunnerOptions = {
-  switches: ['q', 'quiet', 'v', 'verbose', 'frozen', 'locked', 'no-sync', 'isolated', 'no-project', 'all-extras', 'all-packages', 'no-dev', 'active', 'offline', 'no-cache', 'exact', 'no-config', 'no-env-file', 'native-tls', 'preview', 's', 'script'],
-  values: ['with', 'with-requirements', 'with-editable', 'python', 'p', 'project', 'directory', 'package', 'extra', 'group', 'only-group', 'no-group', 'env-file', 'index', 'default-index', 'index-url', 'extra-index-url', 'cache-dir', 'config-file', 'color'],
-}
-
-/** `RUNNER [options] VERB [options] PROGRAM …`: PROGRAM judged as a command of its own, at every place it may start. */
-const runsVia = (verb: string, spec: RunnerOptions): Rule => (argv, j, via) => {
-  for (const at of programStarts(argv, 1, spec)) {
-    if (argv[at]!.value !== verb) continue
-    for (const start of programStarts(argv, at + 1, spec)) j.argv(argv.slice(start), [...via, basename(argv[0]!.value)])
-  }
-}
-
-/** Rules of the frameworks' tools and their language runners (part of the table in rules.ts). */
-export const FRAMEWORKS: Record<string, Rule> = {
-  ...TOOLS,
-  bundle: runsVia('exec', BUNDLE),
-  poetry: runsVia('run', POETRY),
-  pipenv: runsVia('run', PIPENV),
-  uv: runsVia('run', UV),
-}
 
 /**
  * An interpreter running a framework's tool as its script (`python3 manage.py flush`, `php artisan

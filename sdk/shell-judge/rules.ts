@@ -2,9 +2,9 @@
 // it raises. Here: the rule table, disks, processes, the machine, services, firewalls, cron, renamed
 // programs. Deletes are in deletes.ts, permissions in permissions.ts, writes onto protected paths in
 // writers.ts, secret reads in readers.ts, git in git.ts, cloud, cluster, container and database CLIs
-// in infra.ts (frameworks' database resets and their runners in infra-frameworks.ts), the agent's
-// own CLI in agent-cli.ts, package runners (npx, pnpm, yarn) in runners.ts; programs that run code
-// are in interpreters.ts, awk.ts, sed.ts.
+// in infra.ts (frameworks' database resets in infra-frameworks.ts), the agent's own CLI in
+// agent-cli.ts, package and language runners (npx, pnpm, yarn, bundle exec, uv run) in runners.ts;
+// programs that run code are in interpreters.ts, awk.ts, sed.ts.
 
 import { agent } from './agent-cli.ts'
 import { isAgentBin } from './agent-bin.ts'

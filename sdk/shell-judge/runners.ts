@@ -1,6 +1,6 @@
 // Package runners: programs that run a package's bin or a program on the PATH (`npx agent …`,
 // `npm exec -- tsc`, `pnpm exec|dlx …`, `pnpm NAME`, `yarn NAME`, `yarn exec|run|dlx|node …`,
-// `bunx`, `pnpx`). What they run is judged as a command of its own (`npx agent mcp add …` is `agent
+// `bunx`, `pnpx`; the language runners `bundle exec`, `poetry run`, `pipenv run`, `uv run`). What they run is judged as a command of its own (`npx agent mcp add …` is `agent
 // mcp add …`), a `-c CMD` (`npx -c`, `npm exec -c`) or pnpm's shell mode as a script. Their options
 // are read with programStarts: where an option's arity is not known, every reading is judged.
 
@@ -20,6 +20,14 @@ const PNPM: RunnerOptions = {
 const YARN: RunnerOptions = {
   switches: ['silent', 's', 'verbose', 'offline', 'prefer-offline', 'frozen-lockfile', 'ignore-engines', 'top-level', 'T', 'binaries-only', 'B', 'quiet', 'q', 'no-progress', 'non-interactive', 'json'],
   values: ['cwd', 'modules-folder', 'cache-folder', 'mutex', 'network-timeout', 'registry', 'package', 'p', 'use-yarnrc', 'link-folder', 'global-folder'],
+}
+/** Language runners' options (before and after their `exec`/`run`); any other option is read both ways. */
+const BUNDLE: RunnerOptions = { switches: ['verbose', 'no-color', 'keep-file-descriptors', 'V'], values: ['gemfile', 'retry'] }
+const POETRY: RunnerOptions = { switches: ['q', 'quiet', 'v', 'vv', 'vvv', 'verbose', 'n', 'no-interaction', 'no-plugins', 'no-cache', 'ansi', 'no-ansi'], values: ['C', 'directory', 'P', 'project'] }
+const PIPENV: RunnerOptions = { switches: ['v', 'verbose', 'q', 'quiet', 'system'], values: ['python'] }
+const UV: RunnerOptions = {
+  switches: ['q', 'quiet', 'v', 'verbose', 'frozen', 'locked', 'no-sync', 'isolated', 'no-project', 'all-extras', 'all-packages', 'no-dev', 'active', 'offline', 'no-cache', 'exact', 'no-config', 'no-env-file', 'native-tls', 'preview', 's', 'script'],
+  values: ['with', 'with-requirements', 'with-editable', 'python', 'p', 'project', 'directory', 'package', 'extra', 'group', 'only-group', 'no-group', 'env-file', 'index', 'default-index', 'index-url', 'extra-index-url', 'cache-dir', 'config-file', 'color'],
 }
 /** pnpm's own commands: any other command name is a script or a program (`pnpm eslint .` is `pnpm exec eslint .`). */
 const PNPM_COMMANDS = new Set('add audit approve-builds bin c cat-file cat-index completion config create dedupe deploy doctor env fetch find-hash get help i ignored-builds import init install install-test it la licenses link list ll ln ls m multi outdated pack patch patch-commit patch-remove prune publish rb rebuild recursive remove restart rm root run run-script sbom self-update server set setup start store t test tst un uninstall unlink up update upgrade version why'.split(' '))
@@ -80,7 +88,14 @@ function byCommand(argv: Word[], spec: RunnerOptions, command: (name: string, at
   for (const at of programStarts(argv, 1, spec)) if (argv[at]!.literal) command(argv[at]!.value, at)
 }
 
+/** `RUNNER [options] VERB [options] PROGRAM …` (`bundle exec`, `poetry run`): PROGRAM as a command of its own. */
+const runsAfter = (verb: string, spec: RunnerOptions, name: string): Rule => (argv, j, via) => byCommand(argv, spec, (command, at) => command === verb && runs(argv, at + 1, spec, j, [...via, name]))
+
 export const RUNNERS: Record<string, Rule> = {
+  bundle: runsAfter('exec', BUNDLE, 'bundle'),
+  poetry: runsAfter('run', POETRY, 'poetry'),
+  pipenv: runsAfter('run', PIPENV, 'pipenv'),
+  uv: runsAfter('run', UV, 'uv'),
   npx: (argv, j, via) => runs(argv, 1, NPM, j, [...via, 'npx']),
   bunx: (argv, j, via) => runs(argv, 1, NPM, j, [...via, 'bunx']),
   pnpx: (argv, j, via) => runs(argv, 1, PNPM, j, [...via, 'pnpx']),

@@ -1,6 +1,6 @@
 // Shared by the terminal tests: a kernel with the terminal toolset, and a tool session.
-import { spawnSync } from 'node:child_process'
-import { mkdirSync, symlinkSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { TestContext } from 'node:test'
 import type { ToolDefinition, ToolSession } from 'agent/sdk'
@@ -41,4 +41,15 @@ export function pathWithoutBwrap(t: TestContext): string {
     if (found) symlinkSync(found, join(bin, tool))
   }
   return bin
+}
+
+/** git in `cwd` with a committer set (its output as text). */
+export const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' })
+
+/** A temporary repository with one empty commit (its real path). */
+export function committedRepo(t: TestContext): string {
+  const repo = realpathSync(tempDir(t))
+  git(repo, 'init', '-q')
+  git(repo, 'commit', '-q', '--allow-empty', '-m', 'one')
+  return repo
 }

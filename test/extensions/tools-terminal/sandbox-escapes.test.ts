@@ -8,10 +8,9 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFil
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { pathFolders } from '../../../extensions/tools-terminal/sandbox-extra.ts'
-import { pathWithoutBwrap, sandboxSkip, session, tempDir, terminalKernel } from './helpers.ts'
+import { committedRepo, git, pathWithoutBwrap, sandboxSkip, session, tempDir, terminalKernel } from './helpers.ts'
 
 const skip = sandboxSkip
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'pipe' })
 
 test('sandbox: /proc/sys and /sys are read-only (a kernel setting written back unchanged is refused)', { skip }, async (t) => {
   const k = await terminalKernel()
@@ -40,9 +39,7 @@ test("sandbox: the session folder's settings stay read-only for a command run in
 test('sandbox: the hooks git runs are read-only from a subfolder of the repository and in a worktree', { skip }, async (t) => {
   const k = await terminalKernel()
   t.after(() => k.close())
-  const repo = realpathSync(tempDir(t))
-  git(repo, 'init', '-q')
-  git(repo, 'commit', '-q', '--allow-empty', '-m', 'one')
+  const repo = committedRepo(t)
   mkdirSync(join(repo, 'pkg'))
   const tree = join(realpathSync(tempDir(t)), 'tree')
   git(repo, 'worktree', 'add', '-q', tree)

@@ -8,9 +8,8 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync,
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
 import { approvalsKernel } from '../approvals/harness.ts'
-import { sandboxSkip as skip, session, tempDir, terminalKernel } from './helpers.ts'
+import { committedRepo, git, sandboxSkip as skip, session, tempDir, terminalKernel } from './helpers.ts'
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' })
 /** A terminal kernel whose user home (HOME) is a temporary folder made ready by `prepare`, and a working folder. */
 async function inTempHome(t: TestContext, prepare: (home: string) => void) {
   const home = realpathSync(tempDir(t, 'agent-home-'))
@@ -21,6 +20,18 @@ async function inTempHome(t: TestContext, prepare: (home: string) => void) {
   const k = await terminalKernel()
   t.after(() => k.close())
   return { home, k, dir: realpathSync(tempDir(t)) }
+}
+/** The terminal with the file tools, approvals off (their writes go through as ones a person approved would), and a working folder. */
+async function withFileTools(t: TestContext) {
+  const k = await approvalsKernel({ builtins: ['tools-file'], config: { approvals: { mode: 'off' } } })
+  t.after(() => k.close())
+  const dir = realpathSync(tempDir(t))
+  return { k, dir, s: session(dir) }
+}
+
+/** Waits (up to 7.5 s) until something in `dir` named `name` was moved aside by the watch. */
+async function movedAside(dir: string, name: string): Promise<void> {
+  for (let i = 0; i < 150 && blocked(dir, name).length === 0; i++) await new Promise((r) => setTimeout(r, 50))
 }
 const blocked = (dir: string, name: string) => readdirSync(dir).filter((entry) => entry.startsWith(`${name}.agent-blocked-`))
 
@@ -163,7 +174,7 @@ test('sentry: a background process is watched while it runs, and told at its exi
   const s = session(dir)
   const started = await k.call('terminal', { command: 'sleep 0.3; touch .agentrc.yaml; sleep 30', background: true }, s)
   // Moved aside while the process still runs (the folder is watched), not only when it ends.
-  for (let i = 0; i < 100 && blocked(dir, '.agentrc.yaml').length === 0; i++) await new Promise((r) => setTimeout(r, 50))
+  await movedAside(dir, '.agentrc.yaml')
   assert.equal(blocked(dir, '.agentrc.yaml').length, 1)
   assert.ok(!existsSync(join(dir, '.agentrc.yaml')))
   assert.equal((await k.call('process', { action: 'poll', process_id: started.process_id }, s)).status, 'running')
@@ -215,11 +226,7 @@ test("sentry: a login file or credentials folder missing from the user's home ca
 })
 
 test("sentry: a protected place the agent's file tools write while a command runs is left alone", { skip }, async (t) => {
-  // Approvals off: the writes go through as ones a person approved would.
-  const k = await approvalsKernel({ builtins: ['tools-file'], config: { approvals: { mode: 'off' } } })
-  t.after(() => k.close())
-  const dir = realpathSync(tempDir(t))
-  const s = session(dir)
+  const { k, dir, s } = await withFileTools(t)
   // (Ended when the kernel closes.)
   await k.runTool('terminal', { command: 'sleep 30', background: true }, s)
   for (const [path, content] of [['.agent/skills/notes/SKILL.md', '# notes\n'], ['.agentrc.json', '{}\n']]) {
@@ -228,7 +235,7 @@ test("sentry: a protected place the agent's file tools write while a command run
   }
   // Also a command's creation in the same watch, to know the watch has looked.
   await k.runTool('terminal', { command: 'touch .agentrc.yaml' }, s)
-  for (let i = 0; i < 100 && blocked(dir, '.agentrc.yaml').length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+  await movedAside(dir, '.agentrc.yaml')
   assert.equal(blocked(dir, '.agentrc.yaml').length, 1)
   assert.equal(readFileSync(join(dir, '.agent', 'skills', 'notes', 'SKILL.md'), 'utf8'), '# notes\n')
   assert.equal(readFileSync(join(dir, '.agentrc.json'), 'utf8'), '{}\n')
@@ -328,9 +335,7 @@ test('sentry (second audit): modes through links, invalid and FIFO .git, a new r
 test("sentry (second audit): submodules' hooks are read-only and their config watched, whatever their name", { skip }, async (t) => {
   const k = await terminalKernel()
   t.after(() => k.close())
-  const lib = realpathSync(tempDir(t))
-  git(lib, 'init', '-q')
-  git(lib, 'commit', '-q', '--allow-empty', '-m', 'one')
+  const lib = committedRepo(t)
   const repo = realpathSync(tempDir(t))
   git(repo, 'init', '-q')
   git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'libs/sub')
@@ -354,13 +359,10 @@ test('sentry (second audit): a persistent shell ended for fighting is ended agai
 })
 
 test("sentry (second audit): a place the agent wrote and a command then changes is the command's", { skip }, async (t) => {
-  const k = await approvalsKernel({ builtins: ['tools-file'], config: { approvals: { mode: 'off' } } })
-  t.after(() => k.close())
-  const dir = realpathSync(tempDir(t))
-  const s = session(dir)
+  const { k, dir, s } = await withFileTools(t)
   await k.runTool('terminal', { command: 'sleep 1; echo \'{"evil": 1}\' > .agentrc.json; sleep 30', background: true }, s)
   assert.equal((await k.runTool('write_file', { path: '.agentrc.json', content: '{}\n' }, s)).blocked, undefined)
-  for (let i = 0; i < 150 && blocked(dir, '.agentrc.json').length === 0; i++) await new Promise((r) => setTimeout(r, 50))
+  await movedAside(dir, '.agentrc.json')
   assert.equal(blocked(dir, '.agentrc.json').length, 1)
   assert.ok(!existsSync(join(dir, '.agentrc.json')))
 })
