@@ -217,6 +217,12 @@ export interface ApprovedPairing {
 export interface GatewayAuthService {
   /** Default deny; decides on the stable user id only, never the display name. Pairings live in the shared storage, hence async. */
   authorize(source: MessageSource): Promise<AuthDecision>
+  /**
+   * Whether the sender is named by id in `<PLATFORM>_ALLOWED_USERS` or `GATEWAY_ALLOWED_USERS`: a
+   * person the owner listed, not one let in by `*`, an allow-all switch, a group list or a pairing.
+   * Only they may grant what outlives the session (`/approve always` saves to config).
+   */
+  namesUser(source: MessageSource): boolean
   /** Issues a pairing code for an unknown DM sender, or undefined when rate limited / too many pending. */
   requestPairing(source: MessageSource): Promise<{ code: string; expiresAt: number } | undefined>
   /** Approves a pending code (once, across instances); rejects with a one-line AgentError when unknown, expired or locked out. */

@@ -4,19 +4,22 @@
 
 import { createInterface } from 'node:readline/promises'
 import { DELIVERY_SERVICE, errorMessage, type ApprovalChoice, type ApprovalPrompt, type ApprovalRequest, type DeliveryService, type Services } from 'agent/sdk'
+import { mayApproveAlways } from './commands.ts'
 import type { PendingApprovals } from './pending.ts'
 
 /** Platforms that are not chats a person answers in. */
 const UNATTENDED = new Set(['cron', 'webhook', 'api_server', 'delegation'])
 
-export function requestText(request: ApprovalRequest): string {
+/** The question sent to the chat; `/approve always` is offered only to a sender who may give it. */
+export function requestText(request: ApprovalRequest, offerAlways: boolean): string {
   const seconds = Math.round((request.expiresAt - request.createdAt) / 1000)
+  const always = offerAlways ? ', /approve always to allow it from now on' : ''
   return [
     `⚠️ Approval needed: ${request.findings.map((f) => f.description).join('; ')}`,
     '```',
     request.command.length > 1500 ? `${request.command.slice(0, 1500)}…` : request.command,
     '```',
-    `Reply /approve to run it once, /approve session to allow this kind of command for the session, /approve always to allow it from now on, or /deny. No answer in ${seconds} s denies it.`,
+    `Reply /approve to run it once, /approve session to allow this kind of command for the session${always}, or /deny. No answer in ${seconds} s denies it.`,
   ].join('\n')
 }
 
@@ -33,7 +36,7 @@ export async function askPerson(
     if (!delivery) return { choice: 'deny', reason: 'the gateway delivery service is not available to ask for approval' }
     const { request: full, answer } = deps.pending.add(request, deps.timeoutMs, deps.signal)
     try {
-      await delivery.send(source, requestText(full))
+      await delivery.send(source, requestText(full, mayApproveAlways(deps.services, source)))
     } catch (error) {
       deps.pending.settle(full.id, 'deny', `could not ask in the chat: ${errorMessage(error)}`)
     }
@@ -59,7 +62,7 @@ export async function askPerson(
 async function terminalPrompt(request: ApprovalRequest): Promise<ApprovalChoice> {
   const rl = createInterface({ input: process.stdin, output: process.stderr })
   try {
-    const text = requestText(request).replace(/Reply .*$/s, '')
+    const text = requestText(request, true).replace(/Reply .*$/s, '')
     const answer = await rl.question(`${text}Run it? [o]nce, [s]ession, [a]lways, [d]eny: `, { signal: AbortSignal.timeout(Math.max(0, request.expiresAt - Date.now())) })
     const key = answer.trim().toLowerCase()[0]
     return key === 'o' || key === 'y' ? 'once' : key === 's' ? 'session' : key === 'a' ? 'always' : 'deny'

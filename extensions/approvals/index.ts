@@ -180,7 +180,7 @@ export default defineExtension<ApprovalsConfig>({
       unsandboxed: (sessionId, callId) => escapes.take(sessionId, callId, 'sandbox'),
     }
     api.services.provide(APPROVALS_SERVICE, service)
-    for (const command of approvalCommands(service)) api.commands.register(command)
+    for (const command of approvalCommands(service, api.services)) api.commands.register(command)
     api.onDispose(() => void pending.denyAll('approvals were unloaded'))
   },
 })

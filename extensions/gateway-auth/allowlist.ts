@@ -36,6 +36,14 @@ export interface AllowlistVerdict {
   configured: boolean
 }
 
+/** Whether the sender's stable id is listed in the platform's or the gateway's allowlist (a `*` names no one). */
+export function namedInAllowlist(settings: Settings, source: MessageSource): boolean {
+  if (!source.userId) return false
+  const userId = normaliseId(source.userId)
+  const lists = [parseList(platformSetting(settings, source.platform, 'ALLOWED_USERS')), parseList(settings.env('GATEWAY_ALLOWED_USERS'))]
+  return lists.some((list) => list?.ids.has(userId) ?? false)
+}
+
 /** The allowlist part of the decision; pairing grants are checked by the caller. */
 export function checkAllowlists(settings: Settings, source: MessageSource): AllowlistVerdict {
   const prefix = envPrefix(source.platform)

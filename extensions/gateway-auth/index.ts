@@ -2,7 +2,7 @@
 // Provides the `gateway-auth` service the gateway consults for every inbound chat message.
 
 import { defineExtension, errorMessage, GATEWAY_AUTH_SERVICE, STORAGE_SERVICE, type AuthDecision, type GatewayAuthService, type StorageService } from 'agent/sdk'
-import { checkAllowlists, envPrefix } from './allowlist.ts'
+import { checkAllowlists, envPrefix, namedInAllowlist } from './allowlist.ts'
 import { PG_MIGRATIONS } from './pairing-pg.ts'
 import { openPairingStore } from './pairing-store.ts'
 
@@ -53,6 +53,7 @@ export default defineExtension<AuthConfig>({
         const behaviour = perPlatform ?? api.config.unauthorized_dm_behavior ?? (verdict.configured ? 'ignore' : 'pair')
         return { allowed: false, reason: verdict.reason, action: dm && behaviour === 'pair' ? 'pair' : 'ignore' }
       },
+      namesUser: (source) => namedInAllowlist(api.settings, source),
       requestPairing: (source) => store.request(source),
       approve: (code) => store.approve(code),
       revoke: (platform, userId) => store.revoke(platform, userId),

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test, type TestContext } from 'node:test'
+import { GATEWAY_AUTH_SERVICE } from 'agent/sdk'
 import { tempDir } from '../../helpers/temp.ts'
 import { approvalsKernel } from './harness.ts'
 
@@ -56,8 +57,11 @@ test('no answer before approvals.timeout denies', async (t) => {
   assert.ok(existsSync(join(dir, 'build')))
 })
 
+/** alice is named in the platform's allowlist: she may save approvals to config. */
+const named = { builtins: ['state-db', 'gateway-auth'], env: { FAKECHAT_ALLOWED_USERS: 'alice,carol' } }
+
 test('/approve session allows the same kind for the session; /approve always persists to config', async (t) => {
-  const k = await approvalsKernel()
+  const k = await approvalsKernel(named)
   t.after(() => k.close())
   const dir = workdir(t)
   mkdirSync(join(dir, 'b2'))
@@ -77,6 +81,42 @@ test('/approve session allows the same kind for the session; /approve always per
   const again = await k.runTerminal('git reset --hard', { id: 'sess-6', cwd: dir, source: chat })
   assert.equal(again.blocked, undefined)
   assert.equal(k.sent.length, 2)
+})
+
+test('/approve always from a user the owner did not name is taken as session, and not offered', async (t) => {
+  // bob is let in by the allow-all switch; dave by a `*`; neither is named, so neither may save to config.
+  for (const [who, env] of [['bob', { FAKECHAT_ALLOW_ALL_USERS: 'true' }], ['dave', { GATEWAY_ALLOWED_USERS: '*' }]] as const) {
+    const k = await approvalsKernel({ builtins: ['state-db', 'gateway-auth'], env })
+    t.after(() => k.close())
+    assert.ok(k.kernel.services.get(GATEWAY_AUTH_SERVICE), 'the refusal comes from the rule, not a missing service')
+    const dir = workdir(t)
+    const source = { ...chat, userId: who }
+    const running = k.runTerminal('git reset --hard', { id: `s-${who}`, cwd: dir, source })
+    const [request] = await k.messages(1)
+    assert.doesNotMatch(request!.text, /always/, 'not offered to a user who cannot give it')
+    const replies = await k.slash('/approve always', source, `s-${who}`)
+    assert.match(replies[0]!, /for users named by id in FAKECHAT_ALLOWED_USERS or GATEWAY_ALLOWED_USERS; approved for this session instead/)
+    assert.equal(replies[1], 'Approved (allowed for this session): git reset --hard')
+    assert.equal((await running).blocked, undefined)
+    assert.ok(!existsSync(join(k.home, 'config.yaml')) || !/git-destructive/.test(readFileSync(join(k.home, 'config.yaml'), 'utf8')), 'nothing saved')
+    // Still allowed for the rest of this session, asked again in another.
+    assert.equal((await k.runTerminal('git reset --hard', { id: `s-${who}`, cwd: dir, source })).blocked, undefined)
+    const other = k.runTerminal('git reset --hard', { id: `s2-${who}`, cwd: dir, source })
+    await k.messages(2)
+    await k.slash('/deny', source, `s2-${who}`)
+    assert.match((await other).blocked!, /did not approve/)
+  }
+})
+
+test('without the gateway-auth service no one may save an approval to config', async (t) => {
+  const k = await approvalsKernel()
+  t.after(() => k.close())
+  const dir = workdir(t)
+  const running = k.runTerminal('git reset --hard', { id: 'no-auth', cwd: dir, source: chat })
+  await k.messages(1)
+  assert.match((await k.slash('/approve always', chat, 'no-auth'))[0]!, /approved for this session instead/)
+  await running
+  assert.ok(!existsSync(join(k.home, 'config.yaml')) || !/git-destructive/.test(readFileSync(join(k.home, 'config.yaml'), 'utf8')))
 })
 
 test('never-allowed commands are blocked in every mode, even off; off runs other dangerous commands', async (t) => {
