@@ -13,6 +13,7 @@ import { outputProgress } from './progress.ts'
 import { runProcess } from './run-process.ts'
 import { TerminalSandbox, type Wrapped } from './sandbox.ts'
 import { SentryWatch } from './sandbox-sentry.ts'
+import { sandboxNote } from './sandbox-notes.ts'
 
 export interface TerminalInput {
   command: string
@@ -151,7 +152,7 @@ export class TerminalManager {
     if (outcome.interrupted) result.interrupted = true
     if (outcome.timedOut) result.note = `command timed out after ${timeoutS} s and was ended`
     if (outcome.shellEnded) result.note = [result.note, 'the persistent shell ended; the next command starts a fresh one (cwd and variables reset)'].filter(Boolean).join('; ')
-    const notes = [result.note, outcome.note, sandboxed && outcome.exitCode !== 0 && SANDBOX_REFUSAL.test(outcome.output) ? SANDBOX_NOTE : undefined, ...undone].filter(Boolean)
+    const notes = [result.note, outcome.note, sandboxed && outcome.exitCode !== 0 ? sandboxNote(outcome.output) : undefined, ...undone].filter(Boolean)
     if (notes.length) result.note = notes.join('; ')
     return result
   }
@@ -263,10 +264,6 @@ export class TerminalManager {
     await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)))
   }
 }
-
-/** What a sandboxed command that tried to change a read-only place prints (EROFS; EBUSY for a mount point). */
-const SANDBOX_REFUSAL = /Read-only file system|Device or resource busy/
-const SANDBOX_NOTE = 'the command ran in the terminal sandbox, where protected places (login and shell files, credentials, the agent, system folders, the project\'s .agent and .git/hooks) are read-only; if it must change one, run it again with outside_sandbox: true (a person will be asked)'
 
 function isWithin(path: string, folder: string): boolean {
   const rel = relative(folder, path)

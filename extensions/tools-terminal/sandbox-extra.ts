@@ -2,9 +2,9 @@
 // that use them find them (git's are in sandbox-git.ts): the folders on PATH (a program planted in
 // one runs in place of the real one, even in a command a person approves), the agent's secret files
 // (hidden, not only read-only: a command has no business reading the keys), and the sockets of
-// services that run commands for whoever connects (systemd, D-Bus, tmux).
+// services that run commands for whoever connects (systemd, D-Bus, tmux, container engines).
 
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, isAbsolute, join, resolve, sep } from 'node:path'
 import type { PathClassifier } from 'agent/sdk'
@@ -30,10 +30,35 @@ export function agentSecretFiles(agentHome: string, classifier: PathClassifier):
   return names.map((name) => join(agentHome, name)).filter((path) => classifier.real(path).kind === 'secret' && isFile(path))
 }
 
-/** Sockets that run what a client asks outside any sandbox: masked (connecting then fails). */
-export function serviceSockets(uid: number | undefined): string[] {
-  const user = uid === undefined ? [] : [`/run/user/${uid}/bus`, `/run/user/${uid}/systemd/private`]
-  return ['/run/systemd/private', '/run/dbus/system_bus_socket', ...user].filter((path) => existsSync(path))
+/**
+ * Container and system managers' sockets: whoever connects starts a container with the host's root
+ * mounted, or installs a package, as root on the host. A command that needs the engine is run with
+ * outside_sandbox (a person is asked).
+ */
+const ENGINE_SOCKETS = [
+  '/run/docker.sock', '/var/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock',
+  '/run/k3s/containerd/containerd.sock', '/run/buildkit/buildkitd.sock', '/run/crio/crio.sock', '/run/libvirt/libvirt-sock',
+  '/run/snapd.socket', '/var/snap/lxd/common/lxd/unix.socket', '/var/lib/lxd/unix.socket', '/var/lib/incus/unix.socket',
+]
+
+/** The same engines run for a user, or by a desktop app, with the socket in the user's places. */
+const USER_ENGINE_SOCKETS = ['docker.sock', 'podman/podman.sock', 'containerd-rootless/containerd.sock', 'buildkit/buildkitd.sock']
+const HOME_ENGINE_SOCKETS = ['.docker/run/docker.sock', '.docker/desktop/docker.sock', '.colima/default/docker.sock', '.rd/docker.sock', '.lima/default/sock/docker.sock']
+
+/** Sockets that run what a client asks outside any sandbox: masked, as real paths (connecting then fails). */
+export function serviceSockets(uid: number | undefined, home: string): string[] {
+  const runtime = uid === undefined ? [] : [`/run/user/${uid}/bus`, `/run/user/${uid}/systemd/private`, ...USER_ENGINE_SOCKETS.map((name) => `/run/user/${uid}/${name}`)]
+  const paths = ['/run/systemd/private', '/run/dbus/system_bus_socket', ...ENGINE_SOCKETS, ...runtime, ...HOME_ENGINE_SOCKETS.map((name) => join(home, name))]
+  const real = paths.map(realSocket).filter((path): path is string => path !== undefined)
+  return real.filter((path, i) => real.indexOf(path) === i)
+}
+
+function realSocket(path: string): string | undefined {
+  try {
+    return statSync(path).isSocket() ? realpathSync.native(path) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** tmux's socket folder (`tmux -L`/default servers run commands for any client): hidden behind an empty one. */

@@ -132,7 +132,7 @@ export function sandboxPlaces(given: SandboxScope): SandboxPlaces {
   }
   const rooted = rootFolders()
   for (const dir of rooted) if (!real.has(dir)) pinned.add(dir)
-  const hidden = [...agentSecretFiles(scope.agentHome, classifier).map((path) => existingReal(path) ?? path), ...serviceSockets(scope.uid)]
+  const hidden = [...agentSecretFiles(scope.agentHome, classifier).map((path) => existingReal(path) ?? path), ...serviceSockets(scope.uid, scope.home)]
   // A project's own chmod is its business (sandbox-sentry.ts), but never the home's, the temp
   // folder's or the root's folders', whatever the working folder is.
   const shared = new Set([scope.home, tmpdir(), ...rooted].map((dir) => existingReal(dir) ?? dir))

@@ -1,13 +1,17 @@
 // Ways around the terminal sandbox an audit found, each refused now, each beside a look-alike that
 // still works: kernel settings under /proc/sys, another working folder's settings and the hooks git
 // really runs (from a subfolder, in a worktree), a persistent shell whose places changed under it,
-// the agent's secret files, tmux's server running a command for a client, PATH folders.
+// the agent's secret files, tmux's server running a command for a client, a container engine's
+// socket, PATH folders.
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { pathFolders } from '../../../extensions/tools-terminal/sandbox-extra.ts'
+import { sandboxNote } from '../../../extensions/tools-terminal/sandbox-notes.ts'
 import { committedRepo, git, pathWithoutBwrap, sandboxSkip, session, tempDir, terminalKernel } from './helpers.ts'
 
 const skip = sandboxSkip
@@ -92,6 +96,37 @@ test("sandbox: tmux's default servers cannot be asked to run a command; tmux its
   const outcome = await k.call('terminal', { command: `tmux -L ${name} run-shell "touch ${join(dir, 'pwned')}"; tmux -V` }, session(dir))
   assert.match(outcome.output, /^tmux \d/m)
   assert.ok(!existsSync(join(dir, 'pwned')), outcome.output)
+})
+
+test("sandbox: a container engine's socket (root on the host) cannot be reached; another program's socket can", { skip }, async (t) => {
+  const home = realpathSync(tempDir(t, 'agent-home-'))
+  const engine = join(home, '.docker', 'run', 'docker.sock')
+  const other = join(home, '.myapp', 'app.sock')
+  const servers = [engine, other].map((path) => {
+    mkdirSync(dirname(path), { recursive: true })
+    const server = createServer((socket) => socket.end('hello\n'))
+    server.listen(path)
+    t.after(() => server.close())
+    return once(server, 'listening')
+  })
+  await Promise.all(servers)
+  const saved = process.env.HOME
+  process.env.HOME = home
+  t.after(() => void (process.env.HOME = saved))
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const probe = `const s=require("net").connect(process.argv[1]);s.on("data",d=>console.log(process.argv[1],"answered",String(d).trim()));s.on("error",e=>console.log(process.argv[1],"refused",e.code))`
+  const outcome = await k.call('terminal', { command: `node -e '${probe}' ${engine}; node -e '${probe}' ${other}` }, session(realpathSync(tempDir(t))))
+  assert.match(outcome.output, new RegExp(`${engine} refused`), outcome.output)
+  assert.match(outcome.output, new RegExp(`${other} answered hello`), outcome.output)
+})
+
+test("sandbox: a refused command's note says why and how (the engine's socket, a read-only place); other failures get none", () => {
+  assert.match(sandboxNote('Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?')!, /container engines.*outside_sandbox/)
+  assert.match(sandboxNote('Error: dial unix /run/podman/podman.sock: connect: connection refused')!, /container engines/)
+  assert.match(sandboxNote("touch: cannot touch '/home/u/.bashrc': Read-only file system")!, /protected places .* read-only/)
+  assert.equal(sandboxNote('Error response from daemon: No such container: web'), undefined)
+  assert.equal(sandboxNote('make: *** [all] Error 2'), undefined)
 })
 
 test('sandbox: a bwrap planted in a temp folder on PATH (where a sandboxed command can write) is never used', { skip }, async (t) => {
