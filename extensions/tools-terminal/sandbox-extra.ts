@@ -2,7 +2,8 @@
 // that use them find them (git's are in sandbox-git.ts): the folders on PATH (a program planted in
 // one runs in place of the real one, even in a command a person approves), the agent's secret files
 // (hidden, not only read-only: a command has no business reading the keys), and the sockets of
-// services that run commands for whoever connects (systemd, D-Bus, tmux, container engines).
+// services that run commands for whoever connects (systemd, D-Bus, tmux, container engines), and
+// the host devices the sandbox keeps.
 
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -64,6 +65,22 @@ function realSocket(path: string): string | undefined {
 /** tmux's socket folder (`tmux -L`/default servers run commands for any client): hidden behind an empty one. */
 export function tmuxFolders(uid: number | undefined): string[] {
   return uid === undefined ? [] : [join(tmpdir(), `tmux-${uid}`), `/tmp/tmux-${uid}`].filter((dir, i, all) => all.indexOf(dir) === i && existsSync(dir))
+}
+
+/**
+ * The host devices a command keeps beside bwrap's own /dev (null, zero, random, tty, a pts of its
+ * own): shared memory, GPUs and other accelerators, KVM, FUSE, TUN, sound, the log socket, USB serial
+ * boards. Not disks, memory, the console, virtual terminals or input devices: a command run as root
+ * would own them (`open('/dev/sda', 'w')` needs no program the judge knows).
+ */
+const KEPT_DEVICES = /^(shm|mqueue|hugepages|dri|nvidia[\w-]*|kfd|accel|dxg|kvm|fuse|net|snd|log|ttyUSB\d+|ttyACM\d+)$/
+
+export function hostDevices(): string[] {
+  try {
+    return readdirSync('/dev').filter((name) => KEPT_DEVICES.test(name)).sort().map((name) => `/dev/${name}`)
+  } catch {
+    return []
+  }
 }
 
 function isFile(path: string): boolean {

@@ -10,7 +10,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, sep } from 'node:path'
 import { pathClassifier, PROJECT_CONFIG_PLACES, type PathClassifier } from 'agent/sdk'
-import { agentSecretFiles, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
+import { agentSecretFiles, hostDevices, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
 import { gitPlacesOf, type WatchedConfig } from './sandbox-git.ts'
 import { existingReal } from './sentry-files.ts'
 import { modesOf, trustedProgram, watchedPlaces, type Sentinels } from './sandbox-watched.ts'
@@ -37,11 +37,13 @@ export interface SandboxPlaces {
   hidden: string[]
   /** Folders an empty one is mounted over (tmux's sockets). */
   emptied: string[]
+  /** The host's devices given beside bwrap's minimal /dev (sandbox-extra.ts `hostDevices`). */
+  devices: string[]
   /** What no mount covers, watched while the command runs (sandbox-sentry.ts). */
   sentinels: Sentinels
 }
 
-/** Kernel file systems: bwrap gives the sandbox its own /proc (its /proc/sys and /sys read-only); /dev stays as it is. */
+/** Kernel file systems: bwrap gives the sandbox its own /proc (its /proc/sys and /sys read-only) and /dev (with a few of the host's devices). */
 const LEFT_AS_IS = ['/proc', '/sys', '/dev']
 
 /**
@@ -138,7 +140,7 @@ export function sandboxPlaces(given: SandboxScope): SandboxPlaces {
   const shared = new Set([scope.home, tmpdir(), ...rooted].map((dir) => existingReal(dir) ?? dir))
   const inWork = (dir: string) => !shared.has(dir) && scope.folders.some((folder) => dir === folder || dir.startsWith(folder + sep))
   const sentinels: Sentinels = { places: watched.places, gitConfigs: watched.gitConfigs, modes: modesOf([...pinned], inWork), ...(git ? { git } : {}) }
-  return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid), sentinels }
+  return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid), devices: hostDevices(), sentinels }
 }
 
 /**

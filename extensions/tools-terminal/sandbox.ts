@@ -27,13 +27,14 @@ export interface SandboxStatus {
  * root, bwrap would otherwise leave the command CAP_SYS_ADMIN, and `umount` would take a read-only
  * place's mount away. /proc/sys and /sys read-only: without capabilities bwrap leaves /proc/sys as
  * the kernel has it, and root could set `kernel.core_pattern` to a program the kernel runs as root.
+ * A /dev of its own, given only the host devices sandbox-extra.ts keeps: not disks nor memory.
  */
 const BASE = [
-  '--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys',
+  '--dev-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys',
   '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger', '--ro-bind', '/sys', '/sys', '--die-with-parent', '--cap-drop', 'ALL',
 ]
 
-/** Arguments before the command: the machine as it is, protected places and the root's entries read-only, a /proc of its own. */
+/** Arguments before the command: the machine as it is, protected places and the root's entries read-only, a /proc and /dev of its own. */
 export function bwrapArgs(places: SandboxPlaces): string[] {
   const mounts: Array<[string, string[]]> = [
     ...places.pinned.map((p): [string, string[]] => [p, ['--dev-bind', p, p]]),
@@ -45,7 +46,8 @@ export function bwrapArgs(places: SandboxPlaces): string[] {
   mounts.sort((a, b) => byDepth(a[0], b[0]))
   // The root last, read-only: its folders are mounts of their own (pinned), so only its entries
   // (the /bin link, a new top-level folder) are fixed; with capabilities gone even root cannot undo it.
-  return [...BASE, ...mounts.flatMap(([, args]) => args), '--remount-ro', '/']
+  const devices = places.devices.flatMap((p) => ['--dev-bind-try', p, p])
+  return [...BASE, ...devices, ...mounts.flatMap(([, args]) => args), '--remount-ro', '/']
 }
 
 export interface Wrapped {

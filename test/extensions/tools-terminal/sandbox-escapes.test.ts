@@ -5,7 +5,7 @@
 // socket, PATH folders.
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
@@ -119,6 +119,25 @@ test("sandbox: a container engine's socket (root on the host) cannot be reached;
   const outcome = await k.call('terminal', { command: `node -e '${probe}' ${engine}; node -e '${probe}' ${other}` }, session(realpathSync(tempDir(t))))
   assert.match(outcome.output, new RegExp(`${engine} refused`), outcome.output)
   assert.match(outcome.output, new RegExp(`${other} answered hello`), outcome.output)
+})
+
+test('sandbox: no disk, memory or console device is there; null, random, shared memory, fd links and FUSE are', { skip }, async (t) => {
+  const k = await terminalKernel()
+  t.after(() => k.close())
+  const host = readdirSync('/dev')
+  const command = [
+    'echo "blocks=$(find /dev -type b | wc -l)"',
+    'for d in kmsg mem port console tty1 loop-control cpu_dma_latency input uinput watchdog; do [ -e /dev/$d ] && echo "present $d"; done',
+    'echo gone > /dev/null && head -c 4 /dev/urandom | wc -c',
+    'f=/dev/shm/agent-sbx-$$ && echo shm-ok > $f && cat $f && rm $f',
+    'cat <(echo fd-ok)',
+    '[ -e /dev/fuse ] && echo fuse-there',
+  ].join('; ')
+  const outcome = await k.call('terminal', { command }, session(realpathSync(tempDir(t))))
+  assert.match(outcome.output, /^blocks=0$/m, outcome.output)
+  assert.doesNotMatch(outcome.output, /present/)
+  assert.match(outcome.output, /^4\nshm-ok\nfd-ok$/m)
+  if (host.includes('fuse')) assert.match(outcome.output, /^fuse-there$/m)
 })
 
 test("sandbox: a refused command's note says why and how (the engine's socket, a read-only place); other failures get none", () => {
