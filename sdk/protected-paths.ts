@@ -164,6 +164,11 @@ const HOME_SECRETS = [
 ]
 /** Folders under the user's home whose every file is secret. */
 const HOME_SECRET_DIRS = ['.gnupg', '.password-store']
+/**
+ * The agent's own credential stores under its home (MCP servers' OAuth tokens, the WhatsApp
+ * session's keys): secret like its .env. A plugin keeps its credentials in a `*.secret` file.
+ */
+export const AGENT_SECRET_DIRS = ['mcp/auth', 'whatsapp/auth']
 
 /**
  * Files and folders under the user's home that change what runs at login, in every shell or
@@ -221,6 +226,7 @@ export function pathClassifier(roots: PathRoots): PathClassifier {
     rule('secret', 'agent-home', agentHome, "holds the agent's secrets", (rel) => first(rel).toLowerCase() === '.env'),
     rule('secret', 'agent-home', agentHome, "is the agent's state database (sessions, pairing, tokens)", (rel) => first(rel).toLowerCase().startsWith('state.db')),
     rule('secret', 'agent-home', agentHome, 'holds a secret key of the agent', (rel) => first(rel).toLowerCase().endsWith('.secret')),
+    ...AGENT_SECRET_DIRS.map((rel) => rule('secret', 'agent-home', join(agentHome, rel), "holds the agent's credentials: tokens and keys")),
     rule('protected', 'agent-home', agentHome, "is inside the agent's home (its configuration, secrets and the code it loads)"),
     rule('protected', 'agent-home', agentCode, "is the agent's own code (what it loads and runs, its guards included)"),
     rule('secret', 'user', join(home, '.ssh'), 'may hold a private SSH key', (rel) => rel !== '' && !SSH_PUBLIC.test(rel.split('/').pop() ?? '')),

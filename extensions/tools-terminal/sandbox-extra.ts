@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, isAbsolute, join, resolve, sep } from 'node:path'
-import type { PathClassifier } from 'agent/sdk'
+import { AGENT_SECRET_DIRS, type PathClassifier } from 'agent/sdk'
 
 /**
  * The PATH folders a sandboxed command cannot write once the sandbox makes them read-only (and so the
@@ -45,6 +45,18 @@ const ENGINE_SOCKETS = [
 /** The same engines run for a user, or by a desktop app, with the socket in the user's places. */
 const USER_ENGINE_SOCKETS = ['docker.sock', 'podman/podman.sock', 'containerd-rootless/containerd.sock', 'buildkit/buildkitd.sock']
 const HOME_ENGINE_SOCKETS = ['.docker/run/docker.sock', '.docker/desktop/docker.sock', '.colima/default/docker.sock', '.rd/docker.sock', '.lima/default/sock/docker.sock']
+
+/** The agent's credential folders (sdk AGENT_SECRET_DIRS) that exist, as real paths: an empty folder is mounted over each. */
+export function agentSecretFolders(agentHome: string): string[] {
+  return AGENT_SECRET_DIRS.flatMap((rel) => {
+    try {
+      const real = realpathSync.native(join(agentHome, rel))
+      return statSync(real).isDirectory() ? [real] : []
+    } catch {
+      return []
+    }
+  })
+}
 
 /** Sockets that run what a client asks outside any sandbox: masked, as real paths (connecting then fails). */
 export function serviceSockets(uid: number | undefined, home: string): string[] {

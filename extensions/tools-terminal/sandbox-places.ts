@@ -10,7 +10,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, sep } from 'node:path'
 import { pathClassifier, PROJECT_CONFIG_PLACES, type PathClassifier } from 'agent/sdk'
-import { agentSecretFiles, hostDevices, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
+import { agentSecretFiles, agentSecretFolders, hostDevices, pathFolders, serviceSockets, tmuxFolders } from './sandbox-extra.ts'
 import { gitPlacesOf, type WatchedConfig } from './sandbox-git.ts'
 import { existingReal } from './sentry-files.ts'
 import { modesOf, trustedProgram, watchedPlaces, type Sentinels } from './sandbox-watched.ts'
@@ -35,7 +35,7 @@ export interface SandboxPlaces {
   pinned: string[]
   /** Files an empty file is mounted over (the agent's secrets; service sockets). */
   hidden: string[]
-  /** Folders an empty one is mounted over (tmux's sockets). */
+  /** Folders an empty one is mounted over (tmux's sockets, the agent's credential folders). */
   emptied: string[]
   /** The host's devices given beside bwrap's minimal /dev (sandbox-extra.ts `hostDevices`). */
   devices: string[]
@@ -140,7 +140,7 @@ export function sandboxPlaces(given: SandboxScope): SandboxPlaces {
   const shared = new Set([scope.home, tmpdir(), ...rooted].map((dir) => existingReal(dir) ?? dir))
   const inWork = (dir: string) => !shared.has(dir) && scope.folders.some((folder) => dir === folder || dir.startsWith(folder + sep))
   const sentinels: Sentinels = { places: watched.places, gitConfigs: watched.gitConfigs, modes: modesOf([...pinned], inWork), ...(git ? { git } : {}) }
-  return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: tmuxFolders(scope.uid), devices: hostDevices(), sentinels }
+  return { readOnly: readOnly.sort(byDepth), pinned: [...pinned].sort(byDepth), hidden, emptied: [...tmuxFolders(scope.uid), ...agentSecretFolders(scope.agentHome)], devices: hostDevices(), sentinels }
 }
 
 /**

@@ -195,8 +195,8 @@ export function isSecretRead(value: string, ctx: PathContext = {}): boolean {
   return globbedDotfile(value) || classify(value, ctx).some((found) => found.kind === 'secret')
 }
 
-/** Names inside a folder that would be secret if the folder holds them (`tar c ~/.ssh` reads id_*). */
-const SECRET_PROBES = ['id_rsa', '.env', 'credentials', '.ssh/id_rsa', '.aws/credentials', '.agent/.env']
+/** Names inside a folder that would be secret if the folder holds them (`tar c ~/.ssh` reads id_*; the agent's credential folders). */
+const SECRET_PROBES = ['id_rsa', '.env', 'credentials', '.ssh/id_rsa', '.aws/credentials', '.agent/.env', 'auth/creds.json', 'mcp/auth/x.json', 'whatsapp/auth/creds.json']
 
 /** Copying or archiving this folder takes secrets with it (`tar c ~`, `cp -r ~/.ssh x`). */
 export function holdsSecrets(value: string, ctx: PathContext = {}): boolean {

@@ -1,7 +1,7 @@
 // sdk/protected-paths: real paths through links and `..`, and the secret / protected / ordinary
 // classification, each refusal next to a harmless look-alike.
 import assert from 'node:assert/strict'
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { classifyPath, classifyRealPath, pathClassifier, realPath } from 'agent/sdk'
@@ -47,6 +47,11 @@ test('secrets: agent .env and state.db, private SSH keys, credentials, /proc env
   assert.equal(kind('cfg/.env'), 'secret')
   assert.equal(kind(join(agentHome, 'state.db-wal')), 'secret')
   assert.equal(kind(join(agentHome, 'capability-token.secret')), 'secret')
+  // The agent's credential stores: MCP OAuth tokens, the WhatsApp session keys; the MCP tool cache beside them is not secret.
+  assert.equal(kind(join(agentHome, 'mcp', 'auth', 'demo.json')), 'secret')
+  assert.equal(kind('cfg/whatsapp/auth/creds.json'), 'secret')
+  assert.equal(kind(join(agentHome, 'mcp', 'tools', 'demo.json')), 'protected')
+  assert.equal(kind(join(work, 'mcp', 'auth', 'demo.json')), 'ordinary')
   assert.equal(kind('keys/id_ed25519'), 'secret')
   assert.equal(kind(join(home, '.aws', 'credentials')), 'secret')
   assert.equal(kind(join(home, '.netrc')), 'secret')
@@ -64,6 +69,14 @@ test('secrets: agent .env and state.db, private SSH keys, credentials, /proc env
   assert.equal(kind('.env.example'), 'ordinary')
   assert.equal(kind('.env'), 'ordinary')
   assert.equal(kind('state.db'), 'ordinary')
+})
+
+test("a hard link to a file of the agent's credential stores is secret", (t) => {
+  const { agentHome, work, roots } = fixture(t)
+  mkdirSync(join(agentHome, 'mcp', 'auth'), { recursive: true })
+  writeFileSync(join(agentHome, 'mcp', 'auth', 'demo.json'), '{"tokens":{}}\n')
+  linkSync(join(agentHome, 'mcp', 'auth', 'demo.json'), join(work, 'copy.json'))
+  assert.match(pathClassifier(roots).hardLinkedSecret(join(work, 'copy.json'))?.reason ?? '', /a hard link\) of .*mcp\/auth\/demo\.json/)
 })
 
 test('protected: all of the agent home, ~/.ssh, shell start-up files, /etc; workspace ordinary', (t) => {

@@ -75,15 +75,20 @@ test('sandbox: a persistent shell whose protected file was replaced by a rename 
   assert.equal((await k.call('terminal', { command: 'echo $KEPT' }, s)).output.trim(), 'yes')
 })
 
-test("sandbox: the agent's secret files cannot be read (a device over each); its other files as they are", { skip }, async (t) => {
+test("sandbox: the agent's secret files and credential folders cannot be read; its other files as they are", { skip }, async (t) => {
   const k = await terminalKernel({ dotenv: { DEPLOY_TOKEN: 'tok-sandbox-0123456789abcdef' } })
   t.after(() => k.close())
   writeFileSync(join(k.home, 'config.yaml'), 'model: {}\n')
+  // The credential stores (MCP OAuth tokens) are folders: an empty one is mounted over each.
+  for (const dir of ['auth', 'tools']) mkdirSync(join(k.home, 'mcp', dir), { recursive: true })
+  writeFileSync(join(k.home, 'mcp', 'auth', 'demo.json'), '{"tokens":{"access_token":"mcp-oauth-token-sandbox"}}\n')
+  writeFileSync(join(k.home, 'mcp', 'tools', 'demo.json'), '{"tools":"cached"}\n')
   // Base64, so the output's redaction cannot be what hides it.
-  const outcome = await k.call('terminal', { command: `base64 < ${join(k.home, '.env')}; echo "read=$?"; cat ${join(k.home, 'config.yaml')}` }, session(realpathSync(tempDir(t))))
+  const command = `base64 < ${join(k.home, '.env')}; echo "read=$?"; cat ${join(k.home, 'config.yaml')}; ls ${join(k.home, 'mcp', 'auth')} | wc -l; cat ${join(k.home, 'mcp', 'tools', 'demo.json')}`
+  const outcome = await k.call('terminal', { command }, session(realpathSync(tempDir(t))))
   assert.match(outcome.output, /^read=1$/m)
-  assert.doesNotMatch(outcome.output, /REDACTED|DEPLOY/)
-  assert.match(outcome.output, /^model: \{\}$/m)
+  assert.doesNotMatch(outcome.output, /REDACTED|DEPLOY|mcp-oauth/)
+  assert.match(outcome.output, /^model: \{\}\n0\n\{"tools":"cached"\}$/m)
 })
 
 test("sandbox: tmux's default servers cannot be asked to run a command; tmux itself runs", { skip: skip || (spawnSync('tmux', ['-V']).status === 0 ? false : 'tmux is not installed') }, async (t) => {
