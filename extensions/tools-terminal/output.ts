@@ -11,6 +11,12 @@
 // starting within the margin, is a marker by then and stays one.
 // Limit: a form wrapped across line breaks (base64 at 76 columns) is longer than the form itself by
 // its breaks; a part of it past the margin survives the cut (whole secrets never do).
+//
+// The end of a running process's output is a cut of its own, one that is still open: a secret being
+// printed in two writes shows there as a prefix, which matches nothing yet. What is read there
+// (`last` with `open`) holds back a raw end that could still grow into a secret, as the matcher's
+// stream does for live notifications (sdk/secrets/stream.ts); the next read, or the one after the
+// exit, shows it whole (as its marker) or, if no secret came of it, as it is.
 
 import { isRedactableSecret, secretForms, secretMarker, secretMatcher, type SecretEntry } from 'agent/sdk'
 
@@ -20,14 +26,16 @@ export interface CutGuard {
   afterCut(text: string): string
   /** `text` kept before a cut at its end: redacted, its raw end up to the margin dropped. */
   beforeCut(text: string): string
+  /** `text` whose end is still being written: redacted, a raw end that could begin a secret held back. */
+  openEnd(text: string): string
 }
 
 /** The guard for the secrets known when the kept text is read (not when it was cut). */
 export type CutGuardSource = () => CutGuard
 
-const NO_GUARD: CutGuard = { afterCut: (text) => text, beforeCut: (text) => text }
+const NO_GUARD: CutGuard = { afterCut: (text) => text, beforeCut: (text) => text, openEnd: (text) => text }
 /** Secrets that cannot be read: everything on the kept side of a cut goes. */
-const WITHHOLD: CutGuard = { afterCut: () => '', beforeCut: () => '' }
+const WITHHOLD: CutGuard = { afterCut: () => '', beforeCut: () => '', openEnd: () => '' }
 export const noCutGuard: CutGuardSource = () => NO_GUARD
 
 const margins = new WeakMap<readonly SecretEntry[], number>()
@@ -59,7 +67,8 @@ export function secretCutGuard(settings: { secretEntries(options?: { fresh?: boo
   }
   const margin = cutMargin(entries)
   if (margin === 0) return NO_GUARD
-  const { redact } = secretMatcher(entries)
+  const matcher = secretMatcher(entries)
+  const { redact } = matcher
   return {
     afterCut(text) {
       const redacted = redact(text)
@@ -72,6 +81,9 @@ export function secretCutGuard(settings: { secretEntries(options?: { fresh?: boo
       for (const m of redacted.matchAll(new RegExp(MARKER, 'g'))) end = m.index + m[0].length
       return redacted.slice(0, Math.max(end, redacted.length - margin))
     },
+    // The stream's hold-back, not a second matcher: what one push passes on is the text redacted
+    // up to the tail that could still grow into a secret.
+    openEnd: (text) => matcher.stream().push(text),
   }
 }
 
@@ -128,10 +140,14 @@ export class OutputBuffer {
   /**
    * The last `n` characters seen (for polling and notifications), guarded where they were cut; at
    * most the rolling tail once characters were dropped (what came before it is not contiguous).
+   * `open`: more may still arrive (the process runs), so the end is guarded too (see above).
    */
-  last(n: number): string {
+  last(n: number, open = false): string {
     const all = this.dropped ? this.tail : this.head + this.tail
-    if (all.length <= n && !this.dropped) return all
-    return this.guard().afterCut(all.slice(Math.max(0, all.length - n)))
+    const cut = this.dropped || all.length > n
+    if (!cut && !open) return all
+    const guard = this.guard()
+    const window = cut ? guard.afterCut(all.slice(Math.max(0, all.length - n))) : all
+    return open ? guard.openEnd(window) : window
   }
 }

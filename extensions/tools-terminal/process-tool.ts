@@ -3,6 +3,8 @@
 import { defineTool } from 'agent/sdk'
 import type { BackgroundProcess, BackgroundRegistry } from './background.ts'
 
+// Every action that shows output (list, poll, wait) goes through here: while the process runs, the
+// end of its output may be a secret half printed, so it is read as an open end (output.ts).
 function describe(entry: BackgroundProcess, tail = 4000) {
   return {
     process_id: entry.id,
@@ -10,7 +12,9 @@ function describe(entry: BackgroundProcess, tail = 4000) {
     status: entry.status,
     exit_code: entry.exitCode,
     running_seconds: Math.round(((entry.endedAt ?? Date.now()) - entry.startedAt) / 1000),
-    output: entry.output.last(tail),
+    // Running until its exit is handled (`endedAt`), not until `status` says so: a killed process
+    // may still be writing.
+    output: entry.output.last(tail, entry.endedAt === undefined),
   }
 }
 
