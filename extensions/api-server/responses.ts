@@ -22,11 +22,16 @@ function optionalString(body: Record<string, unknown>, key: string): string | un
   return value
 }
 
-/** `conversation` is a name; the object form `{id}` of the official client is accepted too. */
-function conversationName(value: unknown): string | undefined {
+/**
+ * `conversation` is a name; the object form `{id}` of the official client is accepted too. The name
+ * is the chain's key, stored as sent (the rest of a stored response is redacted), so one that holds
+ * a secret (`redact` changes it) is refused: redacted, two names could become one chain.
+ */
+function conversationName(value: unknown, redact: (text: string) => string): string | undefined {
   if (value === undefined || value === null) return undefined
   const name = typeof value === 'string' ? value : (value as { id?: unknown }).id
   if (typeof name !== 'string' || name.trim() === '' || name.length > 256) throw badRequest('"conversation" must be a non-empty name (at most 256 characters)', 'conversation', 'invalid_conversation')
+  if (redact(name) !== name) throw badRequest('"conversation" must not hold a secret (the name is stored as it is sent); choose another name', 'conversation', 'invalid_conversation')
   return name
 }
 
@@ -117,7 +122,7 @@ function respondTo(deps: HandlerDeps) {
     const requestOptions = parseRequestOptions(body, 'responses', () => agentToolNames(deps))
     const instructionsIn = optionalString(body, 'instructions')
     const previousId = optionalString(body, 'previous_response_id')
-    const conversation = conversationName(body.conversation)
+    const conversation = conversationName(body.conversation, (text) => deps.runs().redact(text))
     if (conversation !== undefined && previousId !== undefined) {
       throw badRequest('Use either "conversation" or "previous_response_id", not both', 'conversation', 'conflicting_parameters')
     }
