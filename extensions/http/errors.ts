@@ -3,17 +3,23 @@
 
 import { HttpError, redactSecrets, type HttpContext, type Logger } from 'agent/sdk'
 
-export function sendError(ctx: HttpContext, status: number, message: string, type?: string, code?: string | null, param?: string | null): void {
+export type Secrets = () => Iterable<string | undefined>
+
+/**
+ * Writes the envelope. The message is redacted here, for every caller: it may echo what the client
+ * sent (a path, an Origin) or what a handler threw, and either can hold a known secret.
+ */
+export function sendError(ctx: HttpContext, secrets: Secrets, status: number, message: string, type?: string, code?: string | null, param?: string | null): void {
   ctx.status = status
   ctx.type = 'application/json'
-  ctx.body = { error: { message, type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: param ?? null, code: code ?? null } }
+  ctx.body = { error: { message: redactSecrets(message, secrets()), type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: param ?? null, code: code ?? null } }
 }
 
 /** Answers a request whose handling threw: its HttpError's status and headers, else a bare 500. */
-export function answerError(ctx: HttpContext, error: unknown, log: Logger, secrets: () => Iterable<string | undefined>): void {
+export function answerError(ctx: HttpContext, error: unknown, log: Logger, secrets: Secrets): void {
   if (HttpError.isInstance(error)) {
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value)
-    sendError(ctx, error.status, redactSecrets(error.message, secrets()), error.type, error.code, error.param)
+    sendError(ctx, secrets, error.status, error.message, error.type, error.code, error.param)
     return
   }
   log.error(`${ctx.method} ${ctx.path} failed: ${redactSecrets((error as Error)?.message ?? String(error), secrets())}`)
@@ -21,10 +27,10 @@ export function answerError(ctx: HttpContext, error: unknown, log: Logger, secre
     ctx.res.destroy()
     return
   }
-  sendError(ctx, 500, 'The server failed to handle the request', 'server_error', 'internal_error')
+  sendError(ctx, secrets, 500, 'The server failed to handle the request', 'server_error', 'internal_error')
 }
 
-export function errorEnvelope(log: Logger, secrets: () => Iterable<string | undefined>) {
+export function errorEnvelope(log: Logger, secrets: Secrets) {
   return async (ctx: HttpContext, next: () => Promise<unknown>) => {
     try {
       await next()

@@ -96,12 +96,12 @@ export async function startListener(
     ctx.set('Referrer-Policy', 'no-referrer')
     if (!ctx.get('host') && ctx.req.httpVersion !== '1.0') {
       ctx.set('Connection', 'close')
-      sendError(ctx, 400, 'HTTP/1.1 requests must carry a Host header', 'invalid_request_error', 'missing_host')
+      sendError(ctx, secrets, 400, 'HTTP/1.1 requests must carry a Host header', 'invalid_request_error', 'missing_host')
       return false
     }
     if (draining) {
       ctx.set('Connection', 'close')
-      sendError(ctx, 503, 'The server is shutting down', 'server_error', 'shutting_down')
+      sendError(ctx, secrets, 503, 'The server is shutting down', 'server_error', 'shutting_down')
       return false
     }
     // Origin gate: a browser request from an origin the listener does not allow is refused, unless
@@ -112,7 +112,7 @@ export async function startListener(
       const match = router.match(ctx.path, ctx.method === 'OPTIONS' ? ctx.get('Access-Control-Request-Method') || 'GET' : ctx.method)
       const selfDecides = match.path.some((layer: { name?: string }) => byKey.get(layer.name ?? '')?.crossOrigin === 'self')
       if (!selfDecides) {
-        sendError(ctx, 403, `Origin ${origin} is not allowed`, 'invalid_request_error', 'origin_not_allowed')
+        sendError(ctx, secrets, 403, `Origin ${origin} is not allowed`, 'invalid_request_error', 'origin_not_allowed')
         return false
       }
     }
@@ -123,11 +123,11 @@ export async function startListener(
   // does a handler that set no body (Koa's default 404).
   function envelopeBare(ctx: HttpContext): void {
     if (ctx.body !== undefined && ctx.body !== null) return
-    if (ctx.status === 404) sendError(ctx, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
-    else if (ctx.status === 405) sendError(ctx, 405, `Method ${ctx.method} is not allowed on ${ctx.path}`, 'invalid_request_error', 'method_not_allowed')
+    if (ctx.status === 404) sendError(ctx, secrets, 404, `No route for ${ctx.method} ${ctx.path}`, 'invalid_request_error', 'not_found')
+    else if (ctx.status === 405) sendError(ctx, secrets, 405, `Method ${ctx.method} is not allowed on ${ctx.path}`, 'invalid_request_error', 'method_not_allowed')
     else if (ctx.status === 501) {
       if (!ctx.response.get('Allow')) ctx.remove('Allow')
-      sendError(ctx, 501, `Method ${ctx.method} is not implemented by this server`, 'invalid_request_error', 'method_not_implemented')
+      sendError(ctx, secrets, 501, `Method ${ctx.method} is not implemented by this server`, 'invalid_request_error', 'method_not_implemented')
     }
   }
 

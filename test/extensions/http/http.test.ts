@@ -117,3 +117,24 @@ test('an endpoint registered later (hot reload) brings its listener up', async (
   assert.equal(res.status, 202)
   assert.deepEqual(await res.json(), { route: 'github' })
 })
+
+test('a known secret the client sent (a path, an Origin) is redacted in every error envelope; other text is echoed as sent', async (t) => {
+  const secret = 'zq7vkp3mwx9rtb2nlc8dhf4g'
+  const { http } = await start(t, [echo], { DEPLOY_TOKEN: secret })
+  const url = http.address('api')!.url
+  const answers = [
+    await fetch(`${url}/v1/${secret}`),
+    await fetch(`${url}/nowhere`, { headers: { Origin: `http://${secret}.evil` } }),
+    // A fixed path of one endpoint: the fast path's own origin gate.
+    await fetch(`${url}/echo`, { method: 'POST', body: '{}', headers: { Origin: `http://${secret}.evil` } }),
+  ]
+  const bodies = await Promise.all(answers.map(async (res) => ({ status: res.status, text: await res.text() })))
+  assert.deepEqual(bodies.map((b) => b.status), [404, 403, 403])
+  for (const { text } of bodies) assert.doesNotMatch(text, new RegExp(secret.slice(0, 8)), text)
+  assert.equal(JSON.parse(bodies[0]!.text).error.message, 'No route for GET /v1/***')
+  assert.equal(JSON.parse(bodies[1]!.text).error.message, 'Origin http://***.evil is not allowed')
+  assert.equal(JSON.parse(bodies[2]!.text).error.message, 'Origin http://***.evil is not allowed')
+  const plain = await fetch(`${url}/v1/zq7vkp3m-not-a-secret`, { headers: { Origin: 'http://other.evil' } })
+  assert.equal(((await plain.json()) as any).error.message, 'Origin http://other.evil is not allowed')
+  assert.equal(((await (await fetch(`${url}/v1/zq7vkp3m-not-a-secret`)).json()) as any).error.message, 'No route for GET /v1/zq7vkp3m-not-a-secret')
+})
