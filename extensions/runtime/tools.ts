@@ -1,9 +1,9 @@
 // Which tools a run offers, and how one batch of tool calls runs: ids made unique (a provider may
 // send none), arguments parsed, beforeToolCall consulted (a block or a failing guard stops the call,
 // fail closed), the tool executed, its result passed through afterToolCall, cleared of known secrets
-// and capped. What the events show (the arguments, progress lines) is cleared of known secrets too,
-// before any cut. Calls that modify files run one after another in the model's order; the others
-// run in parallel.
+// and capped. What the events show (the tool name, the arguments, progress lines) is cleared of
+// known secrets too, before any cut. Calls that modify files run one after another in the model's
+// order; the others run in parallel.
 
 import { errorMessage, isToolResultWithImages, redactDeep, toolEnabled, withSpan, type ToolResultWithImages, type ExtensionApi, type OfferedToolsOptions, type RunEvent, type ToolCall, type ToolCallEvent, type ToolDefinition, type ToolSchema, type ToolSession, type ToolTraceEntry } from 'agent/sdk'
 
@@ -189,21 +189,23 @@ function parseInput(text: string): { input?: unknown; error?: string } {
 
 /** One tool call in its span (GenAI conventions' `execute_tool`). */
 function tracedRunOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
-  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id }
-  return withSpan(ctx.api.services, `execute_tool ${call.name}`, { attributes }, async (span) => {
-    const outcome = await runOne(call, ctx)
+  const name = shownName(call.name, ctx)
+  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': call.id }
+  return withSpan(ctx.api.services, `execute_tool ${name}`, { attributes }, async (span) => {
+    const outcome = await runOne(call, name, ctx)
     if (!outcome.ok) span.fail('the tool call failed')
     return outcome
   })
 }
 
-async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
+/** `name`: the call's tool name as shown outside the run (shownName). */
+async function runOne(call: ToolCall, name: string, ctx: BatchContext): Promise<CallOutcome> {
   const offered = ctx.tools.find((t) => t.definition.name === call.name)
   const argsBytes = Buffer.byteLength(call.arguments ?? '')
   const parsed = parseInput(call.arguments)
   // Every consumer of the event (the CLI's --json, an editor, the API stream, delegation) shows the
-  // arguments without known secrets; the tool and the guards get them as the model sent them.
-  ctx.emit({ type: 'tool.start', callId: call.id, name: call.name, input: shownInput(parsed.input ?? call.arguments, ctx) })
+  // name and arguments without known secrets; the tool and the guards get them as the model sent them.
+  ctx.emit({ type: 'tool.start', callId: call.id, name, input: shownInput(parsed.input ?? call.arguments, ctx) })
   let ok = false
   let text: string
   let images: ToolResultWithImages['images'] | undefined
@@ -215,7 +217,7 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
     const session: ToolSession = {
       ...ctx.session,
       // Redacted first, then bounded: a cut before would leave the part of a secret that crosses it.
-      progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name: call.name, text: capProgress(withheld(String(line), ctx)) }),
+      progress: (line: string) => ctx.emit({ type: 'tool.progress', callId: call.id, name, text: capProgress(withheld(String(line), ctx)) }),
       plan: (entries) => ctx.emit({ type: 'plan', callId: call.id, entries: entries.map((entry) => ({ ...entry, content: withheld(entry.content, ctx) })) }),
     }
     const event: ToolCallEvent = { tool: call.name, toolset: offered.toolset, callId: call.id, input: parsed.input, session, modifiesFiles: offered.definition.modifiesFiles === true, signal: ctx.signal }
@@ -230,9 +232,9 @@ async function runOne(call: ToolCall, ctx: BatchContext): Promise<CallOutcome> {
   if (redacted !== text && redacted.startsWith('Error: output withheld')) ok = false
   const result = capResult(redacted, ctx.maxResultChars)
   const resultBytes = Buffer.byteLength(result)
-  ctx.emit({ type: 'tool.end', callId: call.id, name: call.name, ok, resultBytes, result })
-  ctx.observe({ type: 'tool.call', tool: call.name, callId: call.id, ok, argsBytes, resultBytes })
-  return { call, ok, result, ...(ok && images ? { images } : {}), trace: { tool: call.name, callId: call.id, argsBytes, resultBytes, status: ok ? 'ok' : 'error' } }
+  ctx.emit({ type: 'tool.end', callId: call.id, name, ok, resultBytes, result })
+  ctx.observe({ type: 'tool.call', tool: name, callId: call.id, ok, argsBytes, resultBytes })
+  return { call, ok, result, ...(ok && images ? { images } : {}), trace: { tool: name, callId: call.id, argsBytes, resultBytes, status: ok ? 'ok' : 'error' } }
 }
 
 /** A call's arguments as shown outside the tool: without known secrets; when they cannot be read, nothing of them. */
@@ -241,6 +243,19 @@ function shownInput(input: unknown, ctx: BatchContext): unknown {
     return redactDeep(input, ctx.redact)
   } catch (error) {
     return `(arguments withheld: the known secrets could not be read to redact them (${errorMessage(error)}))`
+  }
+}
+
+/**
+ * A call's tool name as shown outside the run (events, the trace, spans, metrics): the model chooses
+ * it (`no_such_tool_<secret>`), so it is redacted like the arguments, and withheld when the known
+ * secrets cannot be read.
+ */
+function shownName(name: string, ctx: BatchContext): string {
+  try {
+    return ctx.redact(name)
+  } catch {
+    return '(tool name withheld: the known secrets could not be read)'
   }
 }
 

@@ -1,6 +1,7 @@
 // What a run shows of a tool call outside the tool carries no known secret: the arguments in the
 // tool.start event (printed by `agent chat -q --json`, sent to an editor or an API stream) and the
-// progress lines, which are redacted before they are cut (a cut first would leave part of a secret).
+// progress lines, which are redacted before they are cut (a cut first would leave part of a secret),
+// and a tool name the model made up.
 // The tool itself gets the arguments as the model sent them; ordinary text passes unchanged.
 
 import assert from 'node:assert/strict'
@@ -8,6 +9,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import type { RunEvent } from 'agent/sdk'
+import { ToolCallLog } from '../../../extensions/chat-cli/tool-calls.ts'
 import { capProgress, PROGRESS_LINE_CHARS } from '../../../extensions/runtime/tools.ts'
 import { chatRequests, runtimeFixture, toolsExtension } from './helpers.ts'
 
@@ -92,4 +94,23 @@ test('capProgress leaves short text alone and bounds each line of a long one', (
   assert.equal(capProgress('one\ntwo'), 'one\ntwo')
   const long = `${'a'.repeat(PROGRESS_LINE_CHARS)}\n${'b'.repeat(PROGRESS_LINE_CHARS + 1)}`
   assert.equal(capProgress(long), `${'a'.repeat(PROGRESS_LINE_CHARS)}\n${'b'.repeat(PROGRESS_LINE_CHARS - 1)}…`)
+})
+
+test('a tool name the model made up is shown without known secrets (events, the --json trace, the run’s tool trace); an ordinary one as sent', async (t) => {
+  const { tk, runtime, model } = await runtimeFixture(t)
+  writeFileSync(join(tk.home, '.env'), `DEPLOY_TOKEN=${TOKEN}\n`)
+  model.enqueue({ toolCalls: [{ id: 'u1', name: `no_such_tool_${TOKEN}`, arguments: {} }, { id: 'u2', name: 'no_such_tool_plain', arguments: {} }] }, { text: 'done' })
+  const events: RunEvent[] = []
+  const log = new ToolCallLog('json', () => undefined)
+  const result = await runtime.run({ input: 'go', onEvent: (e) => (events.push(e), log.event(e)) })
+  const named = events.filter((e) => e.type === 'tool.start' || e.type === 'tool.end') as Extract<RunEvent, { type: 'tool.start' | 'tool.end' }>[]
+  assert.deepEqual(named.map((e) => [e.type, e.callId, e.name]).sort(), [
+    ['tool.end', 'u1', 'no_such_tool_[REDACTED:DEPLOY_TOKEN]'],
+    ['tool.end', 'u2', 'no_such_tool_plain'],
+    ['tool.start', 'u1', 'no_such_tool_[REDACTED:DEPLOY_TOKEN]'],
+    ['tool.start', 'u2', 'no_such_tool_plain'],
+  ])
+  assert.deepEqual(log.records().map((r) => r.name).sort(), ['no_such_tool_[REDACTED:DEPLOY_TOKEN]', 'no_such_tool_plain'])
+  assert.deepEqual(result.toolTrace?.map((e) => e.tool).sort(), ['no_such_tool_[REDACTED:DEPLOY_TOKEN]', 'no_such_tool_plain'])
+  for (const piece of fragments(TOKEN)) assert.ok(!JSON.stringify([events, log.records(), result.toolTrace]).includes(piece), `something shown holds ${piece}`)
 })
