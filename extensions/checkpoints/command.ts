@@ -14,7 +14,19 @@ function age(ms: number): string {
 
 const line = (s: Snapshot) => `  ${s.number}. ${s.hash.slice(0, 8)}  ${age(s.time)}  ${s.reason}`
 
-export function rollbackCommand(deps: { store: () => CheckpointStore; workDir: (sessionId: string | undefined, surface: 'cli' | 'gateway') => string | undefined }): CommandDefinition {
+export interface RollbackDeps {
+  store: () => CheckpointStore
+  workDir: (sessionId: string | undefined, surface: 'cli' | 'gateway') => string | undefined
+  /**
+   * Known secrets out of a reply (undefined: they cannot be read). Every reply passes through it:
+   * file names in a diff, the directory, and reasons recorded before redaction can hold one.
+   */
+  redact: (text: string) => string | undefined
+}
+
+const WITHHELD = 'Rollback: the agent’s secrets could not be read, so this answer is withheld.'
+
+export function rollbackCommand(deps: RollbackDeps): CommandDefinition {
   return {
     name: 'rollback',
     category: 'Safety',
@@ -22,27 +34,28 @@ export function rollbackCommand(deps: { store: () => CheckpointStore; workDir: (
     argsHint: '[N | diff N]',
     scope: 'both',
     async slash(ctx) {
+      const reply = (text: string) => ctx.reply(deps.redact(text) ?? WITHHELD)
       const sessionId = (ctx.chat as { sessionId?: string } | undefined)?.sessionId
       const dir = deps.workDir(sessionId, ctx.surface)
-      if (!dir) return void (await ctx.reply('No checkpoints yet: none has been taken in this conversation.'))
+      if (!dir) return void (await reply('No checkpoints yet: none has been taken in this conversation.'))
       const store = deps.store()
       const words = ctx.args.split(/\s+/).filter(Boolean)
       try {
         if (words.length === 0) {
           const snapshots = await store.list(dir)
-          if (snapshots.length === 0) return void (await ctx.reply(`No checkpoints for ${dir}.`))
-          return void (await ctx.reply([`Checkpoints of ${dir} (newest first):`, ...snapshots.map(line), 'Restore one with /rollback <N>.'].join('\n')))
+          if (snapshots.length === 0) return void (await reply(`No checkpoints for ${dir}.`))
+          return void (await reply([`Checkpoints of ${dir} (newest first):`, ...snapshots.map(line), 'Restore one with /rollback <N>.'].join('\n')))
         }
         if (words[0] === 'diff' && words.length === 2 && /^\d+$/.test(words[1]!)) {
           const stat = await store.diff(dir, Number(words[1]))
           const lines = stat ? stat.split('\n') : []
-          return void (await ctx.reply(lines.length ? [...lines.slice(0, 80), ...(lines.length > 80 ? [`… ${lines.length - 80} more lines`] : [])].join('\n') : 'No differences.'))
+          return void (await reply(lines.length ? [...lines.slice(0, 80), ...(lines.length > 80 ? [`… ${lines.length - 80} more lines`] : [])].join('\n') : 'No differences.'))
         }
-        if (words.length !== 1 || !/^\d+$/.test(words[0]!)) return void (await ctx.reply('Usage: /rollback, /rollback <N>, /rollback diff <N>'))
+        if (words.length !== 1 || !/^\d+$/.test(words[0]!)) return void (await reply('Usage: /rollback, /rollback <N>, /rollback diff <N>'))
         const { restored, undo } = await store.restore(dir, Number(words[0]))
-        await ctx.reply(`Restored ${dir} to checkpoint ${restored.hash.slice(0, 8)} (${restored.reason}). The state before it is checkpoint 1 (${undo.hash.slice(0, 8)}): /rollback 1 undoes this.`)
+        await reply(`Restored ${dir} to checkpoint ${restored.hash.slice(0, 8)} (${restored.reason}). The state before it is checkpoint 1 (${undo.hash.slice(0, 8)}): /rollback 1 undoes this.`)
       } catch (error) {
-        await ctx.reply(`Rollback failed: ${errorMessage(error)}`)
+        await reply(`Rollback failed: ${errorMessage(error)}`)
       }
     },
   }

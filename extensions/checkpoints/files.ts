@@ -1,5 +1,5 @@
 // What a snapshot may hold: never the agent's own home (compared by real path), never the
-// always-excluded names (dependency folders, caches, `.env*`), and in a git work tree only what the
+// always-excluded names (dependency folders, caches, env files), and in a git work tree only what the
 // project itself would see (`git ls-files -co --exclude-standard`, with its own ignore rules).
 
 import { realpathSync } from 'node:fs'
@@ -9,8 +9,12 @@ import { spawnGit } from './git.ts'
 
 /** Directories never descended into when counting or snapshotting. */
 export const EXCLUDED_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.cache', '.tox', '.mypy_cache', '.pytest_cache'])
-/** File names never snapshotted (gitignore syntax, without slashes: they match at any depth). */
-export const EXCLUDED_FILES = ['.env', '.env.*', '*.pyc', '.DS_Store']
+/**
+ * File names never snapshotted (gitignore syntax, without slashes: they match at any depth). Env
+ * files in their common spellings (`.env.local`, `.env-production`, `prod.env`, direnv's `.envrc`):
+ * their secrets would sit as plain git objects in the shadow repository.
+ */
+export const EXCLUDED_FILES = ['.env', '.env.*', '.env-*', '*.env', '.envrc', '*.pyc', '.DS_Store']
 
 const FILE_PATTERNS = EXCLUDED_FILES.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`))
 

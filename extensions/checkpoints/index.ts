@@ -5,7 +5,7 @@
 // `report_slower_than` (1 s) says so (a progress line on the tool's status, and an info log line).
 
 import { join, resolve } from 'node:path'
-import { defineExtension, errorMessage, type ToolCallEvent } from 'agent/sdk'
+import { defineExtension, errorMessage, knownSecretsRedactor, type ToolCallEvent } from 'agent/sdk'
 import { rollbackCommand } from './command.ts'
 import { checkDirectory, type Eligibility } from './eligibility.ts'
 import { git } from './git.ts'
@@ -57,6 +57,17 @@ export default defineExtension<CheckpointsConfig>({
     const sessionDirs = new Map<string, string>()
     let lastDir: string | undefined
 
+    // Known secrets out of what a checkpoint records (commit messages land in COMMIT_EDITMSG and
+    // logs/HEAD as plain files) and of what /rollback shows; undefined when they cannot be read, so
+    // the caller leaves the text out rather than record or show it raw.
+    const redact = (text: string): string | undefined => {
+      try {
+        return knownSecretsRedactor(api.settings)(text)
+      } catch {
+        return undefined
+      }
+    }
+
     const hasGit = () => (gitPresent ??= git({ gitDir: '/nonexistent', workTree: api.settings.home, env: env(), timeoutMs: 10_000 }, ['--version']).then((r) => r.code === 0))
 
     function eligible(dir: string): Promise<Eligibility> {
@@ -73,7 +84,9 @@ export default defineExtension<CheckpointsConfig>({
       const check = await eligible(dir)
       if (!check.ok) return void api.log.debug(`checkpoints skipped for ${dir}: ${check.reason}`)
       const input = event.input as { command?: unknown; path?: unknown; file_path?: unknown } | null
-      const what = [input?.command, input?.path, input?.file_path].find((v) => typeof v === 'string') as string | undefined
+      const raw = [input?.command, input?.path, input?.file_path].find((v) => typeof v === 'string') as string | undefined
+      // Redacted before it is cut: cutting first could leave the start of a secret unmatched.
+      const what = raw === undefined ? undefined : redact(raw)
       const reason = `before ${event.tool}${what ? `: ${what.replace(/\s+/g, ' ').slice(0, 80)}` : ''}`
       // One git at a time per directory (parallel tool calls would race for the index lock).
       const previous = queues.get(dir) ?? Promise.resolve()
@@ -88,7 +101,7 @@ export default defineExtension<CheckpointsConfig>({
         const files = outcome.files === undefined ? '' : `, ${outcome.files.toLocaleString('en-US')} files`
         const line = `checkpoint of ${dir} took ${(outcome.ms / 1000).toFixed(1)} s${files} (.gitignore what it need not keep)`
         api.log.info(line)
-        event.session.progress?.(line)
+        event.session.progress?.(redact(line) ?? `checkpoint took ${(outcome.ms / 1000).toFixed(1)} s`)
       }
       sessionDirs.set(event.session.id, dir)
       lastDir = dir
@@ -108,6 +121,7 @@ export default defineExtension<CheckpointsConfig>({
     api.commands.register(
       rollbackCommand({
         store: getStore,
+        redact,
         // The directory this conversation checkpointed; the CLI falls back to where it runs.
         workDir: (sessionId, surface) => (sessionId && sessionDirs.get(sessionId)) || lastDir || (surface === 'cli' ? process.cwd() : undefined),
       }),

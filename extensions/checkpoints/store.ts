@@ -111,12 +111,15 @@ export class CheckpointStore {
       })
   }
 
-  /** A summary of what differs between snapshot N and the directory now. */
+  /**
+   * A summary of what differs between snapshot N and the directory now. Paths are never shortened
+   * (`.../end-of-name`): a cut name could keep the end of a secret the caller's redaction misses.
+   */
   async diff(workDir: string, number: number): Promise<string> {
     const target = await this.pick(workDir, number)
     const ctx = this.ctx(workDir)
     await this.stage(ctx)
-    return (await gitOk(ctx, ['diff', '--cached', '--stat', target.hash])).trim()
+    return (await gitOk(ctx, ['diff', '--cached', '--stat=100000,100000', target.hash])).trim()
   }
 
   /**

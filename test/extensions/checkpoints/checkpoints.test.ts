@@ -240,3 +240,56 @@ test('a snapshot at or above report_slower_than is reported on the tool’s stat
   await quiet.call('test_write_file', { path: 'b.txt', content: 'y' }, { id: 's-quiet', cwd: dir, progress: (line) => none.push(line) })
   assert.deepEqual(none, [])
 })
+
+// A known secret (a secret-named variable of the environment); its first characters are what a
+// cut-then-redact order would leave behind.
+const SECRET = 'Zq7vKp3mWx9rTb2nLc8dHf4g'
+
+test('a known secret in a command or a file name is redacted in the commit message, the reflog and /rollback (before the 80-character cut); other text stays', async (t) => {
+  const k = await kernel({ env: { DEPLOY_TOKEN: SECRET } })
+  t.after(() => k.close())
+  const dir = realpathSync(makeTempHome('agent-ckpt-secret-'))
+  t.after(() => execFileSync('rm', ['-rf', dir]))
+  writeFileSync(join(dir, 'app.txt'), 'a\n')
+  const session = { id: 's-secret', cwd: dir }
+  // The secret straddles the cut: `echo ` and 70 x's and a space put it at characters 76 to 100.
+  await k.call('terminal', { command: `echo ${'x'.repeat(70)} ${SECRET} > out.txt` }, session)
+  await k.call('test_write_file', { path: `${SECRET}.txt`, content: 'named after the secret\n' }, session)
+  // Deep enough that a stat of the usual width would shorten the path to `…/<end of the secret>.txt`.
+  mkdirSync(join(dir, 'a-rather-long-folder-name', 'and-another-long-folder-name'), { recursive: true })
+  writeFileSync(join(dir, 'a-rather-long-folder-name', 'and-another-long-folder-name', `${SECRET}.txt`), 'deep\n')
+  await k.call('terminal', { command: 'echo harmless-value > out.txt' }, session)
+  const gitDir = join(k.home, 'checkpoints', k.shadowRepos()[0]!)
+  const list = await k.rollback('', 's-secret')
+  const recorded = [readFileSync(join(gitDir, 'COMMIT_EDITMSG'), 'utf8'), readFileSync(join(gitDir, 'logs', 'HEAD'), 'utf8'), execFileSync('git', ['--git-dir', gitDir, 'log', '--format=%B', 'main'], { encoding: 'utf8' }), list]
+  for (const text of recorded) assert.doesNotMatch(text, new RegExp(SECRET.slice(0, 4)), text)
+  assert.match(list, /before terminal: echo x{70} \[RED\n/)
+  assert.match(list, /before test_write_file: \[REDACTED:DEPLOY_TOKEN\]\.txt/)
+  assert.match(list, /1\. .*before terminal: echo harmless-value > out\.txt/)
+  // The file named after the secret is in a snapshot; what /rollback shows of it is redacted.
+  const diff = await k.rollback('diff 3', 's-secret')
+  assert.match(diff, /^ ?\[REDACTED:DEPLOY_TOKEN\]\.txt /m)
+  assert.match(diff, /^ a-rather-long-folder-name\/and-another-long-folder-name\/\[REDACTED:DEPLOY_TOKEN\]\.txt /m)
+  assert.match(diff, /out\.txt/)
+  assert.doesNotMatch(diff, new RegExp(SECRET.slice(-6)))
+})
+
+test('env files in their usual spellings are never snapshotted (a git work tree or not); look-alike names are', async (t) => {
+  const envFiles = ['.env', '.env.local', '.env-production', '.envrc', 'prod.env', 'secrets.env']
+  const lookAlikes = ['.environment', 'env.txt', 'prod.env.example', 'environment.ts']
+  for (const inGit of [false, true]) {
+    const k = await kernel()
+    t.after(() => k.close())
+    const dir = realpathSync(makeTempHome('agent-ckpt-envfiles-'))
+    t.after(() => execFileSync('rm', ['-rf', dir]))
+    if (inGit) git(dir, 'init', '-q')
+    mkdirSync(join(dir, 'deploy'))
+    for (const name of [...envFiles, ...lookAlikes]) {
+      writeFileSync(join(dir, name), 'SECRET_TOKEN=abc\n')
+      writeFileSync(join(dir, 'deploy', name), 'SECRET_TOKEN=abc\n')
+    }
+    await k.call('test_write_file', { path: 'a.txt', content: 'x' }, { id: 's-env', cwd: dir })
+    const expected = [...lookAlikes, ...lookAlikes.map((n) => `deploy/${n}`)].sort()
+    assert.deepEqual(snapshotFiles(k.home, k.shadowRepos()[0]!), expected, inGit ? 'in a git work tree' : 'outside one')
+  }
+})
