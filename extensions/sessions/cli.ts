@@ -1,7 +1,9 @@
 // `agent sessions list|rename|search|show`: the stored sessions from the command line. --json prints
-// one document with snake_case keys; the text forms are one line per item.
+// one document with snake_case keys; the text forms are one line per item. What is printed is
+// redacted with the secrets known now (shown.ts), before any cut.
 
-import { AgentError, UsageError, type CliContext, type CliSubcommand, type SessionRecord, type SessionStore, type StoredMessage } from 'agent/sdk'
+import { AgentError, redactDeep, UsageError, type CliContext, type CliSubcommand, type SessionRecord, type SessionStore, type StoredMessage } from 'agent/sdk'
+import { shownHits } from './shown.ts'
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
 
@@ -60,7 +62,8 @@ async function findForEdit(store: SessionStore, idOrTitle: string): Promise<Sess
   return found
 }
 
-export function sessionsCli(store: () => SessionStore): Record<string, CliSubcommand> {
+/** `redactor`: the known-secrets redactor as of now (throws when the secrets cannot be read: nothing is printed). */
+export function sessionsCli(store: () => SessionStore, redactor: () => (text: string) => string): Record<string, CliSubcommand> {
   const json = { json: { type: 'boolean' as const, describe: 'Print one JSON document' } }
   return {
     list: {
@@ -73,7 +76,7 @@ export function sessionsCli(store: () => SessionStore): Record<string, CliSubcom
       async run(ctx: CliContext) {
         const limit = Number(ctx.argv.limit)
         if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer')
-        const sessions = await store().list({ limit, source: ctx.argv.source as string | undefined })
+        const sessions = redactDeep(await store().list({ limit, source: ctx.argv.source as string | undefined }), redactor())
         if (ctx.argv.json) return void ctx.json(sessions.map(sessionJson))
         if (sessions.length === 0) return void ctx.out('no sessions yet')
         for (const s of sessions) ctx.out(sessionLine(s))
@@ -103,7 +106,8 @@ export function sessionsCli(store: () => SessionStore): Record<string, CliSubcom
         const query = ([] as unknown[]).concat(ctx.argv.query ?? []).join(' ')
         const limit = Number(ctx.argv.limit)
         if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive integer')
-        const hits = await store().search(query, { limit, source: ctx.argv.source as string | undefined, raw: Boolean(ctx.argv.raw), order: ctx.argv.recent ? 'recent' : 'rank' })
+        const found = await store().search(query, { limit, source: ctx.argv.source as string | undefined, raw: Boolean(ctx.argv.raw), order: ctx.argv.recent ? 'recent' : 'rank' })
+        const hits = await shownHits(found, store(), redactor(), query)
         if (ctx.argv.json) {
           return void ctx.json(hits.map((h) => ({ session_id: h.sessionId, message_id: h.messageId, role: h.role, title: h.title ?? null, source: h.source, created_at: iso(h.createdAt), snippet: h.snippet, rank: h.rank })))
         }
@@ -117,8 +121,10 @@ export function sessionsCli(store: () => SessionStore): Record<string, CliSubcom
       positionals: { session: { describe: 'Session id or title' } },
       options: json,
       async run(ctx: CliContext) {
-        const session = await findForEdit(store(), String(ctx.argv.session))
-        const messages = await store().messages(session.id)
+        const redact = redactor()
+        const found = await findForEdit(store(), String(ctx.argv.session))
+        const messages = redactDeep(await store().messages(found.id), redact)
+        const session = redactDeep(found, redact)
         if (ctx.argv.json) {
           return void ctx.json({
             ...sessionJson(session),

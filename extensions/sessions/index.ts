@@ -41,7 +41,8 @@ export default defineExtension({
       name: 'sessions',
       category: 'Sessions',
       description: 'List, rename, search and show stored sessions',
-      cli: { subcommands: sessionsCli(() => api.services.require<SessionStore>(SESSIONS_SERVICE)) },
+      // .env looked at now: the agent may have added a secret since the messages were stored.
+      cli: { subcommands: sessionsCli(() => api.services.require<SessionStore>(SESSIONS_SERVICE), () => knownSecretsRedactor(api.settings, { fresh: true })) },
     })
   },
 })

@@ -2,6 +2,8 @@
 // each backend (the home's config.yaml names it for both).
 
 import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { SESSIONS_SERVICE, type SessionStore } from 'agent/sdk'
 import { backendSkip, createTestKernel, STORAGE_BACKENDS, testStorage } from 'agent/sdk/testing'
@@ -66,4 +68,50 @@ for (const backend of STORAGE_BACKENDS) test(`sessions list, rename, search and 
   const doc = JSON.parse(shown.stdout)
   assert.equal(doc.id, a.id)
   assert.deepEqual(doc.messages.map((m: any) => m.content), ['Where should the new oven go?', 'Next to the window.'])
+})
+
+// A secret that became known after it was stored (appended to .env after the messages were written,
+// as the agent's own terminal might): printed by no command, a snippet marking a match inside it
+// included; the text around it, and a look-alike that is no secret, print as stored.
+const SECRET = 'dpl-7f3k9QxW2mZ8rT5vLq'
+const PLAIN = 'dpl-0000aaaa1111bbbb22'
+const fragments = (text: string) => Array.from({ length: text.length - 7 }, (_, i) => text.slice(i, i + 8))
+
+for (const backend of STORAGE_BACKENDS) test(`sessions show, search and list redact a secret known only since it was stored [${backend}]`, { skip: backendSkip(backend) }, async (t) => {
+  const storage = await testStorage(t, backend)
+  const home = tempDir(t, 'agent-home-')
+  const tk = await createTestKernel({ builtins: ['state-db', 'sessions'], home, config: storage.config })
+  const store = tk.kernel.services.require<SessionStore>(SESSIONS_SERVICE)
+  const s = await store.create({ title: `deploy ${SECRET}`, source: 'cli' })
+  await store.append(s.id, [
+    { role: 'user', content: `the deploy token is ${SECRET} keep it safe` },
+    { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'terminal', arguments: JSON.stringify({ command: `echo DEPLOY_TOKEN=${SECRET} >> .env` }) }] },
+    { role: 'tool', toolCallId: 'c1', name: 'terminal', content: 'ok' },
+    { role: 'user', content: `and ${PLAIN} is only a sample` },
+  ])
+  await tk.close()
+  writeFileSync(join(home, '.env'), `DEPLOY_TOKEN=${SECRET}\n`, { mode: 0o600 })
+  const agent = async (args: string[]) => {
+    const run = await runAgent(args, { home, timeoutMs: 30_000 })
+    assert.equal(run.code, 0, run.stderr)
+    for (const piece of fragments(SECRET)) assert.ok(!run.stdout.includes(piece), `agent ${args.join(' ')} printed ${piece}:\n${run.stdout}`)
+    return run.stdout
+  }
+  const shown = await agent(['sessions', 'show', s.id])
+  assert.match(shown, /the deploy token is \[REDACTED:DEPLOY_TOKEN\] keep it safe/)
+  assert.match(shown, /"deploy \[REDACTED:DEPLOY_TOKEN\]"/)
+  assert.ok(shown.includes(`and ${PLAIN} is only a sample`))
+  const doc = JSON.parse(await agent(['sessions', 'show', s.id, '--json']))
+  assert.equal(doc.messages[3].content, `and ${PLAIN} is only a sample`)
+  assert.match(doc.messages[1].tool_calls[0].arguments, /\[REDACTED:DEPLOY_TOKEN\]/)
+  // `dpl` matches a word inside the secret: the backend's snippet would read `[dpl]-7f3k…`.
+  const hits = JSON.parse(await agent(['sessions', 'search', 'dpl', '--json']))
+  assert.equal(hits.length, 2)
+  const snippets = hits.map((h: any) => h.snippet).sort()
+  assert.ok(snippets.some((x: string) => x.includes('[REDACTED:DEPLOY_TOKEN]')), snippets.join('\n'))
+  assert.ok(snippets.some((x: string) => x.includes('[dpl]-0000aaaa1111bbbb22')), snippets.join('\n'))
+  assert.ok(hits.every((h: any) => h.title === 'deploy [REDACTED:DEPLOY_TOKEN]'))
+  await agent(['sessions', 'search', SECRET.slice(4)])
+  await agent(['sessions', 'search', 'deploy', 'token'])
+  assert.match(await agent(['sessions', 'list']), /"deploy \[REDACTED:DEPLOY_TOKEN\]"/)
 })
