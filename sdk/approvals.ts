@@ -92,6 +92,7 @@ export interface ApprovalsService {
 const RETIRED_GRANT_KEYS: Readonly<Record<string, string>> = Object.freeze({
   'protected-path-write': 'protected-path-write:~/.gitconfig',
   'secret-path-write': 'secret-path-write:~/.ssh',
+  'agent-home-write': 'agent-home-write:notes.md',
 })
 
 export interface StaleAllowlistEntry {

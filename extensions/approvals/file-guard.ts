@@ -47,16 +47,29 @@ export function assessFileWrite(event: ToolCallEvent, agentHome: string): FileWr
 
 /**
  * The key a `session` or `always` grant remembers: one per protected place, so approving ~/.gitconfig
- * for the session does not open ~/.ssh, nor one repository's hooks another's; the agent's home keeps
- * its own key; a secret file's place is never the same grant as the protected files beside it.
+ * for the session does not open ~/.ssh, nor one repository's hooks another's; in the agent's home,
+ * one per entry (`agent-home-write:notes.md` does not open `extensions` or `config.yaml`); a secret
+ * file's place is never the same grant as the protected files beside it.
  */
 export function grantKey(found: PathClass, agentHome: string): string {
-  if (found.kind !== 'secret' && found.area === 'agent-home' && found.root === resolve(agentHome)) return 'agent-home-write'
-  const home = homedir()
+  const home = resolve(agentHome)
+  if (found.kind !== 'secret' && found.area === 'agent-home' && found.root === home) {
+    const entry = found.path.startsWith(home + sep) ? found.path.slice(home.length + 1).split(sep)[0] : ''
+    return `${AGENT_HOME_GRANT}:${entry || '.'}`
+  }
+  const user = homedir()
   const root = found.root ?? found.path
-  const place = root === home ? '~' : root.startsWith(home + sep) ? `~${root.slice(home.length)}` : root
+  const place = root === user ? '~' : root.startsWith(user + sep) ? `~${root.slice(user.length)}` : root
   return `${found.kind === 'secret' ? 'secret-path-write' : 'protected-path-write'}:${place}`
 }
+
+const AGENT_HOME_GRANT = 'agent-home-write'
+
+/**
+ * Grants `always` may not save: the agent's home holds its code and the settings of its guards, and a
+ * saved grant also applies where no one is asked (cron, webhooks, the API server). Given for the session.
+ */
+export const sessionOnlyGrant = (key: string): boolean => key.startsWith(`${AGENT_HOME_GRANT}:`)
 
 /** Control characters and bidi/zero-width marks shown as escapes: the text must not restyle or hide the prompt. */
 function visible(text: string): string {

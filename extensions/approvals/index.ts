@@ -7,7 +7,7 @@ import { APPROVALS_SERVICE, approvalModeOf, assessCommand, commandJudge, defineE
 import { isAbsolute, resolve } from 'node:path'
 import { askPerson } from './ask.ts'
 import { approvalCommands } from './commands.ts'
-import { assessFileWrite, CallGrants } from './file-guard.ts'
+import { assessFileWrite, CallGrants, sessionOnlyGrant } from './file-guard.ts'
 import { commandTools, FAIL_CLOSED_TOOLS } from './guarded.ts'
 import { PendingApprovals } from './pending.ts'
 import { askJudge } from './smart.ts'
@@ -156,12 +156,14 @@ export default defineExtension<ApprovalsConfig>({
     async function apply(choice: ApprovalChoice, reason: string | undefined, open: CommandFinding[], sessionId: string): Promise<ToolCallVerdict | undefined> {
       const keys = open.map((f) => f.key)
       if (choice === 'deny') return block(`The user did not approve this command (${describe(open)})${reason ? `: ${reason}` : ''}. Do not retry it unless asked.`)
-      if (choice === 'session') {
+      // What `always` may not save (sessionOnlyGrant) is remembered for the session instead.
+      const saved = choice === 'always' ? keys.filter((key) => !sessionOnlyGrant(key)) : []
+      if (choice === 'session' || (choice === 'always' && saved.length < keys.length)) {
         const set = sessionAllowed.get(sessionId) ?? new Set<string>()
-        for (const key of keys) set.add(key)
+        for (const key of keys) if (!saved.includes(key)) set.add(key)
         sessionAllowed.set(sessionId, set)
       }
-      if (choice === 'always') await persist(keys)
+      if (saved.length) await persist(saved)
       return undefined
     }
 

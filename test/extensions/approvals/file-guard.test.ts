@@ -68,13 +68,32 @@ test('a session grant covers its place only: ~/.bashrc approved opens neither ~/
   assert.deepEqual(asked.map((r) => r.findings[0]!.key), ['protected-path-write:~/.bashrc'])
 })
 
+test("`always` for a write in the agent home is kept for the session only, and opens no other entry of it", async (t) => {
+  const { runTool, agentHome, session, asked } = await fixture(t)
+  const notes = await runTool('write_file', { path: join(agentHome, 'notes.md'), content: 'mine\n' }, session('always'))
+  assert.match(String(notes.result), /^Created/)
+  assert.deepEqual(asked.map((r) => r.findings[0]!.key), ['agent-home-write:notes.md'])
+  const config = existsSync(join(agentHome, 'config.yaml')) ? readFileSync(join(agentHome, 'config.yaml'), 'utf8') : ''
+  assert.doesNotMatch(config, /agent-home-write/, 'not saved: a saved grant would also hold in unattended runs')
+  // The same session writes notes.md again without asking; extensions/ is asked (and refused here).
+  assert.match(String((await runTool('patch', { path: join(agentHome, 'notes.md'), old_string: 'mine', new_string: 'ours' }, session())).result), /^Patched/)
+  const code = await runTool('write_file', { path: join(agentHome, 'extensions', 'evil', 'index.ts'), content: 'export default {}' }, session())
+  assert.match(String(code.blocked), /did not approve/)
+  assert.equal(existsSync(join(agentHome, 'extensions', 'evil')), false)
+  // A protected place outside the agent home is still saved by `always` (look-alike).
+  await runTool('write_file', { path: '~/.gitconfig', content: '[user]\n\tname = me\n' }, session('always'))
+  assert.match(readFileSync(join(agentHome, 'config.yaml'), 'utf8'), /protected-path-write:~\/\.gitconfig/)
+})
+
 test('grant keys: one per protected place; secret files apart from the protected ones beside them', async (t) => {
   const { home, agentHome } = await fixture(t)
   const { grantKey } = await import('../../../extensions/approvals/file-guard.ts')
   const { pathClassifier } = await import('agent/sdk')
   const classifier = pathClassifier({ agentHome })
   const key = (path: string) => grantKey(classifier.real(path), agentHome)
-  assert.equal(key(join(agentHome, 'config.yaml')), 'agent-home-write')
+  assert.equal(key(join(agentHome, 'config.yaml')), 'agent-home-write:config.yaml')
+  assert.equal(key(join(agentHome, 'extensions', 'x', 'index.ts')), 'agent-home-write:extensions')
+  assert.equal(key(join(agentHome, 'notes.md')), 'agent-home-write:notes.md')
   assert.equal(key(join(agentHome, '.env')), `secret-path-write:${agentHome.replace(home, '~')}`)
   assert.equal(key(join(home, '.ssh', 'authorized_keys')), 'protected-path-write:~/.ssh')
   assert.equal(key(join(home, '.ssh', 'id_ed25519')), 'secret-path-write:~/.ssh')

@@ -39,7 +39,7 @@ test('a retired grant key in approvals.allowlist is a warning saying it matches 
 })
 
 test('look-alikes: per-place keys and command keys are not reported', async (t) => {
-  const { run, lines } = await doctor(tempDir(t), ['protected-path-write:~/.gitconfig', 'secret-path-write:~/.ssh', 'agent-home-write', 'rm-root'])
+  const { run, lines } = await doctor(tempDir(t), ['protected-path-write:~/.gitconfig', 'secret-path-write:~/.ssh', 'agent-home-write:notes.md', 'rm-root'])
   assert.equal(run.code, 0, run.stderr)
   assert.deepEqual(lines, [])
 })
