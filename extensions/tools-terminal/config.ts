@@ -80,6 +80,17 @@ const FALSE = /^(0|false|no|off)$/i
  * Whether a backend keeps one shell per session: `AGENT_TERMINAL_<BACKEND>_PERSISTENT` (environment)
  * wins, then `terminal.<backend>.persistent_shell`, then `terminal.persistent_shell`.
  */
+/**
+ * The backend commands run on: AGENT_TERMINAL_BACKEND, else terminal.backend. An unknown value of
+ * the variable throws (the terminal refuses): a mistyped `Container` must not run on the host.
+ */
+export function backendOf(settings: Settings, config: TerminalConfig): Backend {
+  const fromEnv = settings.env('AGENT_TERMINAL_BACKEND')
+  if (fromEnv === undefined || fromEnv === '') return config.backend
+  if (fromEnv === 'local' || fromEnv === 'container') return fromEnv
+  throw new Error(`AGENT_TERMINAL_BACKEND is ${JSON.stringify(fromEnv)}, not "local" or "container"; the command was not run`)
+}
+
 export function persistentFor(config: TerminalConfig, backend: Backend, settings: Settings): boolean {
   const fromEnv = settings.env(`AGENT_TERMINAL_${backend.toUpperCase()}_PERSISTENT`)
   if (fromEnv && TRUE.test(fromEnv)) return true

@@ -4,8 +4,8 @@
 
 import { existsSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
-import { BACKGROUND_NOTIFICATION_LEVELS, defineExtension, TERMINAL_SANDBOX_SERVICE, type Settings, type TerminalSandboxService } from 'agent/sdk'
-import { TERMINAL_SCHEMA, type TerminalConfig } from './config.ts'
+import { BACKGROUND_NOTIFICATION_LEVELS, defineExtension, errorMessage, TERMINAL_SANDBOX_SERVICE, type Settings, type TerminalSandboxService } from 'agent/sdk'
+import { backendOf, TERMINAL_SCHEMA, type Backend, type TerminalConfig } from './config.ts'
 import { TerminalManager, type TerminalInput } from './manager.ts'
 import { processTool } from './process-tool.ts'
 
@@ -81,7 +81,12 @@ export default defineExtension<TerminalConfig>({
       modifiesFiles: true,
       available(settings) {
         const config = api.config as TerminalConfig
-        const backend = settings.env('AGENT_TERMINAL_BACKEND') ?? config.backend
+        let backend: Backend
+        try {
+          backend = backendOf(settings, config)
+        } catch (error) {
+          return errorMessage(error)
+        }
         const binary = backend === 'container' ? config.container_engine : config.shell
         return found(binary, settings) || `${binary} is not on PATH`
       },

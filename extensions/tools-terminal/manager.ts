@@ -5,7 +5,7 @@
 import { isAbsolute, relative, resolve } from 'node:path'
 import { APPROVALS_SERVICE, editorIoOf, errorMessage, knownSecretsRedactor, shortHash, terminalSandboxMode, type ApprovalsService, type Logger, type Services, type Settings, type ToolSession } from 'agent/sdk'
 import { BackgroundRegistry } from './background.ts'
-import { localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
+import { backendOf, localEnv, persistentFor, type Backend, type TerminalConfig } from './config.ts'
 import { execArgv, interactiveShellArgv, planContainer, SessionContainer } from './container.ts'
 import { capOutput, secretCutGuard } from './output.ts'
 import { PersistentShell } from './persistent-shell.ts'
@@ -59,8 +59,7 @@ export class TerminalManager {
   }
 
   backend(): Backend {
-    const fromEnv = this.settings.env('AGENT_TERMINAL_BACKEND')
-    return fromEnv === 'local' || fromEnv === 'container' ? fromEnv : this.config.backend
+    return backendOf(this.settings, this.config)
   }
 
   private state(session: ToolSession): SessionState {

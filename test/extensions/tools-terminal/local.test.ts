@@ -96,3 +96,16 @@ test('terminal rejects invalid config at load', async (t) => {
   assert.equal(info?.state, 'failed')
   assert.match(info?.reason ?? '', /terminal\.backend/)
 })
+
+test('an unknown AGENT_TERMINAL_BACKEND refuses (never the host instead of a container); "local" runs', async (t) => {
+  const dir = realpathSync(tempDir(t))
+  for (const value of ['Container', 'docker', ' container']) {
+    const k = await terminalKernel({ env: { AGENT_TERMINAL_BACKEND: value } })
+    t.after(() => k.close())
+    await assert.rejects(k.call('terminal', { command: 'echo ran' }, session(dir)), /AGENT_TERMINAL_BACKEND is .* not "local" or "container"; the command was not run/)
+    assert.match(String(k.tool('terminal').available?.(k.kernel.settings)), /AGENT_TERMINAL_BACKEND/)
+  }
+  const k = await terminalKernel({ env: { AGENT_TERMINAL_BACKEND: 'local' } })
+  t.after(() => k.close())
+  assert.equal((await k.call('terminal', { command: 'echo ran' }, session(dir))).output.trim(), 'ran')
+})
