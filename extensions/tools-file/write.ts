@@ -5,7 +5,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { defineTool, editorIoOf, forgetAgentWrite, noteAgentWrite, type ToolSession, type ToolDefinition } from 'agent/sdk'
-import { assertWritable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
+import { assertReadable, assertWritable, classifier, display, resolvePath, type FileToolDeps } from './paths.ts'
 import { describeFsError, isBinary } from './read.ts'
 import { replaceFile } from './replace.ts'
 
@@ -106,7 +106,11 @@ export function patchTool(deps: FileToolDeps): ToolDefinition {
       if (typeof input.old_string !== 'string' || typeof input.new_string !== 'string') throw new Error('"old_string" and "new_string" must be strings')
       if (input.old_string === '') throw new Error('"old_string" is empty; use write_file to create or replace a whole file')
       if (input.old_string === input.new_string) throw new Error('"old_string" and "new_string" are the same; nothing to change')
-      assertWritable(target, classifier(deps), deps, callId, session)
+      const paths = classifier(deps)
+      assertWritable(target, paths, deps, callId, session)
+      // patch reads before it writes: a hard link of a secret would come back, rewritten into an
+      // ordinary file, and whether old_string is found already tells about its text.
+      assertReadable(target, paths)
       const path = target.real
       const text = await currentText(path, shown, session)
       let oldText = input.old_string

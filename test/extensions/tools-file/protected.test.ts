@@ -96,7 +96,11 @@ test('a hard link to the agent .env is refused too (it has no target to resolve)
   }
   await assert.rejects(call('read_file', { path: 'copy.txt' }), /reading is refused: .*copy\.txt is another name \(a hard link\) of .*\.env/)
   assert.match(await call('search_files', { pattern: 'sk-secret' }), /^No matches for "sk-secret"/)
+  // patch reads before it writes: it would rewrite the secret into an ordinary file, and "not found" tells about its text.
+  await assert.rejects(call('patch', { path: 'copy.txt', old_string: 'OPENAI', new_string: 'OPENAI ' }), /reading is refused: .*a hard link/)
+  await assert.rejects(call('read_file', { path: 'copy.txt' }), /reading is refused/, 'nothing was rewritten into an ordinary file')
   writeFileSync(join(cwd, 'a.txt'), 'plain\n')
   linkSync(join(cwd, 'a.txt'), join(cwd, 'b.txt'))
   assert.equal(await call('read_file', { path: 'b.txt' }), '1|plain')
+  assert.match(await call('patch', { path: 'b.txt', old_string: 'plain', new_string: 'patched' }), /^Patched b\.txt/)
 })
