@@ -4,13 +4,13 @@
 // SSE stream of chunks (tool progress as `event: agent.tool.progress`) ending with a chunk carrying
 // usage and `data: [DONE]`. A resent conversation stays in one session.
 
-import { errorMessage, HttpError, readJson, RUNTIME_SERVICE, sendJson, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type RuntimeService, type Services, type ToolCall, type Usage } from 'agent/sdk'
+import { errorMessage, HttpError, publicErrorText, readJson, RUNTIME_SERVICE, sendJson, type ChatMessage, type HttpContext, type RunEvent, type RunRequest, type RunResult, type RuntimeService, type Services, type ToolCall, type Usage } from 'agent/sdk'
 import { flag, parseChatBody, type Turn } from './messages.ts'
 import { checkStructuredAnswer, parseRequestOptions, schemaCheck, type RequestOptions } from './request-options.ts'
 import type { ApiStoreService } from './store.ts'
 import type { BackgroundRuns } from './background.ts'
 import { JSON_BOUNDS, type ServerOptions } from './options.ts'
-import { withoutUrls, type ActiveRun, type Runs } from './runs.ts'
+import type { ActiveRun, Runs } from './runs.ts'
 import { conversationKey, newId } from './session-key.ts'
 import { linkSession, type LinkRequest, type SessionPlan } from './session-link.ts'
 import { SseStream } from './sse.ts'
@@ -189,7 +189,7 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
     if (result.exitReason === 'completed') await options.check(result.answer)
   } catch (error) {
     if (!run.clientGone) {
-      const message = HttpError.isInstance(error) ? error.message : withoutUrls(deps.runs().redact(errorMessage(error)))
+      const message = HttpError.isInstance(error) ? error.message : publicErrorText(deps.runs().redact(errorMessage(error)))
       const known = HttpError.isInstance(error) ? error : undefined
       sse.data({ ...chunk({}, 'error'), error: { message, type: known?.type ?? 'server_error', param: known?.param ?? null, code: known ? known.code : 'agent_error' } })
     }

@@ -3,16 +3,7 @@
 // waiting on their answer always find room), interruption when the client disconnects or the server
 // stops, and the mapping of runtime failures to a 500 whose message has its secrets redacted.
 
-import { errorMessage, HttpError, redactSecrets, RUNTIME_SERVICE, type AgentRuntime, type HttpContext, type Logger, type RunRequest, type RunResult, type Services, type Settings } from 'agent/sdk'
-
-/**
- * The client is told what failed, not where: a provider error names the model endpoint it called
- * (an internal address, a proxy with credentials in its path), so every URL becomes `<url>`. The
- * log keeps the full message for the operator.
- */
-export function withoutUrls(text: string): string {
-  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi, '<url>')
-}
+import { errorMessage, HttpError, publicErrorText, redactSecrets, RUNTIME_SERVICE, type AgentRuntime, type HttpContext, type Logger, type RunRequest, type RunResult, type Services, type Settings } from 'agent/sdk'
 
 export class ActiveRun {
   readonly controller = new AbortController()
@@ -115,7 +106,8 @@ export class Runs {
       return result
     } catch (error) {
       if (!run.clientGone) this.log.warn(`agent run failed: ${this.redact(errorMessage(error))}`)
-      throw new HttpError(500, `The agent failed: ${withoutUrls(this.redact(errorMessage(error)))}`, { code: 'agent_error', type: 'server_error' })
+      // The client is told what failed, not where (sdk publicErrorText); the log keeps the rest.
+      throw new HttpError(500, `The agent failed: ${publicErrorText(this.redact(errorMessage(error)))}`, { code: 'agent_error', type: 'server_error' })
     }
   }
 

@@ -4,7 +4,7 @@
 // on the chat's own session. Replies go back through the delivery service.
 
 import {
-  AgentError, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, knownSecretsRedactor, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE, speakReply,
+  AgentError, errorMessage, GATEWAY_AUTH_SERVICE, gatewaySessionKey, helpText, knownSecretsRedactor, publicErrorText, redactPhonesIn, redactSecrets, resolveSlash, RUNTIME_SERVICE, SESSIONS_SERVICE, speakReply,
   type AgentRuntime, type CommandDefinition, type DispatchResult, type GatewayAdapter, type GatewayAuthService,
   type GatewayInbound, type HookHandles, type Logger, type RunResult, type Services, type SessionStore, type Settings, type ToolDefinition,
 } from 'agent/sdk'
@@ -301,7 +301,8 @@ export class Dispatcher implements ChatHost {
     } catch (error) {
       if (signal.aborted) return void (await answer('Stopped.'))
       this.options.log.error(`turn in ${describe(chat.source)} failed: ${this.safe(errorMessage(error))}`)
-      await answer(`Sorry, that failed: ${this.safe(errorMessage(error))}`)
+      // The chat hears what went wrong, not where: endpoints, hosts and paths stay in the log.
+      await answer(`Sorry, that failed: ${publicErrorText(this.safe(errorMessage(error)))}`)
     } finally {
       if (settles !== undefined) await this.options.store.settle(settles).catch((error) => this.options.log.error(`turn in ${describe(chat.source)}: ${this.safe(errorMessage(error))}`))
     }

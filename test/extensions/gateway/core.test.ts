@@ -143,3 +143,21 @@ test('adapters reconnect with exponential backoff; configuration errors are fata
   while (!lifecycle.running().includes('flaky') && Date.now() < end) await sleep(10)
   assert.equal(flaky.starts, 4)
 })
+
+test('a failed turn tells the chat what failed, not where: no endpoint, address or path', async (t) => {
+  const fake = fakeAdapter({ name: 'fake' })
+  const failure = 'openai-compat: cannot reach http://10.0.0.7:8000/v1: connect ECONNREFUSED 10.0.0.7:8000 (getaddrinfo ENOTFOUND llm.corp.example; see /srv/agent/logs/x.log)'
+  const runtime = recordingRuntime({ answer: () => { throw new Error(failure) } })
+  const k = await createTestKernel({ builtins: CORE, extensions: [fake.definition, runtime.definition], env: { FAKE_ALLOWED_USERS: 'u1' } })
+  t.after(() => k.close())
+  await (await fake.inbound({ userId: 'u1', chatId: 'c1' }, 'hello')).done
+  const said = fake.sent.at(-1)!.text
+  assert.match(said, /^Sorry, that failed: openai-compat: cannot reach <url> connect ECONNREFUSED <address> \(getaddrinfo ENOTFOUND <host>; see <path>\)$/)
+  assert.doesNotMatch(said, /10\.0\.0\.7|llm\.corp|\/srv/)
+})
+
+test('publicErrorText keeps what went wrong: words, times, versions, relative paths', async () => {
+  const { publicErrorText } = await import('../../../sdk/index.ts')
+  for (const text of ['rate limited, try again at 12:30 (429)', 'config.yaml: model.provider is not set', 'src/a.ts and v1.2.3', 'max_tokens 4096']) assert.equal(publicErrorText(text), text)
+  assert.equal(publicErrorText('[::1]:8080 and localhost:11434'), '<address> and <address>')
+})
