@@ -64,6 +64,15 @@ export function chatUsage(usage: Usage): Record<string, unknown> {
   return out
 }
 
+/**
+ * A run the server interrupted (a reload, a stop) is no answer: chat completions has no finish reason
+ * for it, and `stop` would pass a cut-off text as complete. The client is told to send it again.
+ */
+function whole(result: RunResult): RunResult {
+  if (result.exitReason !== 'interrupted') return result
+  throw new HttpError(503, 'The run was interrupted before it finished (the server is stopping or reloading); send the request again', { code: 'interrupted', type: 'server_error', headers: { 'Retry-After': '1' } })
+}
+
 function finishReason(result: RunResult): string {
   return result.exitReason === 'max_iterations' ? 'length' : result.exitReason === 'tool_calls' ? 'tool_calls' : 'stop'
 }
@@ -88,7 +97,7 @@ export function chatCompletions(deps: HandlerDeps) {
       const format = requestOptions.sampling?.responseFormat
       const outcome = stream
         ? await streamed(ctx, deps, run, request, model, { includeUsage, check: (answer) => checkStructuredAnswer(format, answer) })
-        : await deps.runs().execute(run, request).then((result) => ({ result, delivered: result.answer }))
+        : await deps.runs().execute(run, request).then((result) => ({ result: whole(result), delivered: result.answer }))
       if (!outcome) return
       const { result } = outcome
       // A head whose session lacks the answer would continue the conversation without it.
@@ -186,6 +195,7 @@ async function streamed(ctx: HttpContext, deps: HandlerDeps, run: ActiveRun, req
   try {
     result = await deps.runs().execute(run, request)
     sse.session(result.sessionId)
+    whole(result)
     if (result.exitReason === 'completed') await options.check(result.answer)
   } catch (error) {
     if (!run.clientGone) {

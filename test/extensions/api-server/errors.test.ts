@@ -181,17 +181,23 @@ test('keepalive comments flow while the agent is silent', async (t) => {
   assert.match(raw, /"finish_reason":"stop"/)
 })
 
-test('shutting down: new runs get 503, in-flight runs are interrupted', async (t) => {
+test('shutting down: new runs get 503, in-flight runs are interrupted and say so (never a complete answer)', async (t) => {
   const gate = gateTool()
   const server = await startServer(t, { extensions: [gate.extension] })
-  server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] })
+  server.model.enqueue({ toolCalls: [{ name: 'wait_gate', arguments: {} }] }, { toolCalls: [{ name: 'wait_gate', arguments: {} }] })
   const running = post(`${server.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'wait' }] })
-  await until(() => gate.state.started === 1, 'the run to reach its tool')
+  const streaming = fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'wait' }] }) }).then((res) => res.text())
+  await until(() => gate.state.started === 2, 'both runs to reach their tool')
   const stopping = server.test.kernel.registries.adapters.get('api_server')!.stop()
   const refused = await post(`${server.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'new' }] })
   assert.equal(refused.status, 503)
   assertEnvelope(refused.body, 'shutting_down')
   await stopping
-  assert.equal(gate.state.aborted, 1)
-  await running
+  assert.equal(gate.state.aborted, 2)
+  const plain = await running
+  assert.equal(plain.status, 503)
+  assertEnvelope(plain.body, 'interrupted')
+  const raw = await streaming
+  assert.match(raw, /"finish_reason":"error".*"code":"interrupted"/)
+  assert.doesNotMatch(raw, /"finish_reason":"stop"/)
 })
