@@ -66,13 +66,18 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
  */
 export function parseConfigDocument(text: string, file: string): YAML.Document {
   const lineCounter = new YAML.LineCounter()
-  const doc = YAML.parseDocument(text, { prettyErrors: false, lineCounter, uniqueKeys: true })
   const at = (offset: number) => {
     const pos = lineCounter.linePos(offset)
     return `${file}:${pos.line}:${pos.col}`
   }
+  if (text.length > MAX_CONFIG_CHARS) throw new ConfigError(`${file}: ${text.length} characters is more than a config file may hold (${MAX_CONFIG_CHARS})`)
+  // Duplicate keys are found here, in one pass: the library's own check compares every key of a
+  // mapping with every other (a large file then takes minutes).
+  const doc = YAML.parseDocument(text, { prettyErrors: false, lineCounter, uniqueKeys: false })
   const first = doc.errors[0]
   if (first) throw new ConfigError(`${at(first.pos[0])}: ${first.message.split('\n')[0]}`)
+  const duplicate = firstDuplicateKey(doc)
+  if (duplicate !== undefined) throw new ConfigError(`${at(duplicate)}: Map keys must be unique`)
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
@@ -86,6 +91,28 @@ export function parseConfigDocument(text: string, file: string): YAML.Document {
 }
 
 const MAX_ALIAS_COUNT = 100
+/** Far above any real config (a few KiB): a bound on what a file, a project's included, costs to read. */
+const MAX_CONFIG_CHARS = 1024 * 1024
+
+/** Where the first key repeated in its mapping starts (scalars compared by type and value, as the library does), if any. */
+function firstDuplicateKey(doc: YAML.Document): number | undefined {
+  let found: number | undefined
+  YAML.visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<string>()
+      for (const pair of map.items) {
+        if (!YAML.isScalar(pair.key)) continue
+        const id = `${typeof pair.key.value}:${String(pair.key.value)}`
+        if (seen.has(id)) {
+          found = pair.key.range?.[0] ?? 0
+          return YAML.visit.BREAK
+        }
+        seen.add(id)
+      }
+    },
+  })
+  return found
+}
 
 /** Where the first alias starts: the yaml library's alias-count error carries no position. */
 function firstAliasOffset(doc: YAML.Document): number {

@@ -56,6 +56,8 @@ test('every YAML error names the file and line:column, and the CLI exits 2 (synt
     ['model:\n  default: small\n  default: large\n', 'duplicate key', /config\.yaml:3:3: Map keys must be unique/],
     [ALIAS_BOMB, 'alias bomb', /config\.yaml:2:\d+: Excessive alias count.*more than 100 alias expansions/],
     ['display:\n  show_cost: true\n   bad: [\n', 'syntax', /config\.yaml:\d+:\d+: /],
+    ['env:\n  A: 1\n  sub:\n    "A": 1\n  "A": 2\n', 'duplicate key (quoted)', /config\.yaml:5:3: Map keys must be unique/],
+    [`note: ${'x'.repeat(1024 * 1024)}\n`, 'too large', /config\.yaml: \d+ characters is more than a config file may hold/],
   ]
   for (const [text, what, pattern] of cases) {
     const home = tempDir(t)
@@ -66,9 +68,9 @@ test('every YAML error names the file and line:column, and the CLI exits 2 (synt
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
     assert.match(result.stderr, pattern, what)
   }
-  // The same file, aliases used a harmless number of times, loads.
+  // The same file, aliases used a harmless number of times, loads; so do equal keys in different mappings, and 1 beside '1'.
   const home = tempDir(t)
-  writeFileSync(join(home, 'config.yaml'), 'base: &base { show_cost: true }\ndisplay: *base\n')
+  writeFileSync(join(home, 'config.yaml'), "base: &base { show_cost: true }\ndisplay: *base\nenv:\n  A: 1\n  sub:\n    A: 1\nids:\n  1: x\n  '1': y\n")
   assert.equal(new FileSettings({ home, env: {} }).get('display.show_cost'), true)
 })
 
