@@ -8,11 +8,23 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { AgentError, UsageError } from 'agent/sdk'
 
-const run = promisify(execFile)
+const execGit = promisify(execFile)
+
+/**
+ * The repository may have come with the project (an archive, a shared folder): its hooks
+ * (post-checkout on `worktree add`, reference-transaction on `branch -D`) and `core.fsmonitor` (on
+ * `status`) would run as the user, unprompted. `-c` overrides the repository's own config and reaches
+ * any child git (`worktree add` checks out through one). Checkpoints keep a like list (git.ts there;
+ * extensions share no files); its submodule options would hide a changed submodule from `status`
+ * here. Filters (`filter.*.smudge`) stay on: git-lfs needs them to check out real files.
+ */
+const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
+
+const run = (args: string[], cwd: string) => execGit('git', [...SAFE_CONFIG, ...args], { cwd, timeout: 30_000 })
 
 async function git(cwd: string, ...args: string[]): Promise<string> {
   try {
-    const { stdout } = await run('git', args, { cwd, timeout: 30_000 })
+    const { stdout } = await run(args, cwd)
     return stdout.trim()
   } catch (error) {
     const e = error as { code?: string; stderr?: string }
@@ -33,7 +45,7 @@ export interface Worktree {
 export async function createWorktree(cwd: string): Promise<Worktree> {
   let repo: string
   try {
-    repo = (await run('git', ['rev-parse', '--show-toplevel'], { cwd })).stdout.trim()
+    repo = (await run(['rev-parse', '--show-toplevel'], cwd)).stdout.trim()
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') throw new UsageError('--worktree needs git, which is not installed')
     throw new UsageError(`--worktree needs a git repository, and ${cwd} is not in one`)

@@ -1,11 +1,12 @@
 // What a snapshot may hold: never the agent's own home (compared by real path), never the
-// always-excluded names (dependency folders, caches, env files), and in a git work tree only what the
-// project itself would see (`git ls-files -co --exclude-standard`, with its own ignore rules).
+// always-excluded names (dependency folders, caches, env files), never a nested repository or
+// submodule, and only what git lists (`git ls-files -co --exclude-standard`): the project's own in a
+// git work tree (its ignore rules), else the shadow repository's (the folder's .gitignore files).
 
 import { realpathSync } from 'node:fs'
 import { lstat } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
-import { spawnGit } from './git.ts'
+import { SAFE_CONFIG, spawnGit } from './git.ts'
 
 /** Directories never descended into when counting or snapshotting. */
 export const EXCLUDED_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', '.cache', '.tox', '.mypy_cache', '.pytest_cache'])
@@ -63,22 +64,37 @@ export function keepPath(rel: string, homeRel: string | undefined): boolean {
   return !EXCLUDED_DIRS.has(name) && !FILE_PATTERNS.some((re) => re.test(name))
 }
 
+/** `ls-files` arguments: tracked plus untracked-not-ignored files, NUL-separated. */
+export const LIST_FILES = ['-c', 'core.quotepath=false', 'ls-files', '-z', '--cached', '--others', '--exclude-standard']
+
 /**
  * The files of `dir` as its own git repository sees them (tracked plus untracked-not-ignored, with
  * the project's .gitignore files, .git/info/exclude and the user's excludes file), filtered by
- * keepPath; directories (submodules, nested repositories) left out. undefined when `dir` is not in a
- * git work tree (or git refuses it): the caller falls back to the shadow repository's own walk.
+ * keptFiles. undefined when `dir` is not in a git work tree (or git refuses it): the caller then
+ * lists the folder with the shadow repository's own `ls-files`.
  */
 export async function projectFiles(dir: string, homeRel: string | undefined, env: Record<string, string>, timeoutMs: number): Promise<string[] | undefined> {
-  // The project's git with the user's config (its excludes file counts), but no fsmonitor hook and
-  // no index refresh written into the project.
-  const result = await spawnGit(['-c', 'core.fsmonitor=false', '-c', 'core.quotepath=false', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+  // The project's git with the user's config (its excludes file counts), but none of the programs
+  // a repository's config can name (SAFE_CONFIG), and no index refresh written into the project.
+  const result = await spawnGit([...SAFE_CONFIG, ...LIST_FILES], {
     cwd: dir,
     env: { ...env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
     timeoutMs,
   })
   if (result.code !== 0) return undefined
-  const listed = [...new Set(result.stdout.split('\0'))].filter((rel) => keepPath(rel, homeRel))
+  return keptFiles(dir, result.stdout, homeRel)
+}
+
+/**
+ * The files of an `ls-files -z` listing a snapshot holds: keepPath, and never a directory. git lists
+ * a nested repository (any folder with a valid `.git` folder or file) as `sub/`, never its files,
+ * and a submodule or an old gitlink as `sub`: all left out, so nothing is ever staged as a gitlink
+ * and no later git looks inside one (for a gitlink, `git add` runs `git status` in it, under that
+ * repository's config). Its files are not snapshotted: it has a history of its own (unless the
+ * folder was snapshotted before it became one: git then lists its files, plain files to us).
+ */
+export async function keptFiles(dir: string, listing: string, homeRel: string | undefined): Promise<string[]> {
+  const listed = [...new Set(listing.split('\0'))].filter((rel) => keepPath(rel, homeRel))
   const kept: string[] = []
   for (let i = 0; i < listed.length; i += 256) {
     const batch = listed.slice(i, i + 256)

@@ -1,6 +1,10 @@
 // Runs git against a shadow repository: GIT_DIR under <agent_home>/checkpoints/<hash of the directory>,
 // GIT_WORK_TREE the working directory. The user's global and system git config are ignored, and the
 // project's own .git is never read or written.
+//
+// Every git run here (the shadow's, and the project's own `ls-files`) gets SAFE_CONFIG: the folder is
+// writable by sandboxed commands, so anything in it (a nested repository's config, a planted hooks
+// folder) must never name a program that git runs in the agent's own, unsandboxed process.
 
 import { spawn } from 'node:child_process'
 
@@ -16,6 +20,21 @@ export interface GitContext {
   env: Record<string, string>
   timeoutMs: number
 }
+
+/**
+ * `-c` options that switch off every program a repository's config can make these git commands run:
+ * the fsmonitor hook (`core.fsmonitor`, also read by a child git in a nested repository: `-c` values
+ * reach children through GIT_CONFIG_PARAMETERS and override the repository's own config), hooks
+ * (post-commit, reference-transaction, post-checkout) and recursion into submodules (a `git status`
+ * spawned inside each one, which reads that repository's config). Filter, textconv and diff drivers
+ * need a definition in config, and only the shadow's own config (the agent's) is read.
+ */
+export const SAFE_CONFIG: readonly string[] = [
+  '-c', 'core.fsmonitor=false',
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'submodule.recurse=false',
+  '-c', 'diff.ignoreSubmodules=all',
+]
 
 export function gitEnv(base: Record<string, string>, ctx: { gitDir: string; workTree: string }): Record<string, string> {
   return {
@@ -34,7 +53,7 @@ export function gitEnv(base: Record<string, string>, ctx: { gitDir: string; work
 }
 
 export function git(ctx: GitContext, args: string[], extraEnv: Record<string, string> = {}, input?: string): Promise<GitResult> {
-  return spawnGit(['-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', '-c', 'gc.auto=0', ...args], { cwd: ctx.workTree, env: { ...gitEnv(ctx.env, ctx), ...extraEnv }, timeoutMs: ctx.timeoutMs, input })
+  return spawnGit([...SAFE_CONFIG, '-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', '-c', 'gc.auto=0', ...args], { cwd: ctx.workTree, env: { ...gitEnv(ctx.env, ctx), ...extraEnv }, timeoutMs: ctx.timeoutMs, input })
 }
 
 /** One git process (killed after `timeoutMs`); never throws, a spawn failure is a result without code. */

@@ -98,8 +98,7 @@ export default defineExtension<CheckpointsConfig>({
       queues.set(dir, run.catch(() => undefined))
       const outcome = await run
       if (outcome.ms >= config.report_slower_than * 1000) {
-        const files = outcome.files === undefined ? '' : `, ${outcome.files.toLocaleString('en-US')} files`
-        const line = `checkpoint of ${dir} took ${(outcome.ms / 1000).toFixed(1)} s${files} (.gitignore what it need not keep)`
+        const line = `checkpoint of ${dir} took ${(outcome.ms / 1000).toFixed(1)} s, ${outcome.files.toLocaleString('en-US')} files (.gitignore what it need not keep)`
         api.log.info(line)
         event.session.progress?.(redact(line) ?? `checkpoint took ${(outcome.ms / 1000).toFixed(1)} s`)
       }

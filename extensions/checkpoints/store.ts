@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, existsSync, writeFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { excludeFile, homeWithin, projectFiles } from './files.ts'
+import { excludeFile, homeWithin, keptFiles, LIST_FILES, projectFiles } from './files.ts'
 import { git, gitOk, type GitContext } from './git.ts'
 
 export interface Snapshot {
@@ -19,15 +19,12 @@ export interface Snapshot {
 }
 
 const REF = 'refs/heads/main'
-// Outside a git work tree: the shadow's own walk, where the folder's .gitignore files apply (read
-// from the work tree, git's own matcher) and info/exclude adds ours.
-const ADD_ALL = ['add', '--all', '--', '.']
 
 export interface SnapshotOutcome {
   /** false: nothing changed since the last snapshot, none was added. */
   created: boolean
-  /** Files the snapshot holds, when known (a git work tree). */
-  files?: number
+  /** Files the snapshot holds (a file deleted since the last one still counts, once). */
+  files: number
 }
 
 export class CheckpointStore {
@@ -57,22 +54,27 @@ export class CheckpointStore {
   }
 
   /**
-   * Makes the shadow index match the directory. In a git work tree: exactly the files the project's
-   * `git ls-files -co --exclude-standard` lists (kept ones); update-index reuses the stat cache, so
-   * unchanged files are not read again. Elsewhere: `git add --all` with our excludes.
+   * Makes the shadow index match the directory: exactly the files git lists (files.ts), the
+   * project's `ls-files -co --exclude-standard` in a git work tree, else the shadow's own (the
+   * folder's .gitignore files apply, git's own matcher, and info/exclude adds ours), fed to
+   * update-index, which reuses the stat cache (unchanged files are not read again). Never `git add
+   * --all`: it stages a nested repository as a gitlink and, at the next snapshot, runs `git status`
+   * inside it, where that repository's config names programs (core.fsmonitor) a sandboxed command
+   * could have planted.
    */
-  private async stage(ctx: GitContext): Promise<number | undefined> {
+  private async stage(ctx: GitContext): Promise<number> {
     const homeRel = homeWithin(ctx.workTree, this.agentHome)
-    const files = await projectFiles(ctx.workTree, homeRel, this.env, this.timeoutMs)
+    let files = await projectFiles(ctx.workTree, homeRel, this.env, this.timeoutMs)
     if (!files) {
       writeFileSync(join(ctx.gitDir, 'info', 'exclude'), excludeFile(homeRel))
-      await gitOk(ctx, ADD_ALL)
-      return undefined
+      files = await keptFiles(ctx.workTree, await gitOk(ctx, LIST_FILES), homeRel)
     }
     const wanted = new Set(files)
+    // Also drops a gitlink an older version staged (a directory is never wanted).
     const gone = (await gitOk(ctx, ['ls-files', '-z'])).split('\0').filter((f) => f && !wanted.has(f))
     if (gone.length) await gitOk(ctx, ['update-index', '--force-remove', '-z', '--stdin'], undefined, gone.join('\0') + '\0')
-    if (files.length) await gitOk(ctx, ['update-index', '--add', '--remove', '-z', '--stdin'], undefined, files.join('\0') + '\0')
+    // --replace: a file that became a folder (or the reverse) replaces the entries it conflicts with.
+    if (files.length) await gitOk(ctx, ['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], undefined, files.join('\0') + '\0')
     return files.length
   }
 
@@ -86,15 +88,14 @@ export class CheckpointStore {
     const ctx = this.ctx(workDir)
     await this.init(ctx)
     const files = await this.stage(ctx)
-    const counted = files === undefined ? {} : { files }
     const head = await this.head(ctx)
     if (head && !options.force) {
       const diff = await git(ctx, ['diff', '--cached', '--quiet', REF])
-      if (diff.code === 0) return { created: false, ...counted }
+      if (diff.code === 0) return { created: false, files }
     }
     await gitOk(ctx, ['commit', '--quiet', '--no-verify', '--allow-empty', '-m', reason.slice(0, 200)])
     if (options.prune !== false) await this.prune(ctx)
-    return { created: true, ...counted }
+    return { created: true, files }
   }
 
   async list(workDir: string): Promise<Snapshot[]> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { defineExtension, defineTool, type SlashContext, type ToolDefinition, type ToolSession } from 'agent/sdk'
 import { createTestKernel, makeTempHome, type TestKernelOptions } from 'agent/sdk/testing'
@@ -291,5 +291,121 @@ test('env files in their usual spellings are never snapshotted (a git work tree 
     await k.call('test_write_file', { path: 'a.txt', content: 'x' }, { id: 's-env', cwd: dir })
     const expected = [...lookAlikes, ...lookAlikes.map((n) => `deploy/${n}`)].sort()
     assert.deepEqual(snapshotFiles(k.home, k.shadowRepos()[0]!), expected, inGit ? 'in a git work tree' : 'outside one')
+  }
+})
+
+/**
+ * A nested repository (with a commit) at `<dir>/<name>` whose core.fsmonitor is a script that
+ * creates `marker`: any git that enters it (a `git status` there) runs the script.
+ */
+function armedNestedRepo(dir: string, name: string, marker: string): string {
+  const sub = join(dir, name)
+  mkdirSync(sub, { recursive: true })
+  git(sub, 'init', '-q')
+  writeFileSync(join(sub, 'inner.txt'), 'inner\n')
+  git(sub, 'add', 'inner.txt')
+  git(sub, 'commit', '-qm', 'inner')
+  const script = join(dirname(marker), 'fsmonitor.sh')
+  writeFileSync(script, `#!/bin/sh\ntouch '${marker}'\nexit 1\n`, { mode: 0o755 })
+  git(sub, 'config', 'core.fsmonitor', script)
+  // Armed: the repository's own git runs it.
+  git(sub, 'status', '--porcelain')
+  assert.ok(existsSync(marker), 'the fsmonitor script runs for a git inside the nested repository')
+  rmSync(marker)
+  return sub
+}
+
+test('a nested repository’s core.fsmonitor never runs: it is never staged (nor entered); an ordinary folder beside it is snapshotted and restored', async (t) => {
+  for (const inGit of [false, true]) {
+    const k = await kernel()
+    t.after(() => k.close())
+    const dir = realpathSync(makeTempHome('agent-ckpt-nested-'))
+    const outside = realpathSync(makeTempHome('agent-ckpt-marker-'))
+    t.after(() => execFileSync('rm', ['-rf', dir, outside]))
+    const marker = join(outside, 'PWNED')
+    if (inGit) git(dir, 'init', '-q')
+    armedNestedRepo(dir, 'sub', marker)
+    // Skipped too: a nested `git init` without a commit, and one reached through a `.git` file.
+    mkdirSync(join(dir, 'deep', 'unborn'), { recursive: true })
+    git(join(dir, 'deep', 'unborn'), 'init', '-q')
+    writeFileSync(join(dir, 'deep', 'unborn', 'u.txt'), 'unborn\n')
+    mkdirSync(join(dir, 'linked'))
+    writeFileSync(join(dir, 'linked', '.git'), `gitdir: ${join(dir, 'sub', '.git')}\n`)
+    writeFileSync(join(dir, 'linked', 'l.txt'), 'linked\n')
+    // The look-alike: an ordinary folder (a `.github` folder and a stray empty `.git` folder in it).
+    mkdirSync(join(dir, 'plain', '.github'), { recursive: true })
+    mkdirSync(join(dir, 'plain', 'stray', '.git'), { recursive: true })
+    writeFileSync(join(dir, 'plain', 'p.txt'), 'original\n')
+    writeFileSync(join(dir, 'plain', '.github', 'ci.yml'), 'ci\n')
+    writeFileSync(join(dir, 'plain', 'stray', 's.txt'), 'stray\n')
+    const session = { id: 's-nested', cwd: dir }
+    const where = inGit ? 'in a git work tree' : 'outside one'
+    await k.call('test_write_file', { path: 'a.txt', content: 'a' }, session)
+    writeFileSync(join(dir, 'plain', 'p.txt'), 'edited\n')
+    writeFileSync(join(dir, 'sub', 'inner.txt'), 'changed inside the nested repository\n')
+    await k.call('test_write_file', { path: 'b.txt', content: 'b' }, session)
+    await k.call('test_write_file', { path: 'c.txt', content: 'c' }, session)
+    assert.ok(!existsSync(marker), `no checkpoint git runs the nested repository's fsmonitor (${where})`)
+    assert.deepEqual(snapshotFiles(k.home, k.shadowRepos()[0]!), ['a.txt', 'b.txt', 'plain/.github/ci.yml', 'plain/p.txt', 'plain/stray/s.txt'], where)
+    const gitDir = join(k.home, 'checkpoints', k.shadowRepos()[0]!)
+    assert.doesNotMatch(execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', 'main'], { encoding: 'utf8' }), /^160000 /m, 'no gitlink')
+    // Checkpoint 3 (before a.txt was written) holds the original plain/p.txt.
+    assert.match(await k.rollback('3', 's-nested'), /^Restored/)
+    assert.equal(readFileSync(join(dir, 'plain', 'p.txt'), 'utf8'), 'original\n', where)
+    assert.equal(readFileSync(join(dir, 'plain', '.github', 'ci.yml'), 'utf8'), 'ci\n', where)
+    assert.equal(readFileSync(join(dir, 'deep', 'unborn', 'u.txt'), 'utf8'), 'unborn\n', 'a skipped folder is left alone')
+    assert.ok(!existsSync(join(dir, 'a.txt')), where)
+    assert.equal(readFileSync(join(dir, 'sub', 'inner.txt'), 'utf8'), 'changed inside the nested repository\n', 'a rollback leaves the nested repository alone')
+    await k.rollback('diff 1', 's-nested')
+    assert.ok(!existsSync(marker), `nor does /rollback (${where})`)
+  }
+})
+
+test('a gitlink an older version staged is dropped at the next checkpoint without entering the repository', async (t) => {
+  const k = await kernel()
+  t.after(() => k.close())
+  const dir = realpathSync(makeTempHome('agent-ckpt-gitlink-'))
+  const outside = realpathSync(makeTempHome('agent-ckpt-marker-'))
+  t.after(() => execFileSync('rm', ['-rf', dir, outside]))
+  const marker = join(outside, 'PWNED')
+  const session = { id: 's-gitlink', cwd: dir }
+  await k.call('test_write_file', { path: 'a.txt', content: 'a' }, session)
+  const sub = armedNestedRepo(dir, 'sub', marker)
+  // What `git add --all` used to stage: the nested repository as a gitlink, in index and snapshot.
+  const gitDir = join(k.home, 'checkpoints', k.shadowRepos()[0]!)
+  const shadow = (...args: string[]) => execFileSync('git', ['--git-dir', gitDir, '--work-tree', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@x', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@x' } })
+  shadow('update-index', '--add', '--cacheinfo', `160000,${git(sub, 'rev-parse', 'HEAD')},sub`)
+  shadow('commit', '-qm', 'old snapshot with a gitlink')
+  writeFileSync(join(sub, 'inner.txt'), 'dirty\n')
+  await k.call('test_write_file', { path: 'b.txt', content: 'b' }, session)
+  await k.call('test_write_file', { path: 'c.txt', content: 'c' }, session)
+  assert.ok(!existsSync(marker))
+  assert.deepEqual(snapshotFiles(k.home, k.shadowRepos()[0]!), ['a.txt', 'b.txt'])
+  // Restoring the old snapshot that holds the gitlink does not enter the repository either.
+  assert.match(await k.rollback('3', 's-gitlink'), /^Restored/)
+  assert.ok(!existsSync(marker))
+  assert.equal(readFileSync(join(sub, 'inner.txt'), 'utf8'), 'dirty\n')
+})
+
+test('a file that becomes a folder, and back, is snapshotted and restored each way (a git work tree or not)', async (t) => {
+  for (const inGit of [false, true]) {
+    const k = await kernel()
+    t.after(() => k.close())
+    const dir = realpathSync(makeTempHome('agent-ckpt-df-'))
+    t.after(() => execFileSync('rm', ['-rf', dir]))
+    if (inGit) git(dir, 'init', '-q')
+    const session = { id: 's-df', cwd: dir }
+    writeFileSync(join(dir, 'a'), 'a file\n')
+    await k.call('test_write_file', { path: 'x.txt', content: '1' }, session)
+    rmSync(join(dir, 'a'))
+    mkdirSync(join(dir, 'a'))
+    writeFileSync(join(dir, 'a', 'inner'), 'in a folder\n')
+    await k.call('test_write_file', { path: 'x.txt', content: '2' }, session)
+    rmSync(join(dir, 'a'), { recursive: true })
+    writeFileSync(join(dir, 'a'), 'a file again\n')
+    await k.call('test_write_file', { path: 'x.txt', content: '3' }, session)
+    assert.deepEqual(snapshotFiles(k.home, k.shadowRepos()[0]!), ['a', 'x.txt'])
+    assert.match(await k.rollback('2', 's-df'), /^Restored/)
+    assert.equal(readFileSync(join(dir, 'a', 'inner'), 'utf8'), 'in a folder\n')
   }
 })
