@@ -70,31 +70,79 @@ export function redactE164In(text: string): string {
   return text.replace(/\+\d{8,15}\b/g, (m) => redactPhone(m))
 }
 
+/** Last words that end as a secret word does but are none: `MONKEY`, `HOTKEY`, `CACHE_BYPASS`, `COMPASS`. */
+const LOOK_ALIKE = /(?:MON|DON|TUR|TURN|HOC|JOC|WHIS|LAC|HOT)KEYS?$|(?:BY|COM|SUR|TRES|OVER|UNDER)PASS$/i
+const SECRET_END = /(?:KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASS|PASSWD|_PWD|_PW|_PAT|PASSPHRASE|AUTH|AUTHORIZATION|CREDENTIALS?|SID|_DSN|WEBHOOK|WEBHOOK_URL|COOKIE)$/i
+const SECRET_MIDDLE = /_(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS)_/i
+
 /**
  * Environment variable names whose values are secrets (for .env routing and redaction): keys,
- * tokens, secrets and passwords (plurals too: a list of keys), passphrases, a Sentry-style DSN and a
- * webhook URL (each holds its key), cookies. `PWD` and `OLDPWD` are folders, not passwords.
+ * tokens, secrets and passwords (plurals too: a list of keys; `_PASS`, `_PWD`, `_PW`, `_PAT`), passphrases,
+ * an `Authorization` header's value (`mcp add --header` keeps it in .env as
+ * `MCP_<SERVER>_HEADER_AUTHORIZATION`), a Sentry-style DSN and a webhook URL (each holds its key),
+ * cookies; such a word inside (`DB_PASSWORD_FILE`, `API_KEY_ID`), or numbered (`API_KEY2`,
+ * `DB_PASSWORD_2`, `TOKEN2`: a second account's). Not: `PWD` and `OLDPWD` (the shell's folders),
+ * words that only end like one (`MONKEY`, `CACHE_BYPASS`), or a secret word starting a name
+ * (`PASSWORD_MIN_LENGTH`, `TOKENIZER_MODEL`, `KEYBOARD_LAYOUT`: settings about them).
  */
 export function isSecretName(name: string): boolean {
-  if (/^(?:OLD)?PWD$/i.test(name)) return false
-  return (
-    /(KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASS|PASSWD|_PWD|PASSPHRASE|AUTH|CREDENTIALS?|SID|_DSN|WEBHOOK|WEBHOOK_URL|COOKIE)$/i.test(name) ||
-    /_KEY_|_TOKEN_|_SECRET_/i.test(name)
-  )
+  // A numbered name as the name without its number: `MONKEY2` is no more a secret than `MONKEY`.
+  const base = name.replace(/_?\d+$/, '')
+  if (/^(?:OLD)?PWD$/i.test(base)) return false
+  return (SECRET_END.test(base) && !LOOK_ALIKE.test(base)) || SECRET_MIDDLE.test(name)
 }
 
 /**
  * Config keys whose values are secrets: `api_key`, `token`, `secret`, `password` and their
- * compounds (`bot_token`, `client_secret`, `summary_api_key`), `authorization`,
- * `proxy-authorization`, `cookie` and `x-auth` headers, and environment-style names inside config
- * (`env: {GITHUB_TOKEN: …}`) by isSecretName.
+ * compounds (`bot_token`, `client_secret`, `summary_api_key`, `signing_key`, `smtp_pass`),
+ * `authorization`, `proxy-authorization`, `cookie` and `x-auth` headers; not other keys
+ * (`sort_key`, `primary_key`). camelCase keys (`accessToken`, `clientSecret`, `apiKey`) as their
+ * snake_case, a numbered key (`api_key_2`) as the key without its number, and environment-style
+ * names inside config (`env: {GITHUB_TOKEN: …}`) by isSecretName.
  */
 export function isSecretConfigKey(key: string): boolean {
   if (/^[A-Z0-9_]+$/.test(key)) return isSecretName(key)
+  const snake = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[_-]?\d+$/, '')
   return (
-    /(^|[_-])(api[_-]?keys?|apikey|access[_-]?key|private[_-]?key|secret[_-]?key|tokens?|secrets?|password|passwd|passphrase|credentials?|auth|dsn|webhook[_-]?url|cookie)$/i.test(key) ||
-    /^(?:proxy-)?authorization$/i.test(key)
+    /(^|[_-])(api[_-]?keys?|apikey|(?:access|private|secret|encryption|signing|master|license|hmac|app|consumer)[_-]?keys?|tokens?|secrets?|passwords?|passwd|passphrase|credentials?|auth|dsn|webhook[_-]?url|cookie)$/i.test(snake) ||
+    /[_-](?:pass|pwd|pw)$/i.test(snake) ||
+    /^(?:proxy-)?authorization$/i.test(snake)
   )
+}
+
+/** A URL or a file path: where something is, not a credential (the credentials inside a URL are found apart). */
+export function isLocation(value: string): boolean {
+  return value.includes('://') || /^(?:[./~]|[A-Za-z]:[\\/])/.test(value)
+}
+
+/**
+ * Shaped like a credential whatever it is called: a private key, or one word of 16 characters or
+ * more with letters and digits that is not a URL or a path.
+ */
+export function isCredentialShaped(value: string): boolean {
+  if (/^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(value.trim())) return true
+  return value.length >= 16 && !/\s/.test(value) && !isLocation(value) && /[A-Za-z]/.test(value) && /\d/.test(value)
+}
+
+/** Headers whose values are public (content negotiation, the client, the calling app): every other header's is a secret. */
+const PUBLIC_HEADER = /^(?:accept(?:-[a-z]+)?|content-(?:type|language|encoding)|user-agent|cache-control|origin|(?:http-)?referer|x-title)$/i
+
+/**
+ * Whether the config value at `keys` (the keys down to it, list indexes left out:
+ * `['mcp_servers', 'gh', 'env', 'GITHUB_PAT']`) is a secret. The one rule for what is collected
+ * as a known secret (kernel/config/secrets.ts) and what `agent config show` masks. A value under a
+ * secret key (isSecretConfigKey); a credential-shaped variable of an MCP server's `env` whatever
+ * its name (`GITHUB_PAT: ghp_…`; not `NODE_ENV: production`, which would erase that word
+ * everywhere, nor a URL or path: a filesystem server's root would erase every path under it); and
+ * the values of a `headers` mapping, which hand a credential to a server under names of its
+ * choosing (`X-Acme-Id`), but for the public headers (`Content-Type: application/json`).
+ */
+export function isSecretConfigValue(keys: readonly string[], value: string): boolean {
+  const key = keys.at(-1) ?? ''
+  if (isSecretConfigKey(key)) return true
+  if (keys.length === 4 && keys[0] === 'mcp_servers' && keys[2] === 'env') return isCredentialShaped(value)
+  if (keys.length >= 2 && /(^|[_-])headers$/i.test(keys.at(-2)!)) return !PUBLIC_HEADER.test(key)
+  return false
 }
 
 /**

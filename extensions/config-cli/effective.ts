@@ -1,7 +1,7 @@
 // The effective configuration `config show` and `config get` print: config.yaml (and an applied
 // project config) over the defaults of the owning extensions' schemas, and an environment variable
 // over both where the key's schema names one (`x-env`, as its reader does). Each value says where
-// it comes from ("config", "project", "env" or "default"). Secrets are masked.
+// it comes from ("config", "project", "env" or "default"). Secrets are masked (redact-config.ts).
 
 import { isDeepStrictEqual } from 'node:util'
 import type { JsonSchema, Settings } from 'agent/sdk'
@@ -75,7 +75,7 @@ export class EffectiveConfig {
       setAt(tree, key, coerceValue(raw, schema))
       this.fromEnv.set(key, name as string)
     }
-    this.tree = redactConfig(tree)
+    this.tree = redactConfig(tree, settings)
   }
 
   get(key: string): unknown {

@@ -2,11 +2,12 @@
 // kept) and .env (keys that hold secrets, mode 0600); values checked against their owner's schema.
 
 import {
-  closestNames, CONFIG_MIGRATION_SERVICE, CONFIG_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, isSecretName, staleAllowlistEntries, UsageError, type CliContext, type ConfigMigrationService, type ConfigService, type ExtensionsService,
+  closestNames, CONFIG_MIGRATION_SERVICE, CONFIG_SERVICE, ConfigError, defineExtension, envSwitchOn, EXTENSIONS_SERVICE, staleAllowlistEntries, UsageError, type CliContext, type ConfigMigrationService, type ConfigService, type ExtensionsService,
 } from 'agent/sdk'
 import { stringify as stringifyYaml } from 'yaml'
 import { coerceValue } from './coerce.ts'
 import { EffectiveConfig } from './effective.ts'
+import { redactEnvValue } from './redact-config.ts'
 
 /** `OPENAI_API_KEY`-style names are environment variables and go to .env. */
 const isEnvName = (key: string) => /^[A-Z][A-Z0-9_]*$/.test(key)
@@ -86,8 +87,8 @@ export default defineExtension({
               let value: unknown
               let source: string
               if (isEnvName(key)) {
-                value = ctx.settings.env(key)
-                if (value !== undefined && isSecretName(key)) value = '***'
+                const raw = ctx.settings.env(key)
+                value = raw === undefined ? undefined : redactEnvValue(key, raw, ctx.settings)
                 source = 'env'
               } else {
                 const effective = new EffectiveConfig(ctx.settings, extensionsOf(ctx))

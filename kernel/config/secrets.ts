@@ -1,19 +1,15 @@
 // Every secret value the agent knows, with the name it is known by: secret-named environment
 // variables, `<agent_home>/.env` entries, and credentials in the config (provider keys, platform
-// tokens, `key_env` targets, `--api-key VALUE` arguments), the credentials inside URLs in any
-// value, and each item of a secret-named list. Feeds redaction (sdk/secrets/).
+// tokens, an MCP server's environment and any headers: isSecretConfigValue; `key_env` targets,
+// `--api-key VALUE` arguments), the credentials inside URLs in any value, and each item of a
+// secret-named list. Feeds redaction (sdk/secrets/).
 
-import { isRedactableSecret, isSecretConfigKey, isSecretName, type SecretEntry } from '../../sdk/redact.ts'
+import { isCredentialShaped, isRedactableSecret, isSecretConfigValue, isSecretName, type SecretEntry } from '../../sdk/redact.ts'
 
 export interface SecretSources {
   env: NodeJS.ProcessEnv
   dotenv: Record<string, string>
   config: Record<string, unknown>
-}
-
-/** A value in .env under a name that does not say "secret" is still one when it looks like a credential. */
-function credentialShaped(value: string): boolean {
-  return value.length >= 16 && !/\s/.test(value) && !value.includes('://') && !/^[./~]/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value)
 }
 
 const decoded = (text: string) => {
@@ -38,7 +34,7 @@ function urlSecrets(value: string): string[] {
   if (userinfo) {
     const [user, password] = userinfo[1]!.split(/:(.*)/s)
     if (password) out.push(decoded(password))
-    else if (user && credentialShaped(decoded(user))) out.push(decoded(user))
+    else if (user && isCredentialShaped(decoded(user))) out.push(decoded(user))
   }
   const query = /^[a-z][a-z0-9+.-]*:\/\/[^?#\s]*\?([^#\s]*)/i.exec(value)
   for (const pair of query ? query[1]!.split('&') : []) {
@@ -48,9 +44,12 @@ function urlSecrets(value: string): string[] {
   return out
 }
 
-/** A secret-named value that is a list (`KEYS=a,b`): each item leaks alone too. */
+/**
+ * A secret-named value that is a list (`KEYS=a,b`): each item leaks alone too. Not a multi-line
+ * value (a key file: `Proc-Type: 4,ENCRYPTED` is no list); its lines are matched (sdk/secrets/forms.ts).
+ */
 function listItems(value: string): string[] {
-  return /[,;]/.test(value) ? value.split(/\s*[,;]\s*/).filter(Boolean) : []
+  return /[,;]/.test(value) && !value.includes('\n') ? value.split(/\s*[,;]\s*/).filter(Boolean) : []
 }
 
 /** `--api-key VALUE` and `--api-key=VALUE` in an argument list (an MCP server's `args`). */
@@ -89,24 +88,27 @@ export function collectSecrets(sources: SecretSources): SecretEntry[] {
     addPassword(name, value)
   }
   for (const [name, value] of Object.entries(sources.dotenv)) {
-    if (isSecretName(name) || credentialShaped(value)) addNamed(name, value)
+    // A value under a name that does not say "secret" still is one when it looks like a credential;
+    // a secret-named one counts whatever its shape (when it is redactable at all).
+    if (isSecretName(name) || isCredentialShaped(value)) addNamed(name, value)
     addPassword(name, value)
   }
   const keyEnvs: string[] = []
-  const walk = (value: unknown, path: string, key: string, depth: number) => {
+  // `keys`: the keys down to a value, list indexes left out (isSecretConfigValue's view of a place).
+  const walk = (value: unknown, path: string, keys: readonly string[], depth: number) => {
     if (depth > 32) return
     if (Array.isArray(value)) {
       for (const secret of optionSecrets(value)) add(path, secret)
-      value.forEach((v, i) => walk(v, `${path}[${i}]`, key, depth + 1))
+      value.forEach((v, i) => walk(v, `${path}[${i}]`, keys, depth + 1))
     } else if (value && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k, k, depth + 1)
+      for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k, [...keys, k], depth + 1)
     } else if (typeof value === 'string') {
-      if (key && isSecretConfigKey(key)) addNamed(path, value)
-      if (/(^|_)key_env$/i.test(key)) keyEnvs.push(value)
+      if (keys.length && isSecretConfigValue(keys, value)) addNamed(path, value)
+      if (/(^|_)key_env$/i.test(keys.at(-1) ?? '')) keyEnvs.push(value)
       addPassword(path, value)
     }
   }
-  walk(sources.config, '', '', 0)
+  walk(sources.config, '', [], 0)
   // `key_env: MY_LLM` names the variable that holds a key, whatever that variable is called.
   for (const name of keyEnvs) add(name, sources.env[name] || sources.dotenv[name])
   return out

@@ -1,6 +1,9 @@
 // The forms a secret value is matched in: as written (and URL/JSON-escaped), base64 at any alignment
-// (and base64url), hex; which kind each is matched as; and the patterns they are searched for with.
-// The matcher (index.ts) builds its search from these.
+// (and base64url), hex; for a multi-line value also its lines alone and a copy with the other line
+// breaks; which kind each is matched as; and the patterns they are searched for with. The matcher
+// (index.ts) builds its search from these.
+
+import { isRedactableSecret } from './redactable.ts'
 
 /** Values of this length or more are matched anywhere; shorter ones only as a whole word. */
 export const ANYWHERE_LENGTH = 12
@@ -24,9 +27,41 @@ function base64Cores(value: string): string[] {
   return out
 }
 
-/** The forms of `value`: as written (and URL/JSON-escaped), base64 (whole and cores), hex (lower-case). */
-export function formsOf(value: string): { plain: string[]; encoded: string[]; hex: string | undefined } {
-  const plain = [value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]
+/** A PEM armour line (`-----BEGIN OPENSSH PRIVATE KEY-----`): the same in every key file, no secret alone. */
+const ARMOUR = /^-----(?:BEGIN|END) [^-]*-----$/
+
+/**
+ * What a multi-line value (a PEM key) is also matched as, besides itself. `variants`: the value with
+ * its line breaks all `\n` and all `\r\n` (a copy saved on Windows, or read through a
+ * CRLF-translating tool). `lines`: each of its lines that is a secret alone (isRedactableSecret;
+ * armour lines are not), as they are printed apart from the rest: prefixed (`12|` of read_file),
+ * filtered (`grep -v -- -----`), indented. Together at most about twice as long as the value.
+ */
+function partsOf(value: string): { variants: string[]; lines: string[] } {
+  if (!value.includes('\n')) return { variants: [], lines: [] }
+  const variants = new Set([value.replace(/\r?\n/g, '\n'), value.replace(/\r?\n/g, '\r\n')])
+  variants.delete(value)
+  const lines = new Set<string>()
+  for (const line of value.split(/\r?\n/)) {
+    const bare = line.trim()
+    if (!ARMOUR.test(bare) && isRedactableSecret(bare)) lines.add(bare)
+  }
+  return { variants: [...variants], lines: [...lines] }
+}
+
+/** A value as written, URL-escaped and JSON-escaped. */
+const written = (value: string) => [value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]
+
+/**
+ * The forms of `value`: as written (and URL/JSON-escaped; for a multi-line value, its variants
+ * too), the same of each line of a multi-line value (`lines`: matched as written, listed apart for
+ * the matcher to search them its own way), base64 (whole and cores), hex (lower-case). Only the
+ * value itself is encoded: a key's lines are base64 already, and no tool prints one encoded alone.
+ */
+export function formsOf(value: string): { plain: string[]; lines: string[]; encoded: string[]; hex: string | undefined } {
+  const parts = partsOf(value)
+  const plain = [value, ...parts.variants].flatMap(written)
+  const lines = parts.lines.flatMap(written)
   const encoded: string[] = []
   let hex: string | undefined
   if (value.length >= ANYWHERE_LENGTH) {
@@ -36,7 +71,7 @@ export function formsOf(value: string): { plain: string[]; encoded: string[]; he
     for (const core of base64Cores(value)) encoded.push(core, core.replace(/\+/g, '-').replace(/\//g, '_')) // and base64url
     hex = Buffer.from(value, 'utf8').toString('hex')
   }
-  return { plain, encoded, hex }
+  return { plain, lines, encoded, hex }
 }
 
 /** How a form is matched: as written; base64 (line breaks allowed inside); hex (that, in either case). */

@@ -3,16 +3,20 @@
 // base64 at any alignment, hex in either case). The base64 and hex forms are matched also when
 // wrapped: a line break (`\n` or `\r\n`, with the blanks some tools put around it) anywhere inside
 // them, as `base64` (76 columns) and `xxd -p` (60) print them. Values too short or too common to be
-// secrets are never matched.
+// secrets are never matched (redactable.ts). A multi-line value (a key file) is matched whole and
+// line by line.
 // The forms are listed by forms.ts, wrapped ones found by wrapped.ts, long ones (too long for a
-// pattern) by long.ts, streams redacted by stream.ts.
+// pattern) by long.ts, the lines of multi-line values by sampled.ts, streams redacted by stream.ts.
 
 import { formSource, formsOf, patterns, type FormKind } from './forms.ts'
+import { MIN_SECRET_LENGTH, isRedactableSecret } from './redactable.ts'
 import { LONG_FORM, literalSearch, longWrappedSearch, type Search } from './long.ts'
+import { SAMPLED_LEAST, sampledSearch } from './sampled.ts'
 import { PASS_THROUGH, secretStreams, type SecretStream } from './stream.ts'
 import { wrappedSearch, type Found, type Wrapped } from './wrapped.ts'
 
 export type { SecretStream } from './stream.ts'
+export { MIN_SECRET_LENGTH, isRedactableSecret } from './redactable.ts'
 
 /** A secret the agent knows, with the name it is known by (an environment variable or config path). */
 export interface SecretEntry {
@@ -20,39 +24,15 @@ export interface SecretEntry {
   readonly value: string
 }
 
-/** Shortest value treated as a secret: shorter ones would also match ordinary words and numbers. */
-export const MIN_SECRET_LENGTH = 6
-
-// Placeholder and switch values people put in secret-named variables; treating them as secrets
-// would erase these words from every output.
-const COMMON = new Set([
-  'true', 'false', 'enabled', 'disabled', 'default', 'undefined', 'null', 'none', 'localhost', 'api-key', 'apikey',
-  'bearer', 'secret', 'password', 'passwd', 'token', 'changeme', 'change-me', 'example', 'placeholder', 'required',
-  'optional', 'oauth', 'basic', 'unset', 'empty', 'dummy', 'test', 'testing', 'xxxxxx', 'your-api-key', 'your_api_key',
-])
-
 /** The marker a secret is replaced with in what the model reads and what is stored. */
 export function secretMarker(name: string): string {
   return `[REDACTED:${name}]`
 }
 
-/** Whether `value` may be treated as a secret: long enough, not a number, a switch or a placeholder. */
-export function isRedactableSecret(value: string | undefined): value is string {
-  if (typeof value !== 'string') return false
-  const v = value.trim()
-  if (v.length < MIN_SECRET_LENGTH) return false
-  if (COMMON.has(v.toLowerCase())) return false
-  // Ports, counts, timestamps: a short number is not a key, and matching it would erase numbers everywhere.
-  if (/^[\d.,:+-]+$/.test(v) && v.replace(/\D/g, '').length < 12) return false
-  // One repeated character (`xxxxxxxx`, `********`).
-  if (/^(.)\1*$/s.test(v)) return false
-  return true
-}
-
 /** Every form of `value` that is matched: the value, and its encodings that differ from it. */
 export function secretForms(value: string): string[] {
-  const { plain, encoded, hex } = formsOf(value)
-  return [...new Set([...plain, ...encoded, ...(hex === undefined ? [] : [hex])])].filter((f) => f.length >= MIN_SECRET_LENGTH)
+  const { plain, lines, encoded, hex } = formsOf(value)
+  return [...new Set([...plain, ...lines, ...encoded, ...(hex === undefined ? [] : [hex])])].filter((f) => f.length >= MIN_SECRET_LENGTH)
 }
 
 export interface SecretMatcher {
@@ -70,6 +50,7 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
   const byForm = new Map<string, string>()
   const kinds = new Map<string, FormKind>()
   const values = new Set<string>()
+  const lineForms = new Set<string>()
   const add = (form: string, name: string, kind: FormKind) => {
     if (form.length < MIN_SECRET_LENGTH) return
     if (!byForm.has(form)) byForm.set(form, name)
@@ -80,8 +61,12 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
   for (const { name, value } of entries) {
     if (!isRedactableSecret(value) || values.has(value)) continue
     values.add(value)
-    const { plain, encoded, hex } = formsOf(value)
+    const { plain, lines, encoded, hex } = formsOf(value)
     for (const form of plain) add(form, name, 'plain')
+    for (const form of lines) {
+      add(form, name, 'plain')
+      lineForms.add(form)
+    }
     for (const form of encoded) add(form, name, 'base64')
     if (hex !== undefined) add(hex, name, 'hex')
   }
@@ -94,13 +79,17 @@ function buildMatcher(entries: readonly SecretEntry[], marker: (name: string) =>
   // probes: the same, for `test`.
   // Forms of LONG_FORM or more (the hex form of a secret of 512 bytes and up) are searched as
   // literals (long.ts): in a pattern, a long secret's would make it too large to build.
+  // The lines of multi-line secrets (as written, long enough) are searched by pieces (sampled.ts):
+  // in a pattern, a key's 50 lines made the whole search several times slower.
   const short = forms.filter((f) => f.length < LONG_FORM)
   const long = forms.filter((f) => f.length >= LONG_FORM)
+  const isSampled = (f: string) => lineForms.has(f) && kinds.get(f) === 'plain' && f.length >= SAMPLED_LEAST
   const patternsOf = [
-    ...patterns(short.filter((f) => kinds.get(f) !== 'hex').map((f) => formSource(f, kinds.get(f)!)), 'g'),
+    ...patterns(short.filter((f) => kinds.get(f) !== 'hex' && !isSampled(f)).map((f) => formSource(f, kinds.get(f)!)), 'g'),
     ...patterns(short.filter((f) => kinds.get(f) === 'hex'), 'gi'),
   ]
-  const literals = long.map((f) => literalSearch(f, kinds.get(f) === 'hex'))
+  const sampled = short.filter(isSampled)
+  const literals: Search[] = [...long.map((f) => literalSearch(f, kinds.get(f) === 'hex')), ...(sampled.length ? [sampledSearch(sampled)] : [])]
   const exact: Search[] = [...patternsOf, ...literals]
   const probes: Search[] = [...patternsOf.map((p) => new RegExp(p.source, p.flags.replace('g', ''))), ...literals]
   // Wrapped forms: the line breaks that may sit inside one (none, mostly), and the forms across them.

@@ -1,6 +1,7 @@
 // Which secrets the agent knows (kernel/config/secrets.ts through FileSettings.secretEntries):
-// secret-named variables of the environment and .env, credential-shaped .env values, provider and
-// platform credentials in config.yaml, key_env targets, URL passwords; and what is not a secret.
+// secret-named variables of the environment and .env (numbered ones, short values, key files),
+// credential-shaped .env values, provider and platform credentials in config.yaml (MCP env and
+// headers, camelCase keys), key_env targets, URL passwords; and what is not a secret.
 
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
@@ -9,6 +10,7 @@ import { test } from 'node:test'
 import YAML from 'yaml'
 import { FileSettings } from '../../kernel/config/settings.ts'
 import { createLogger } from '../../kernel/log.ts'
+import { knownSecretsRedactor } from '../../sdk/index.ts'
 import { tempDir } from '../helpers/temp.ts'
 
 test('secretEntries names every credential of the environment, .env and config.yaml', (t) => {
@@ -93,4 +95,50 @@ test('more credential shapes: plural and passphrase names, list items, URL keys,
   ]) assert.ok(values.has(secret), secret)
   // Look-alikes: the working folder, words of a passphrase alone, a list in an ordinary value, other query parameters.
   for (const plain of ['/home/u/project', 'correct', 'battery', 'hello', 'world', 'json', '--verbose', 'search-mcp']) assert.equal(values.has(plain), false, plain)
+})
+
+test('short values under numbered and _PW/_PASS names, and key files, in .env; look-alike names are not collected', (t) => {
+  const home = tempDir(t)
+  const body = ['b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', 'QyNTUxOQAAACBQk1hV3Ljc0Xb9mA7tq2jR6yLwH4uK8pF1sD5gZ0nE7QAAAJgH3k2fB5Nn']
+  const pem = ['-----BEGIN OPENSSH PRIVATE KEY-----', ...body, '-----END OPENSSH PRIVATE KEY-----'].join('\n')
+  writeFileSync(join(home, '.env'), [
+    'DB_PASSWORD_2=pw2-short', 'API_KEY2=k2short', 'SMTP_PW=hunter22', 'MY_PASS=pa55word', 'TOKEN2=t2-abc1',
+    `DEPLOY_PRIVATE_KEY="${pem.replace(/\n/g, '\\n')}"`,
+    `GITHUB_APP_PEM="-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEAx1y2z3\\nProc-Type: 4,ENCRYPTED\\n-----END RSA PRIVATE KEY-----"`,
+    'KEYBOARD_LAYOUT=dvorak-intl', 'TOKENIZER_MODEL=cl100k_base', 'MONKEY=banana-split', 'PASSWORD_MIN_LENGTH=12',
+    'PWD=/home/u/project', 'OLDPWD=/home/u', 'PROXY_BYPASS=internal.example,localhost',
+  ].join('\n') + '\n')
+  const settings = new FileSettings({ home, env: { PWD: '/home/u/project', OLDPWD: '/home/u', PATH: '/usr/bin' } })
+  const byValue = new Map(settings.secretEntries().map((e) => [e.value, e.name]))
+  const named: Array<[string, string]> = [['pw2-short', 'DB_PASSWORD_2'], ['k2short', 'API_KEY2'], ['hunter22', 'SMTP_PW'], ['pa55word', 'MY_PASS'], ['t2-abc1', 'TOKEN2'], [pem, 'DEPLOY_PRIVATE_KEY']]
+  for (const [value, name] of named) assert.equal(byValue.get(value), name, name)
+  assert.ok([...byValue.values()].includes('GITHUB_APP_PEM'), 'a private key under any name')
+  assert.equal([...byValue.keys()].some((v) => v.includes('ENCRYPTED') && !v.includes('BEGIN')), false, 'a key file is no list')
+  for (const plain of ['dvorak-intl', 'cl100k_base', 'banana-split', '12', '/home/u/project', '/home/u', 'internal.example', 'localhost']) assert.equal(byValue.has(plain), false, plain)
+  // What the model reads: the key numbered (read_file), or its body alone, holds no line of it.
+  const redact = knownSecretsRedactor(settings)
+  const numbered = pem.split('\n').map((line, i) => `${i + 1}|${line}`).join('\n')
+  assert.equal(redact(numbered), `1|-----BEGIN OPENSSH PRIVATE KEY-----\n2|[REDACTED:DEPLOY_PRIVATE_KEY]\n3|[REDACTED:DEPLOY_PRIVATE_KEY]\n4|-----END OPENSSH PRIVATE KEY-----`)
+  assert.equal(redact(body.join('\r\n')), '[REDACTED:DEPLOY_PRIVATE_KEY]\r\n[REDACTED:DEPLOY_PRIVATE_KEY]')
+  assert.equal(redact('login as MONKEY with hunter22 on /home/u/project'), 'login as MONKEY with [REDACTED:SMTP_PW] on /home/u/project')
+})
+
+test('config.yaml: credential-shaped MCP env variables, every header (not public ones), camelCase secret keys', (t) => {
+  const home = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), YAML.stringify({
+    mcp_servers: {
+      acme: { command: 'acme-mcp', env: { ACME_ID: 'acme-id-0123456789ab', ROOT_DIR: '/srv/data', API_BASE: 'https://api.acme.example/v2', LEVEL: 'warn', NODE_ENV: 'production', TENANT: 'acme-77x' }, headers: { 'X-Acme-Id': 'xid-0011', 'Content-Type': 'application/json' } },
+    },
+    custom_providers: [{ name: 'c', base_url: 'http://127.0.0.1:9/v1', extra_headers: { 'X-Org': 'org-5566' } }],
+    platforms: { matrix: { extra: { accessToken: 'at-short1', clientSecret: 'cs-short2', apiKey: 'ak-short3', refreshToken: 'rt-short4' } } },
+    display: { sortKey: 'updated-at' },
+  }))
+  const settings = new FileSettings({ home, env: {} })
+  const byValue = new Map(settings.secretEntries().map((e) => [e.value, e.name]))
+  assert.equal(byValue.get('acme-id-0123456789ab'), 'mcp_servers.acme.env.ACME_ID')
+  assert.equal(byValue.get('xid-0011'), 'mcp_servers.acme.headers.X-Acme-Id')
+  assert.equal(byValue.get('org-5566'), 'custom_providers[0].extra_headers.X-Org')
+  for (const key of ['accessToken', 'clientSecret', 'apiKey', 'refreshToken']) assert.ok([...byValue.values()].includes(`platforms.matrix.extra.${key}`), key)
+  // Locations, public headers, short values, other camelCase keys.
+  for (const plain of ['/srv/data', 'https://api.acme.example/v2', 'warn', 'production', 'acme-77x', 'application/json', 'acme-mcp', 'updated-at', 'http://127.0.0.1:9/v1']) assert.equal(byValue.has(plain), false, plain)
 })

@@ -124,3 +124,58 @@ test('set approvals.allowlist with a retired grant key: saved as typed (not wide
   assert.doesNotMatch(placed.stderr, /no longer matches/)
   assert.deepEqual(config(home).approvals.allowlist, ['protected-path-write:~/.gitconfig', 'rm-root'])
 })
+
+test('show, show --json and get mask what the runtime treats as secrets: URL passwords, ?api_key=, --api-key VALUE, MCP env and headers', async (t) => {
+  const home = tempDir(t)
+  writeFileSync(join(home, 'config.yaml'), YAML.stringify({
+    _config_version: 10,
+    mcp_servers: {
+      search: {
+        command: 'search-mcp',
+        args: ['--api-key', 'mcp-arg-key-5566778899', '--verbose'],
+        env: { ACME_ID: 'acme-id-0123456789ab', ROOT_DIR: '/srv/data', GITHUB_TOKEN: 'ghx-0011223344', NODE_ENV: 'production' },
+        headers: { 'X-Acme-Id': 'xid-0011', 'Content-Type': 'application/json' },
+      },
+    },
+    my_plugin: {
+      database_url: 'postgres://agent:db-pass-3141592@127.0.0.1/agent',
+      feed: 'https://api.example.com/v1/feed?format=json&api_key=qk-0123456789abcdef',
+      home_page: 'https://example.com/docs?page=2',
+      accessToken: 'at-0123456789',
+      sortKey: 'updated-at',
+    },
+  }))
+  const env = { DATABASE_URL: 'postgres://app:env-pass-2718281@db.internal/app', DB_PASSWORD_2: 'pw2-short', EDITOR: 'vim' }
+  const secrets = ['mcp-arg-key-5566778899', 'acme-id-0123456789ab', 'ghx-0011223344', 'xid-0011', 'db-pass-3141592', 'qk-0123456789abcdef', 'at-0123456789', 'env-pass-2718281', 'pw2-short']
+  const show = await runAgent(['config', 'show'], { home, env })
+  assert.equal(show.code, 0, show.stderr)
+  const json = await runAgent(['config', 'show', '--json'], { home, env })
+  assert.equal(json.code, 0, json.stderr)
+  for (const secret of secrets) {
+    assert.ok(!show.stdout.includes(secret), `show: ${secret}`)
+    assert.ok(!json.stdout.includes(secret), `show --json: ${secret}`)
+  }
+  const byKey = new Map(jsonOf(json).settings.map((e: any) => [e.key, e.value]))
+  assert.equal(byKey.get('my_plugin.database_url'), 'postgres://agent:[REDACTED:my_plugin.database_url]@127.0.0.1/agent')
+  assert.equal(byKey.get('my_plugin.feed'), 'https://api.example.com/v1/feed?format=json&api_key=[REDACTED:my_plugin.feed]')
+  assert.deepEqual(byKey.get('mcp_servers.search.args'), ['--api-key', '[REDACTED:mcp_servers.search.args]', '--verbose'])
+  for (const key of ['mcp_servers.search.env.ACME_ID', 'mcp_servers.search.env.GITHUB_TOKEN', 'mcp_servers.search.headers.X-Acme-Id', 'my_plugin.accessToken']) assert.equal(byKey.get(key), '***', key)
+  // Look-alikes shown as they are: a URL without credentials, a path, a public header, another camelCase key.
+  assert.equal(byKey.get('my_plugin.home_page'), 'https://example.com/docs?page=2')
+  assert.equal(byKey.get('mcp_servers.search.env.ROOT_DIR'), '/srv/data')
+  assert.equal(byKey.get('mcp_servers.search.env.NODE_ENV'), 'production')
+  assert.equal(byKey.get('mcp_servers.search.headers.Content-Type'), 'application/json')
+  assert.equal(byKey.get('my_plugin.sortKey'), 'updated-at')
+  assert.equal(byKey.get('mcp_servers.search.command'), 'search-mcp')
+  const get = async (key: string) => {
+    const run = await runAgent(['config', 'get', key], { home, env })
+    assert.equal(run.code, 0, run.stderr)
+    return run.stdout.trim()
+  }
+  assert.equal(await get('my_plugin.database_url'), 'postgres://agent:[REDACTED:my_plugin.database_url]@127.0.0.1/agent')
+  assert.equal(await get('mcp_servers.search.args'), '- --api-key\n- "[REDACTED:mcp_servers.search.args]"\n- --verbose')
+  assert.equal(await get('DATABASE_URL'), 'postgres://app:[REDACTED:DATABASE_URL]@db.internal/app')
+  assert.equal(await get('DB_PASSWORD_2'), '***')
+  assert.equal(await get('EDITOR'), 'vim')
+  assert.deepEqual(jsonOf(await runAgent(['config', 'get', 'my_plugin.feed', '--json'], { home, env })), { key: 'my_plugin.feed', value: 'https://api.example.com/v1/feed?format=json&api_key=[REDACTED:my_plugin.feed]', source: 'config' })
+})
