@@ -1,6 +1,8 @@
 // Requests Node refuses before any handler runs (malformed, unknown method, headers too large, too
 // slow to arrive) and CONNECT (never served) get the same JSON error envelope as everything else,
-// written on the socket, which then closes.
+// written on the socket, which then closes: destroyed, not only ended, because Node's HTTP server is
+// half-open (allowHalfOpen) and end() alone waits for the peer's FIN, so a peer that never closes
+// would keep its max_connections slot for good.
 
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -11,10 +13,18 @@ const ANSWERS: Record<string, [number, string, string]> = {
   HPE_INVALID_METHOD: [501, 'method_not_implemented', 'The request method is not implemented by this server'],
 }
 
+/** How long an answer may wait to be flushed (a peer that never reads) before the socket is cut anyway. */
+const FLUSH_GRACE_MS = 2_000
+
 function writeError(socket: Duplex, [status, code, text]: [number, string, string]): void {
   const body = JSON.stringify({ error: { message: text, type: 'invalid_request_error', param: null, code } })
+  const timer = setTimeout(() => socket.destroy(), FLUSH_GRACE_MS)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
+  // Destroyed once the answer is handed to the kernel, as Node's own clientError default does.
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
   )
 }
 
