@@ -15,6 +15,15 @@ export function sendError(ctx: HttpContext, secrets: Secrets, status: number, me
   ctx.body = { error: { message: redactSecrets(message, secrets()), type: type ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param: param ?? null, code: code ?? null } }
 }
 
+const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE'])
+
+/** The error is the client going away: its request never arrived whole and its connection is gone. */
+function clientGone(ctx: HttpContext, error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  const abortShaped = (code !== undefined && ABORT_CODES.has(code)) || (error as Error | undefined)?.message === 'aborted'
+  return abortShaped && !ctx.req.complete && (ctx.req.destroyed || ctx.req.socket?.destroyed === true)
+}
+
 /** Answers a request whose handling threw: its HttpError's status and headers, else a bare 500. */
 export function answerError(ctx: HttpContext, error: unknown, log: Logger, secrets: Secrets): void {
   if (HttpError.isInstance(error)) {
@@ -22,7 +31,11 @@ export function answerError(ctx: HttpContext, error: unknown, log: Logger, secre
     sendError(ctx, secrets, error.status, error.message, error.type, error.code, error.param)
     return
   }
-  log.error(`${ctx.method} ${ctx.path} failed: ${redactSecrets((error as Error)?.message ?? String(error), secrets())}`)
+  const line = `${ctx.method} ${ctx.path} failed: ${redactSecrets((error as Error)?.message ?? String(error), secrets())}`
+  // A client that hangs up mid-request is no server error, and anyone can do it at will: at error
+  // level it would let them flood the log.
+  if (clientGone(ctx, error)) log.debug(line)
+  else log.error(line)
   if (ctx.headerSent || ctx.res.headersSent) {
     ctx.res.destroy()
     return
