@@ -2,7 +2,7 @@
 // matches marked in the snippet), one session with its transcript, rename, delete, and export as
 // Markdown or JSON.
 
-import { HttpError, MAX_TITLE_LENGTH, readJson, SESSIONS_SERVICE, snakeCaseKeys, type ExtensionApi, type HttpContext, type SessionStore } from 'agent/sdk'
+import { HttpError, MAX_TITLE_LENGTH, readJson, SESSIONS_SERVICE, snakeCaseKeys, UsageError, type ExtensionApi, type HttpContext, type SessionStore } from 'agent/sdk'
 import { transcriptMarkdown } from './export.ts'
 import type { DashboardConfig } from './options.ts'
 import type { Route } from './routes.ts'
@@ -25,6 +25,16 @@ export function registerSessions(api: ExtensionApi<DashboardConfig>, route: Rout
     if (!session) throw new HttpError(404, `No session ${ctx.params.id}`, { code: 'not_found' })
     return session
   }
+  // The store refuses a query it cannot search (only quotes, `*`, control characters) with a
+  // UsageError: that is the client's input, so 400 with the store's own words, not a 500.
+  const search = async (q: string, limit: number) => {
+    try {
+      return await store().search(q, { limit })
+    } catch (error) {
+      if (UsageError.isInstance(error)) throw new HttpError(400, `q cannot be searched: ${error.message}`, { param: 'q', code: 'invalid_query' })
+      throw error
+    }
+  }
   const query = (ctx: HttpContext, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : undefined)
 
   route('GET', '/api/sessions', 'read', async (ctx) => {
@@ -39,7 +49,7 @@ export function registerSessions(api: ExtensionApi<DashboardConfig>, route: Rout
     if (!q) throw new HttpError(400, 'q is required', { param: 'q' })
     if (q.length > 500) throw new HttpError(400, 'q is longer than 500 characters', { param: 'q' })
     const limit = intParam(query(ctx, 'limit'), 50, 1, 200, 'limit')
-    ctx.body = { data: snakeCaseKeys(await store().search(q, { limit })) }
+    ctx.body = { data: snakeCaseKeys(await search(q, limit)) }
   })
 
   route('GET', '/api/sessions/:id', 'read', async (ctx) => {
