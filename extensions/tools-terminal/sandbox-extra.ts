@@ -5,10 +5,11 @@
 // services that run commands for whoever connects (systemd, D-Bus, tmux, container engines), and
 // the host devices the sandbox keeps.
 
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, isAbsolute, join, resolve, sep } from 'node:path'
 import { AGENT_SECRET_DIRS, type PathClassifier } from 'agent/sdk'
+import { existingReal } from './sentry-files.ts'
 
 /**
  * The PATH folders a sandboxed command cannot write once the sandbox makes them read-only (and so the
@@ -48,14 +49,7 @@ const HOME_ENGINE_SOCKETS = ['.docker/run/docker.sock', '.docker/desktop/docker.
 
 /** The agent's credential folders (sdk AGENT_SECRET_DIRS) that exist, as real paths: an empty folder is mounted over each. */
 export function agentSecretFolders(agentHome: string): string[] {
-  return AGENT_SECRET_DIRS.flatMap((rel) => {
-    try {
-      const real = realpathSync.native(join(agentHome, rel))
-      return statSync(real).isDirectory() ? [real] : []
-    } catch {
-      return []
-    }
-  })
+  return AGENT_SECRET_DIRS.map((rel) => existingReal(join(agentHome, rel))).filter((real): real is string => real !== undefined && isDirectory(real))
 }
 
 /** Sockets that run what a client asks outside any sandbox: masked, as real paths (connecting then fails). */
@@ -67,11 +61,8 @@ export function serviceSockets(uid: number | undefined, home: string): string[] 
 }
 
 function realSocket(path: string): string | undefined {
-  try {
-    return statSync(path).isSocket() ? realpathSync.native(path) : undefined
-  } catch {
-    return undefined
-  }
+  const real = existingReal(path)
+  return real && statSync(real, { throwIfNoEntry: false })?.isSocket() ? real : undefined
 }
 
 /** tmux's socket folder (`tmux -L`/default servers run commands for any client): hidden behind an empty one. */
@@ -93,6 +84,10 @@ export function hostDevices(): string[] {
   } catch {
     return []
   }
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false
 }
 
 function isFile(path: string): boolean {
